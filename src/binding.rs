@@ -1,0 +1,477 @@
+//! The napi binding: argument conversion, one core call, result conversion.
+//! Every entry point runs under `guard`, so a Rust panic becomes a JS `Error`
+//! instead of aborting Node.
+
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use napi::bindgen_prelude::*;
+use napi_derive::napi;
+
+use crate::entry::{EntryType, Key, Role, Skeleton};
+use crate::error::Error as CoreError;
+use crate::listing;
+use crate::store::{self, HeaderScan, Loaded, Text, WriteMode};
+use crate::tree::Tree;
+
+/// Marker that tells the facade an error is a system-call failure to rebuild Node-style.
+const IO_MARK: &str = "\u{0}io:";
+
+fn to_napi(e: CoreError) -> napi::Error {
+    match e {
+        CoreError::Io { errno, syscall, path, message } => {
+            let p = path.map(|p| format!("{p:?}")).unwrap_or_else(|| "null".into());
+            napi::Error::from_reason(format!("{IO_MARK}{{\"errno\":{errno},\"syscall\":\"{syscall}\",\"path\":{p},\"message\":{message:?}}}"))
+        }
+        other => napi::Error::from_reason(other.to_string()),
+    }
+}
+
+fn guard<T>(f: impl FnOnce() -> std::result::Result<T, CoreError>) -> Result<T> {
+    match catch_unwind(AssertUnwindSafe(f)) {
+        Ok(r) => r.map_err(to_napi),
+        Err(panic) => {
+            let msg = panic
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "unknown panic".into());
+            Err(napi::Error::from_reason(format!("pi-session-native internal error: {msg}")))
+        }
+    }
+}
+
+fn pos_or_minus(p: Option<u32>) -> i32 {
+    p.map_or(-1, |p| p as i32)
+}
+
+/// Raw line text of each item, when it came from a file.
+struct Store {
+    text: Text,
+    spans: Vec<Option<(usize, usize)>>,
+}
+
+/// One session's entries, index and loaded text.
+#[napi]
+pub struct NativeSession {
+    tree: Tree,
+    store: Store,
+    status: u32,
+}
+
+#[napi]
+impl NativeSession {
+    /// An empty session (entries are pushed by the facade).
+    #[napi(constructor)]
+    pub fn new() -> Self {
+        NativeSession { tree: Tree::new(), store: Store { text: Text::default(), spans: Vec::new() }, status: 2 }
+    }
+
+    /// Loads a file like `loadEntriesFromFile`. `status`: 0 missing, 1 not a session, 2 loaded.
+    #[napi(factory)]
+    pub fn load(path: String) -> Result<NativeSession> {
+        guard(|| {
+            let mut s = NativeSession::new();
+            match store::load(Path::new(&path))? {
+                Loaded::Missing => s.status = 0,
+                Loaded::NotSession => s.status = 1,
+                Loaded::Session { text, lines } => {
+                    s.store.spans.reserve(lines.len());
+                    for l in lines {
+                        s.store.spans.push(Some((l.start, l.len)));
+                        s.tree.push(l.sk);
+                    }
+                    s.store.text = text;
+                }
+            }
+            Ok(s)
+        })
+    }
+
+    #[napi(getter)]
+    pub fn status(&self) -> u32 {
+        self.status
+    }
+
+    /// Number of items (`fileEntries.length`).
+    #[napi]
+    pub fn count(&self) -> u32 {
+        self.tree.len() as u32
+    }
+
+    /// JSON array text of the raw lines at `positions` (`null` for items that have no line).
+    #[napi]
+    pub fn lines_json(&self, positions: Vec<u32>) -> Result<String> {
+        guard(|| {
+            let mut out = Vec::with_capacity(positions.len() * 64 + 2);
+            out.push(b'[');
+            for (i, &p) in positions.iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                match self.store.spans.get(p as usize).copied().flatten() {
+                    Some((s, l)) => out.extend_from_slice(&self.store.text.buf[s..s + l]),
+                    None => out.extend_from_slice(b"null"),
+                }
+            }
+            out.push(b']');
+            String::from_utf8(out).map_err(|_| CoreError::Msg("invalid UTF-8 in session text".into()))
+        })
+    }
+
+    /// Raw line of one item, or null.
+    #[napi]
+    pub fn line(&self, pos: u32) -> Option<String> {
+        let (s, l) = self.store.spans.get(pos as usize).copied().flatten()?;
+        Some(String::from_utf8_lossy(&self.store.text.buf[s..s + l]).into_owned())
+    }
+
+    /// Adds an entry built by the facade (which keeps the object itself).
+    #[napi]
+    #[allow(clippy::too_many_arguments)] // mirrors the skeleton's fields one to one
+    pub fn push(
+        &mut self,
+        ty: u32,
+        id: String,
+        parent: String,
+        target: String,
+        label_truthy: bool,
+        role: u32,
+        retained_tail: bool,
+        time: f64,
+    ) -> u32 {
+        let sk = Skeleton {
+            ty: EntryType::from_code(ty),
+            id: Key::decode(&id),
+            parent: Key::decode(&parent),
+            target: Key::decode(&target),
+            label_truthy,
+            role: Role::from_code(role),
+            retained_tail,
+            time: if time.is_infinite() { None } else { Some(time) },
+        };
+        self.store.spans.push(None);
+        self.tree.push(sk)
+    }
+
+    /// Removes the last item (rollback of a failed append).
+    #[napi]
+    pub fn pop(&mut self) {
+        self.store.spans.pop();
+        self.tree.pop();
+    }
+
+    /// Drops every item (`fileEntries = …` reassignments rebuild from scratch).
+    #[napi]
+    pub fn clear(&mut self) {
+        *self = NativeSession::new();
+    }
+
+    #[napi]
+    pub fn lookup(&self, key: String) -> i32 {
+        pos_or_minus(self.tree.lookup(&Key::decode(&key)))
+    }
+
+    #[napi]
+    pub fn entry_count(&self) -> u32 {
+        self.tree.entry_count() as u32
+    }
+
+    #[napi]
+    pub fn header(&self) -> i32 {
+        pos_or_minus(self.tree.header())
+    }
+
+    #[napi]
+    pub fn last_entry(&self) -> i32 {
+        pos_or_minus(self.tree.last_entry())
+    }
+
+    #[napi]
+    pub fn last_session_info(&self) -> i32 {
+        pos_or_minus(self.tree.last_session_info())
+    }
+
+    /// 1 or 0; -1 when the reference would throw (the facade replays it).
+    #[napi]
+    pub fn has_conversation(&self) -> i32 {
+        match self.tree.has_conversation() {
+            Ok(true) => 1,
+            Ok(false) => 0,
+            Err(()) => -1,
+        }
+    }
+
+    #[napi]
+    pub fn entries(&self) -> Vec<u32> {
+        self.tree.entries()
+    }
+
+    #[napi]
+    pub fn children(&self, parent: String) -> Vec<u32> {
+        self.tree.children(&Key::decode(&parent))
+    }
+
+    #[napi]
+    pub fn label(&self, target: String) -> i32 {
+        pos_or_minus(self.tree.label(&Key::decode(&target)))
+    }
+
+    #[napi]
+    pub fn labels(&self) -> Vec<u32> {
+        self.tree.labels()
+    }
+
+    #[napi]
+    pub fn branch(&self, start: String) -> Result<Vec<u32>> {
+        guard(|| self.tree.branch(&Key::decode(&start)))
+    }
+
+    #[napi]
+    pub fn session_path(&self, leaf: String) -> Result<Vec<u32>> {
+        guard(|| self.tree.session_path(&Key::decode(&leaf)))
+    }
+
+    /// Flat plan `[thinking, model, (pos, edit, noMessages)…]`, or null to replay in JS.
+    #[napi]
+    pub fn context_plan(&self, leaf: String) -> Result<Option<Vec<i32>>> {
+        guard(|| {
+            let Some(plan) = self.tree.context_plan(&Key::decode(&leaf))? else { return Ok(None) };
+            let mut out = Vec::with_capacity(2 + plan.entries.len() * 3);
+            out.push(pos_or_minus(plan.thinking));
+            out.push(pos_or_minus(plan.model));
+            for (p, edit, skip) in plan.entries {
+                out.push(p as i32);
+                out.push(pos_or_minus(edit));
+                out.push(skip as i32);
+            }
+            Ok(Some(out))
+        })
+    }
+
+    /// Flat `[node, parent (-1: root)]` per non-header item, in order.
+    #[napi]
+    pub fn tree_links(&self) -> Result<Vec<i32>> {
+        guard(|| {
+            Ok(self
+                .tree
+                .tree_links()
+                .into_iter()
+                .flat_map(|(n, p)| [n as i32, pos_or_minus(p)])
+                .collect())
+        })
+    }
+
+    /// `new Date(timestamp).getTime()` per item; `Infinity` where only JS can compute it.
+    #[napi]
+    pub fn times(&self) -> Vec<f64> {
+        (0..self.tree.len() as u32).map(|p| self.tree.get(p).time.unwrap_or(f64::INFINITY)).collect()
+    }
+}
+
+impl Default for NativeSession {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// `loadEntriesFromFile` as JSON array text (`[]` when missing or not a session).
+#[napi]
+pub fn load_entries_json(path: String) -> Result<String> {
+    guard(|| match store::load(Path::new(&path))? {
+        Loaded::Session { text, lines } => {
+            let mut out = Vec::with_capacity(text.buf.len() + 2);
+            out.push(b'[');
+            for (i, l) in lines.iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                out.extend_from_slice(text.line(l));
+            }
+            out.push(b']');
+            String::from_utf8(out).map_err(|_| CoreError::Msg("invalid UTF-8 in session text".into()))
+        }
+        _ => Ok("[]".into()),
+    })
+}
+
+/// `readSessionHeader`: `"H" + line`, `"N"` (not a header) or `"L"` (scan limit exceeded).
+#[napi]
+pub fn read_header(path: String) -> Result<String> {
+    guard(|| {
+        Ok(match store::read_header(Path::new(&path))? {
+            HeaderScan::Header(line) => format!("H{line}"),
+            HeaderScan::NotHeader => "N".into(),
+            HeaderScan::LimitExceeded => "L".into(),
+        })
+    })
+}
+
+/// Appends one or more complete lines with a single write; truncates back on failure.
+#[napi]
+pub fn append_text(path: String, text: String, sync: bool) -> Result<()> {
+    guard(|| store::append_bytes(Path::new(&path), text.as_bytes(), sync))
+}
+
+/// Writes a whole file atomically. `exclusive`: fail with EEXIST like `openSync(path, "wx")`.
+#[napi]
+pub fn write_text_file(path: String, text: String, exclusive: bool) -> Result<()> {
+    guard(|| {
+        let mode = if exclusive { WriteMode::Exclusive } else { WriteMode::Replace };
+        store::write_file(Path::new(&path), &[text.as_bytes()], mode)
+    })
+}
+
+/// Whether each line is already what `JSON.stringify(JSON.parse(line))` would write.
+#[napi]
+pub fn canonical_lines(session: &NativeSession, positions: Vec<u32>) -> Vec<bool> {
+    positions
+        .iter()
+        .map(|&p| match session.store.spans.get(p as usize).copied().flatten() {
+            Some((s, l)) => crate::json::is_canonical(&session.store.text.buf[s..s + l]),
+            None => false,
+        })
+        .collect()
+}
+
+/// Copies a session file to a backup path before a migration rewrite.
+#[napi]
+pub fn backup_file(from: String, to: String) -> Result<()> {
+    guard(|| {
+        std::fs::copy(&from, &to).map(|_| ()).map_err(|e| CoreError::io(e, "copyfile", Some(Path::new(&to))))
+    })
+}
+
+/// `.jsonl` names in a directory, in directory order.
+#[napi]
+pub fn jsonl_files(dir: String) -> Result<Vec<String>> {
+    guard(|| listing::jsonl_files(Path::new(&dir)).map_err(|e| CoreError::io(e, "scandir", Some(Path::new(&dir)))))
+}
+
+/// `stat(path).mtimeMs` per path; NaN where stat fails.
+#[napi]
+pub fn mtimes(paths: Vec<String>) -> Vec<f64> {
+    paths
+        .iter()
+        .map(|p| std::fs::metadata(p).map(|m| listing::mtime_ms(&m)).unwrap_or(f64::NAN))
+        .collect()
+}
+
+/// Cancels a running listing scan.
+#[napi]
+pub struct AbortFlag {
+    flag: Arc<AtomicBool>,
+}
+
+#[napi]
+impl AbortFlag {
+    #[napi(constructor)]
+    pub fn new() -> Self {
+        AbortFlag { flag: Arc::new(AtomicBool::new(false)) }
+    }
+
+    #[napi]
+    pub fn abort(&self) {
+        self.flag.store(true, Ordering::Relaxed);
+    }
+}
+
+impl Default for AbortFlag {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+pub struct ScanTask {
+    paths: Vec<String>,
+    abort: Arc<AtomicBool>,
+}
+
+impl Task for ScanTask {
+    type Output = String;
+    type JsValue = String;
+
+    fn compute(&mut self) -> Result<String> {
+        guard(|| Ok(listing::to_json(&listing::scan_many(&self.paths, &self.abort))))
+    }
+
+    fn resolve(&mut self, _env: Env, output: String) -> Result<String> {
+        Ok(output)
+    }
+}
+
+/// Scans `SessionInfo` material of many files off the main thread (see `listing::to_json`).
+#[napi]
+pub fn scan_infos(paths: Vec<String>, abort: &AbortFlag) -> AsyncTask<ScanTask> {
+    AsyncTask::new(ScanTask { paths, abort: abort.flag.clone() })
+}
+
+/// Writes `prefix`, then each position's line (or its override text), one per line, as one
+/// atomic file (`exclusive`: fail if it exists, like `openSync(path, "wx")`).
+#[napi]
+pub fn write_session_file(
+    path: String,
+    prefix: String,
+    session: &NativeSession,
+    positions: Vec<u32>,
+    override_pos: Vec<u32>,
+    override_text: Vec<String>,
+    exclusive: bool,
+) -> Result<()> {
+    guard(|| {
+        let overrides: std::collections::HashMap<u32, &str> =
+            override_pos.iter().copied().zip(override_text.iter().map(String::as_str)).collect();
+        let mut parts: Vec<&[u8]> = Vec::with_capacity(positions.len() * 2 + 1);
+        parts.push(prefix.as_bytes());
+        for p in &positions {
+            let line: &[u8] = match overrides.get(p) {
+                Some(t) => t.as_bytes(),
+                None => match session.store.spans.get(*p as usize).copied().flatten() {
+                    Some((s, l)) => &session.store.text.buf[s..s + l],
+                    None => return Err(CoreError::Msg(format!("entry {p} has no stored line"))),
+                },
+            };
+            parts.push(line);
+            parts.push(b"\n");
+        }
+        let mode = if exclusive { WriteMode::Exclusive } else { WriteMode::Replace };
+        store::write_file(Path::new(&path), &parts, mode)
+    })
+}
+
+/// `.jsonl` paths of `dir` sorted by mtime, newest first (stable over directory order), as
+/// `findMostRecentSession` orders them; null when listing or any stat fails.
+#[napi]
+pub fn files_by_mtime(dir: String) -> Option<Vec<String>> {
+    let names = listing::jsonl_files(Path::new(&dir)).ok()?;
+    let mut files = Vec::with_capacity(names.len());
+    for n in names {
+        let p = Path::new(&dir).join(&n);
+        let m = std::fs::metadata(&p).ok()?;
+        files.push((p.to_string_lossy().into_owned(), listing::mtime_ms(&m)));
+    }
+    files.sort_by(|a, b| b.1.partial_cmp(&a.1).unwrap_or(std::cmp::Ordering::Equal));
+    Some(files.into_iter().map(|f| f.0).collect())
+}
+
+/// Flat `[path, headerLine, …]` of the `.jsonl` files in `dir` (directory order) whose
+/// header id equals `id` (`header?.id === id`); null when the directory cannot be read.
+#[napi]
+pub fn headers_with_id(dir: String, id: String) -> Option<Vec<String>> {
+    let names = listing::jsonl_files(Path::new(&dir)).ok()?;
+    let want = Key::decode(&id);
+    let mut out = Vec::new();
+    for n in names {
+        let p = Path::new(&dir).join(&n);
+        let Ok(HeaderScan::Header(line)) = store::read_header(&p) else { continue };
+        let v = crate::json::parse_document(line.as_bytes())?;
+        let sk = Skeleton::from_value(line.as_bytes(), v, &mut 0);
+        if sk.id.strict_eq(&want) {
+            out.push(p.to_string_lossy().into_owned());
+            out.push(line);
+        }
+    }
+    Some(out)
+}

@@ -1,0 +1,551 @@
+//! JSON scanning with exactly the grammar of ECMAScript `JSON.parse`.
+//!
+//! The core never builds a value tree for a whole entry. It validates a line,
+//! finds the byte spans of the few top-level fields it needs, and leaves the
+//! rest as raw text for JS to `JSON.parse` on demand. Scanning is iterative,
+//! so nesting depth is unbounded (as in V8) and no input can overflow the stack.
+
+/// What kind of JSON value starts at a span.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    Null,
+    False,
+    True,
+    Number,
+    String,
+    Array,
+    Object,
+}
+
+/// A scanned value: its kind and byte range in the source.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Value {
+    pub kind: Kind,
+    pub start: usize,
+    pub end: usize,
+}
+
+impl Value {
+    pub fn text<'a>(&self, src: &'a [u8]) -> &'a [u8] {
+        &src[self.start..self.end]
+    }
+
+    /// ECMAScript truthiness of the value (`NaN` cannot come from JSON).
+    pub fn truthy(&self, src: &[u8]) -> bool {
+        match self.kind {
+            Kind::Null | Kind::False => false,
+            Kind::True | Kind::Array | Kind::Object => true,
+            Kind::String => self.end - self.start > 2,
+            Kind::Number => number_value(self.text(src)) != 0.0,
+        }
+    }
+}
+
+/// JSON.parse whitespace: tab, line feed, carriage return, space. Nothing else.
+#[inline]
+fn is_ws(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\n' | b'\r')
+}
+
+#[inline]
+fn skip_ws(s: &[u8], mut i: usize) -> usize {
+    while i < s.len() && is_ws(s[i]) {
+        i += 1;
+    }
+    i
+}
+
+/// Scans a string starting at the opening quote; returns the index after the closing quote.
+fn scan_string(s: &[u8], mut i: usize) -> Option<usize> {
+    debug_assert_eq!(s[i], b'"');
+    i += 1;
+    loop {
+        // Fast skip over plain bytes.
+        let rest = &s[i..];
+        let off = rest.iter().position(|&b| b == b'"' || b == b'\\' || b < 0x20)?;
+        i += off;
+        match s[i] {
+            b'"' => return Some(i + 1),
+            b'\\' => {
+                let e = *s.get(i + 1)?;
+                match e {
+                    b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => i += 2,
+                    b'u' => {
+                        let hex = s.get(i + 2..i + 6)?;
+                        if !hex.iter().all(u8::is_ascii_hexdigit) {
+                            return None;
+                        }
+                        i += 6;
+                    }
+                    _ => return None,
+                }
+            }
+            _ => return None, // raw control character
+        }
+    }
+}
+
+fn scan_digits(s: &[u8], mut i: usize) -> usize {
+    while i < s.len() && s[i].is_ascii_digit() {
+        i += 1;
+    }
+    i
+}
+
+/// Scans a number; returns the index after it.
+fn scan_number(s: &[u8], mut i: usize) -> Option<usize> {
+    if s.get(i) == Some(&b'-') {
+        i += 1;
+    }
+    match s.get(i)? {
+        b'0' => i += 1,
+        b'1'..=b'9' => i = scan_digits(s, i + 1),
+        _ => return None,
+    }
+    if s.get(i) == Some(&b'.') {
+        let j = scan_digits(s, i + 1);
+        if j == i + 1 {
+            return None;
+        }
+        i = j;
+    }
+    if matches!(s.get(i), Some(b'e' | b'E')) {
+        i += 1;
+        if matches!(s.get(i), Some(b'+' | b'-')) {
+            i += 1;
+        }
+        let j = scan_digits(s, i);
+        if j == i {
+            return None;
+        }
+        i = j;
+    }
+    Some(i)
+}
+
+fn scan_literal(s: &[u8], i: usize, lit: &[u8]) -> Option<usize> {
+    if s.get(i..i + lit.len())? == lit { Some(i + lit.len()) } else { None }
+}
+
+/// Scans one value (no surrounding whitespace) starting at `i`.
+pub fn scan_value(s: &[u8], i: usize) -> Option<Value> {
+    let start = i;
+    let kind = match *s.get(i)? {
+        b'{' => Kind::Object,
+        b'[' => Kind::Array,
+        b'"' => Kind::String,
+        b't' => Kind::True,
+        b'f' => Kind::False,
+        b'n' => Kind::Null,
+        b'-' | b'0'..=b'9' => Kind::Number,
+        _ => return None,
+    };
+    let end = match kind {
+        Kind::String => scan_string(s, i)?,
+        Kind::Number => scan_number(s, i)?,
+        Kind::True => scan_literal(s, i, b"true")?,
+        Kind::False => scan_literal(s, i, b"false")?,
+        Kind::Null => scan_literal(s, i, b"null")?,
+        Kind::Array | Kind::Object => scan_container(s, i)?,
+    };
+    Some(Value { kind, start, end })
+}
+
+/// Iterative scan of a nested object/array starting at `i`.
+fn scan_container(s: &[u8], mut i: usize) -> Option<usize> {
+    let mut stack: Vec<u8> = Vec::new();
+    // `expect_value`: the next token must be a value (after `[`, `:` or `,`).
+    'value: loop {
+        i = skip_ws(s, i);
+        match *s.get(i)? {
+            b'{' => {
+                i = skip_ws(s, i + 1);
+                if s.get(i) == Some(&b'}') {
+                    i += 1;
+                } else {
+                    stack.push(b'{');
+                    i = scan_key_colon(s, i)?;
+                    continue 'value;
+                }
+            }
+            b'[' => {
+                i = skip_ws(s, i + 1);
+                if s.get(i) == Some(&b']') {
+                    i += 1;
+                } else {
+                    stack.push(b'[');
+                    continue 'value;
+                }
+            }
+            b'"' => i = scan_string(s, i)?,
+            b't' => i = scan_literal(s, i, b"true")?,
+            b'f' => i = scan_literal(s, i, b"false")?,
+            b'n' => i = scan_literal(s, i, b"null")?,
+            b'-' | b'0'..=b'9' => i = scan_number(s, i)?,
+            _ => return None,
+        }
+        // A value ended: close containers or move to the next element.
+        loop {
+            let Some(&top) = stack.last() else { return Some(i) };
+            i = skip_ws(s, i);
+            match *s.get(i)? {
+                b',' => {
+                    i += 1;
+                    if top == b'{' {
+                        i = scan_key_colon(s, skip_ws(s, i))?;
+                    }
+                    continue 'value;
+                }
+                b'}' if top == b'{' => {
+                    stack.pop();
+                    i += 1;
+                }
+                b']' if top == b'[' => {
+                    stack.pop();
+                    i += 1;
+                }
+                _ => return None,
+            }
+        }
+    }
+}
+
+fn scan_key_colon(s: &[u8], i: usize) -> Option<usize> {
+    if s.get(i) != Some(&b'"') {
+        return None;
+    }
+    let i = skip_ws(s, scan_string(s, i)?);
+    if s.get(i) != Some(&b':') {
+        return None;
+    }
+    Some(i + 1)
+}
+
+/// Parses a whole JSON text the way `JSON.parse` does: one value with optional whitespace.
+pub fn parse_document(s: &[u8]) -> Option<Value> {
+    let i = skip_ws(s, 0);
+    let v = scan_value(s, i)?;
+    if skip_ws(s, v.end) != s.len() {
+        return None;
+    }
+    Some(v)
+}
+
+/// Calls `f(raw_key, value)` for each member of the object at `obj` (a scanned, valid object).
+/// `raw_key` is the key's text between the quotes, still escaped.
+pub fn for_each_member<'a>(s: &'a [u8], obj: Value, mut f: impl FnMut(&'a [u8], Value)) {
+    debug_assert_eq!(obj.kind, Kind::Object);
+    let mut i = skip_ws(s, obj.start + 1);
+    if s[i] == b'}' {
+        return;
+    }
+    loop {
+        let key_end = scan_string(s, i).expect("validated");
+        let raw_key = &s[i + 1..key_end - 1];
+        i = skip_ws(s, key_end) + 1; // past ':'
+        i = skip_ws(s, i);
+        let v = scan_value(s, i).expect("validated");
+        f(raw_key, v);
+        i = skip_ws(s, v.end);
+        if s[i] == b'}' {
+            return;
+        }
+        i = skip_ws(s, i + 1); // past ','
+    }
+}
+
+/// Calls `f(value)` for each element of the array at `arr` (a scanned, valid array).
+pub fn for_each_element(s: &[u8], arr: Value, mut f: impl FnMut(Value)) {
+    debug_assert_eq!(arr.kind, Kind::Array);
+    let mut i = skip_ws(s, arr.start + 1);
+    if s[i] == b']' {
+        return;
+    }
+    loop {
+        let v = scan_value(s, i).expect("validated");
+        f(v);
+        i = skip_ws(s, v.end);
+        if s[i] == b']' {
+            return;
+        }
+        i = skip_ws(s, i + 1);
+    }
+}
+
+/// The f64 value of a validated number token (same rounding as JS).
+pub fn number_value(raw: &[u8]) -> f64 {
+    // A validated JSON number is ASCII and a valid Rust float literal.
+    std::str::from_utf8(raw).ok().and_then(|t| t.parse::<f64>().ok()).unwrap_or(f64::NAN)
+}
+
+/// Decodes the escaped contents of a JSON string into UTF-16 code units.
+pub fn decode_utf16(raw: &[u8]) -> Vec<u16> {
+    let mut out = Vec::with_capacity(raw.len());
+    let text = String::from_utf8_lossy(raw);
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            let mut buf = [0u16; 2];
+            out.extend_from_slice(c.encode_utf16(&mut buf));
+            continue;
+        }
+        match chars.next() {
+            Some('b') => out.push(0x08),
+            Some('f') => out.push(0x0c),
+            Some('n') => out.push(0x0a),
+            Some('r') => out.push(0x0d),
+            Some('t') => out.push(0x09),
+            Some('u') => {
+                let hex: String = (0..4).filter_map(|_| chars.next()).collect();
+                out.push(u16::from_str_radix(&hex, 16).unwrap_or(0xfffd));
+            }
+            Some(other) => out.push(other as u16),
+            None => {}
+        }
+    }
+    out
+}
+
+/// Decodes a JSON string's escaped contents. `Err` carries the code units when the
+/// string holds a lone surrogate (not representable as a Rust `String`).
+pub fn decode_string(raw: &[u8]) -> Result<String, Vec<u16>> {
+    if !raw.contains(&b'\\') {
+        return Ok(String::from_utf8_lossy(raw).into_owned());
+    }
+    let units = decode_utf16(raw);
+    String::from_utf16(&units).map_err(|_| units)
+}
+
+/// `JSON.stringify` of a string given as UTF-16 code units (well-formed stringify:
+/// lone surrogates become lowercase `\udxxx`).
+pub fn stringify_utf16(units: &[u16], out: &mut String) {
+    out.push('"');
+    let mut i = 0;
+    while i < units.len() {
+        let u = units[i];
+        match u {
+            0x22 => out.push_str("\\\""),
+            0x5c => out.push_str("\\\\"),
+            0x08 => out.push_str("\\b"),
+            0x0c => out.push_str("\\f"),
+            0x0a => out.push_str("\\n"),
+            0x0d => out.push_str("\\r"),
+            0x09 => out.push_str("\\t"),
+            0..=0x1f => out.push_str(&format!("\\u{u:04x}")),
+            0xd800..=0xdbff if i + 1 < units.len() && (0xdc00..=0xdfff).contains(&units[i + 1]) => {
+                let c = 0x10000 + (((u as u32) - 0xd800) << 10) + ((units[i + 1] as u32) - 0xdc00);
+                out.push(char::from_u32(c).unwrap_or('\u{fffd}'));
+                i += 1;
+            }
+            0xd800..=0xdfff => out.push_str(&format!("\\u{u:04x}")),
+            _ => out.push(char::from_u32(u as u32).unwrap_or('\u{fffd}')),
+        }
+        i += 1;
+    }
+    out.push('"');
+}
+
+/// True when `JSON.stringify(JSON.parse(text)) === text` for a valid JSON text, i.e. the
+/// bytes can be written as they are instead of being re-serialised.
+///
+/// Conservative: objects with integer-like keys count as non-canonical (V8 would reorder them).
+pub fn is_canonical(s: &[u8]) -> bool {
+    let Some(v) = parse_document(s) else { return false };
+    if v.start != 0 || v.end != s.len() {
+        return false;
+    }
+    canonical_value(s, v)
+}
+
+fn canonical_value(s: &[u8], v: Value) -> bool {
+    // Iterative walk with an explicit stack of values still to check.
+    let mut todo = vec![v];
+    while let Some(v) = todo.pop() {
+        match v.kind {
+            Kind::Null | Kind::True | Kind::False => {}
+            Kind::Number => {
+                if !canonical_number(v.text(s)) {
+                    return false;
+                }
+            }
+            Kind::String => {
+                if !canonical_string(&s[v.start + 1..v.end - 1]) {
+                    return false;
+                }
+            }
+            Kind::Array => {
+                let mut ok = true;
+                let mut prev_end = v.start + 1;
+                for_each_element(s, v, |e| {
+                    // No whitespace: each element starts right after `[` or `,`.
+                    if e.start != prev_end {
+                        ok = false;
+                    }
+                    prev_end = e.end + 1;
+                    todo.push(e);
+                });
+                if !ok || (v.end - v.start > 2 && prev_end != v.end) || (v.end - v.start == 2 && s[v.start + 1] != b']') {
+                    return false;
+                }
+            }
+            Kind::Object => {
+                let mut ok = true;
+                let mut keys: Vec<&[u8]> = Vec::new();
+                let mut prev_end = v.start + 1;
+                for_each_member(s, v, |k, e| {
+                    // Key must start right after `{`/`,` and the value right after `:`.
+                    if k.as_ptr() as usize - s.as_ptr() as usize != prev_end + 1
+                        || e.start != prev_end + k.len() + 3
+                        || !canonical_string(k)
+                        || is_array_index(k)
+                        || keys.contains(&k)
+                    {
+                        ok = false;
+                    }
+                    keys.push(k);
+                    prev_end = e.end + 1;
+                    todo.push(e);
+                });
+                if !ok || (v.end - v.start > 2 && prev_end != v.end) || (v.end - v.start == 2 && s[v.start + 1] != b'}') {
+                    return false;
+                }
+            }
+        }
+    }
+    true
+}
+
+/// Keys that V8 orders first (array indices): "0" or [1-9][0-9]* below 2^32 - 1.
+fn is_array_index(k: &[u8]) -> bool {
+    if k.is_empty() || !k.iter().all(u8::is_ascii_digit) || (k.len() > 1 && k[0] == b'0') {
+        return false;
+    }
+    k.len() <= 10 && std::str::from_utf8(k).ok().and_then(|t| t.parse::<u64>().ok()).is_some_and(|n| n < 4_294_967_295)
+}
+
+fn canonical_number(raw: &[u8]) -> bool {
+    let simple = raw.len() <= 15 && raw.iter().enumerate().all(|(i, b)| b.is_ascii_digit() || (i == 0 && *b == b'-'));
+    if simple {
+        // Plain integers are canonical unless they have a leading zero or are -0.
+        let digits = if raw[0] == b'-' { &raw[1..] } else { raw };
+        return !(digits.len() > 1 && digits[0] == b'0') && raw != b"-0";
+    }
+    let v = number_value(raw);
+    if !v.is_finite() {
+        return false; // Infinity serialises as null
+    }
+    let mut buf = ryu_js::Buffer::new();
+    buf.format(v).as_bytes() == raw
+}
+
+fn canonical_string(raw: &[u8]) -> bool {
+    let mut i = 0;
+    while i < raw.len() {
+        if raw[i] != b'\\' {
+            i += 1;
+            continue;
+        }
+        match raw[i + 1] {
+            b'"' | b'\\' | b'b' | b'f' | b'n' | b'r' | b't' => i += 2,
+            b'u' => {
+                let hex = &raw[i + 2..i + 6];
+                let u = u16::from_str_radix(std::str::from_utf8(hex).unwrap_or("x"), 16).unwrap_or(0);
+                let lower = hex.iter().all(|b| !b.is_ascii_uppercase());
+                let short = matches!(u, 0x08 | 0x09 | 0x0a | 0x0c | 0x0d);
+                let control = u < 0x20 && !short;
+                let lone_high = (0xd800..=0xdbff).contains(&u) && !next_is_low_escape(raw, i + 6);
+                let lone_low = (0xdc00..=0xdfff).contains(&u);
+                if !lower || !(control || lone_high || lone_low) {
+                    return false;
+                }
+                i += 6;
+            }
+            _ => return false, // `\/` is not produced by JSON.stringify
+        }
+    }
+    true
+}
+
+fn next_is_low_escape(raw: &[u8], i: usize) -> bool {
+    raw.get(i..i + 2) == Some(b"\\u")
+        && raw
+            .get(i + 2..i + 6)
+            .and_then(|h| std::str::from_utf8(h).ok())
+            .and_then(|h| u16::from_str_radix(h, 16).ok())
+            .is_some_and(|u| (0xdc00..=0xdfff).contains(&u))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ok(s: &str) -> bool {
+        parse_document(s.as_bytes()).is_some()
+    }
+
+    #[test]
+    fn accepts_what_json_parse_accepts() {
+        for s in [
+            "{}", " {} ", "\t[1,2]\r", "null", "0", "-0", "1e400", "1E+2", "-0.5e-3", "\"\\ud800\"", "\"\\u00e9\"",
+            "{\"a\":{\"b\":[true,false,null]}}", "[[],{}]", "\"/\\/\"",
+        ] {
+            assert!(ok(s), "{s}");
+        }
+    }
+
+    #[test]
+    fn rejects_what_json_parse_rejects() {
+        for s in [
+            "", " ", "{", "}", "[1,]", "{\"a\":1,}", "01", "1.", ".5", "+1", "1e", "tru", "nul", "\"\\x\"", "\"a\tb\"",
+            "{a:1}", "[1 2]", "\u{feff}{}", "NaN", "Infinity", "{} x", "\"\\u12g4\"", "[\"a\"]]",
+        ] {
+            assert!(!ok(s), "{s:?}");
+        }
+    }
+
+    #[test]
+    fn deep_nesting_does_not_overflow() {
+        let depth = 200_000;
+        let s = "[".repeat(depth) + &"]".repeat(depth);
+        assert!(ok(&s));
+        let bad = "[".repeat(depth) + &"]".repeat(depth - 1);
+        assert!(!ok(&bad));
+    }
+
+    #[test]
+    fn canonical_detection() {
+        for s in [
+            "{\"a\":1,\"b\":[1,2,{\"c\":\"x\"}]}", "{}", "[]", "{\"a\":\"\\ud800\"}", "{\"a\":\"\\u0001\\n\"}", "1e+21", "0.1",
+            "-5", "{\"a\":null}",
+        ] {
+            assert!(is_canonical(s.as_bytes()), "{s}");
+        }
+        for s in [
+            "{\"a\": 1}", "{\"a\":1.0}", "{\"a\":1e2}", "{\"a\":-0}", "{\"a\":1,\"a\":2}", "{\"b\":1,\"2\":0}",
+            "{\"a\":\"\\u00e9\"}", "{\"a\":\"\\/\"}", "{\"a\":\"\\uD800\"}", "{\"a\":\"\\ud83d\\ude00\"}", "[1, 2]", "{} ",
+            "{\"a\":1E400}",
+        ] {
+            assert!(!is_canonical(s.as_bytes()), "{s}");
+        }
+    }
+
+    #[test]
+    fn members_and_truthiness() {
+        let s = br#"{"a":"","b":0,"c":-0.0,"d":"x","e":[],"a":1}"#;
+        let v = parse_document(s).unwrap();
+        let mut seen = Vec::new();
+        for_each_member(s, v, |k, v| seen.push((String::from_utf8_lossy(k).into_owned(), v.truthy(s))));
+        let want: Vec<(String, bool)> =
+            [("a", false), ("b", false), ("c", false), ("d", true), ("e", true), ("a", true)].iter().map(|(k, b)| (k.to_string(), *b)).collect();
+        assert_eq!(seen, want);
+    }
+
+    #[test]
+    fn string_round_trip() {
+        let mut out = String::new();
+        stringify_utf16(&decode_utf16(br"a\u00e9\ud800\ud83d\ude00\u0001\/"), &mut out);
+        assert_eq!(out, "\"aé\\ud800😀\\u0001/\"");
+        assert!(decode_string(br"\ud800").is_err());
+        assert_eq!(decode_string(br"x\u0041").unwrap(), "xA");
+    }
+}

@@ -1,0 +1,13 @@
+//! pi-session-native: the session store of the pi coding agent, in Rust.
+//!
+//! The core (everything but `binding`) has no Node types and is tested with `cargo test`.
+
+pub mod entry;
+pub mod error;
+pub mod json;
+pub mod listing;
+pub mod store;
+pub mod tree;
+
+#[cfg(feature = "node")]
+mod binding;

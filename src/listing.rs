@@ -1,0 +1,398 @@
+//! Session discovery and `SessionInfo` scanning for `list`/`listAll`, `findById` and
+//! `continueRecent`.
+//!
+//! `buildSessionInfo` reads a file with `readline` (lines end at `\n`, `\r\n` or `\r`),
+//! and any `TypeError` on odd content makes the whole file `null`. The scan here computes
+//! the common case in one pass over the bytes and reports `Fallback` for the rare shapes
+//! whose JS semantics (e.g. `Array.prototype.join` of non-strings) are not worth copying;
+//! the facade then runs the reference algorithm for that one file.
+
+use std::fs::{self, File};
+use std::io::{BufRead, BufReader};
+use std::os::unix::fs::MetadataExt;
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+
+use crate::entry::{EntryType, parse_iso_ms};
+use crate::json::{self, Kind, Value};
+
+/// The result of scanning one file.
+#[derive(Debug, PartialEq)]
+pub enum InfoScan {
+    /// `buildSessionInfo` returns `null`.
+    Null,
+    /// Shapes the fast path does not model: the facade runs the reference algorithm.
+    Fallback,
+    Info(Info),
+}
+
+/// Raw material of a `SessionInfo`. Strings are kept escaped, exactly as in the file,
+/// so lone surrogates survive the trip to JS.
+#[derive(Debug, PartialEq, Default)]
+pub struct Info {
+    pub header: String,
+    /// Raw JSON of the latest session_info `name` (`None`: undefined).
+    pub name: Option<String>,
+    pub message_count: u64,
+    /// `Math.max(0, …activity times)`; `None` when no message had an activity time.
+    pub last_activity: Option<f64>,
+    /// Entry timestamps that need `new Date(x).getTime()` in JS (raw JSON).
+    pub pending_times: Vec<String>,
+    pub first_message: String,
+    pub all_text: String,
+    pub mtime_ms: f64,
+}
+
+/// Node's `stats.mtimeMs`.
+pub fn mtime_ms(meta: &fs::Metadata) -> f64 {
+    meta.mtime() as f64 * 1000.0 + meta.mtime_nsec() as f64 / 1_000_000.0
+}
+
+/// Scans one session file. `abort` is polled between lines.
+pub fn scan_info(path: &Path, abort: &AtomicBool) -> InfoScan {
+    let Ok(meta) = fs::metadata(path) else { return InfoScan::Null };
+    let Ok(file) = File::open(path) else { return InfoScan::Null };
+    let mut reader = BufReader::with_capacity(256 * 1024, file);
+    let mut state = Scan { info: Info { mtime_ms: mtime_ms(&meta), ..Info::default() }, has_header: false, first_text: false };
+    let mut buf = Vec::new();
+    loop {
+        if abort.load(Ordering::Relaxed) {
+            return InfoScan::Null;
+        }
+        buf.clear();
+        match reader.read_until(b'\n', &mut buf) {
+            Ok(0) => break,
+            Ok(_) => {}
+            Err(_) => return InfoScan::Null,
+        }
+        if buf.last() == Some(&b'\n') {
+            buf.pop();
+        }
+        // readline also ends lines at `\r` (and treats `\r\n` as one break).
+        for piece in buf.split(|&b| b == b'\r') {
+            match state.line(piece) {
+                Step::Continue => {}
+                Step::Stop(result) => return result,
+            }
+        }
+    }
+    if !state.has_header {
+        return InfoScan::Null;
+    }
+    InfoScan::Info(state.info)
+}
+
+enum Step {
+    Continue,
+    Stop(InfoScan),
+}
+
+struct Scan {
+    info: Info,
+    has_header: bool,
+    first_text: bool,
+}
+
+impl Scan {
+    fn line(&mut self, raw: &[u8]) -> Step {
+        let text = String::from_utf8_lossy(raw);
+        let src = text.as_bytes();
+        let Some(v) = json::parse_document(src) else { return Step::Continue };
+        if !v.truthy(src) {
+            return Step::Continue;
+        }
+        let fields = top_fields(src, v);
+        if !self.has_header {
+            if fields.ty.as_deref() != Some("session") {
+                return Step::Stop(InfoScan::Null);
+            }
+            self.has_header = true;
+            self.info.header = text.into_owned();
+            return Step::Continue;
+        }
+        match fields.ty.as_deref() {
+            Some("session_info") => match fields.name {
+                None => self.info.name = None,
+                Some(n) if n.kind == Kind::Null => self.info.name = None,
+                Some(n) if n.kind == Kind::String => self.info.name = Some(text[n.start..n.end].to_owned()),
+                Some(_) => return Step::Stop(InfoScan::Null), // `.trim` of a non-string throws
+            },
+            Some("message") => return self.message(src, &fields),
+            _ => {}
+        }
+        Step::Continue
+    }
+
+    fn message(&mut self, src: &[u8], fields: &TopFields) -> Step {
+        self.info.message_count += 1;
+        let Some(m) = fields.message else { return Step::Stop(InfoScan::Null) };
+        if m.kind == Kind::Null {
+            return Step::Stop(InfoScan::Null);
+        }
+        if m.kind != Kind::Object {
+            return Step::Continue; // primitives and arrays have no role
+        }
+        let mut role = None;
+        let mut content = None;
+        let mut timestamp = None;
+        let mut escaped_key = false;
+        json::for_each_member(src, m, |k, val| match k {
+            b"role" => role = Some(val),
+            b"content" => content = Some(val),
+            b"timestamp" => timestamp = Some(val),
+            _ if k.contains(&b'\\') => escaped_key = true,
+            _ => {}
+        });
+        if escaped_key {
+            return Step::Stop(InfoScan::Fallback);
+        }
+        // isMessageWithContent: typeof role === "string" && "content" in message
+        let Some(role) = role.filter(|r| r.kind == Kind::String) else { return Step::Continue };
+        let Some(content) = content else { return Step::Continue };
+        let role = &src[role.start + 1..role.end - 1];
+        let is_user = role == b"user";
+        if !is_user && role != b"assistant" {
+            return Step::Continue;
+        }
+        // Activity time.
+        match timestamp {
+            Some(t) if t.kind == Kind::Number => {
+                let n = json::number_value(t.text(src));
+                if !n.is_finite() {
+                    return Step::Stop(InfoScan::Fallback);
+                }
+                self.activity(n);
+            }
+            _ => match fields.timestamp {
+                None => {}
+                Some(t) if t.kind == Kind::String => match parse_iso_ms(&src[t.start + 1..t.end - 1]) {
+                    Some(ms) => self.activity(ms),
+                    None => self.info.pending_times.push(String::from_utf8_lossy(t.text(src)).into_owned()),
+                },
+                Some(t) => self.info.pending_times.push(String::from_utf8_lossy(t.text(src)).into_owned()),
+            },
+        }
+        // extractTextContent.
+        let mut text = String::new();
+        match content.kind {
+            Kind::String => text.push_str(&String::from_utf8_lossy(&src[content.start + 1..content.end - 1])),
+            Kind::Array => {
+                let mut first = true;
+                let mut outcome = None;
+                json::for_each_element(src, content, |block| {
+                    if outcome.is_some() {
+                        return;
+                    }
+                    match block.kind {
+                        Kind::Null => outcome = Some(InfoScan::Null), // null.type throws
+                        Kind::Object => match text_block(src, block) {
+                            Ok(None) => {}
+                            Ok(Some(t)) => {
+                                if !first {
+                                    text.push(' ');
+                                }
+                                first = false;
+                                text.push_str(&String::from_utf8_lossy(t));
+                            }
+                            Err(()) => outcome = Some(InfoScan::Fallback),
+                        },
+                        _ => {}
+                    }
+                });
+                if let Some(o) = outcome {
+                    return Step::Stop(o);
+                }
+            }
+            _ => return Step::Stop(InfoScan::Null), // `.filter` of a non-array throws
+        }
+        if text.is_empty() {
+            return Step::Continue;
+        }
+        if !self.info.all_text.is_empty() || self.first_text {
+            self.info.all_text.push(' ');
+        }
+        self.first_text = true;
+        self.info.all_text.push_str(&text);
+        if is_user && self.info.first_message.is_empty() {
+            self.info.first_message = text;
+        }
+        Step::Continue
+    }
+
+    fn activity(&mut self, ms: f64) {
+        self.info.last_activity = Some(self.info.last_activity.unwrap_or(0.0).max(ms));
+    }
+}
+
+/// A content block: `Ok(Some(text))` for a text block with a string text, `Ok(None)` for
+/// other blocks, `Err` when the text is not a string (JS join semantics: fall back).
+fn text_block<'a>(src: &'a [u8], block: Value) -> Result<Option<&'a [u8]>, ()> {
+    let mut ty = None;
+    let mut text = None;
+    let mut escaped = false;
+    json::for_each_member(src, block, |k, v| match k {
+        b"type" => ty = Some(v),
+        b"text" => text = Some(v),
+        _ if k.contains(&b'\\') => escaped = true,
+        _ => {}
+    });
+    if escaped {
+        return Err(());
+    }
+    let is_text = ty.is_some_and(|t| t.kind == Kind::String && &src[t.start + 1..t.end - 1] == b"text");
+    if !is_text {
+        return Ok(None);
+    }
+    match text {
+        Some(t) if t.kind == Kind::String => Ok(Some(&src[t.start + 1..t.end - 1])),
+        _ => Err(()),
+    }
+}
+
+struct TopFields {
+    ty: Option<String>,
+    name: Option<Value>,
+    message: Option<Value>,
+    timestamp: Option<Value>,
+}
+
+fn top_fields(src: &[u8], v: Value) -> TopFields {
+    let mut f = TopFields { ty: None, name: None, message: None, timestamp: None };
+    if v.kind != Kind::Object {
+        return f;
+    }
+    json::for_each_member(src, v, |k, val| {
+        let key = if k.contains(&b'\\') { json::decode_string(k).ok() } else { None };
+        let k = key.as_deref().map(str::as_bytes).unwrap_or(k);
+        match k {
+            b"type" => {
+                f.ty = if val.kind == Kind::String { json::decode_string(&src[val.start + 1..val.end - 1]).ok() } else { None }
+            }
+            b"name" => f.name = Some(val),
+            b"message" => f.message = Some(val),
+            b"timestamp" => f.timestamp = Some(val),
+            _ => {}
+        }
+    });
+    f
+}
+
+/// Scans many files on a few threads, results in input order.
+pub fn scan_many(paths: &[String], abort: &AtomicBool) -> Vec<InfoScan> {
+    let threads = std::thread::available_parallelism().map_or(2, |n| n.get()).clamp(1, 8).min(paths.len().max(1));
+    let next = AtomicUsize::new(0);
+    let mut slots: Vec<Option<InfoScan>> = (0..paths.len()).map(|_| None).collect();
+    let results = std::sync::Mutex::new(&mut slots);
+    std::thread::scope(|s| {
+        for _ in 0..threads {
+            s.spawn(|| {
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    if i >= paths.len() {
+                        break;
+                    }
+                    let r = std::panic::catch_unwind(|| scan_info(Path::new(&paths[i]), abort)).unwrap_or(InfoScan::Null);
+                    results.lock().unwrap_or_else(|e| e.into_inner())[i] = Some(r);
+                }
+            });
+        }
+    });
+    slots.into_iter().map(|r| r.unwrap_or(InfoScan::Null)).collect()
+}
+
+/// Serialises scan results as a JSON array for the facade: `null`, `0` (fallback) or
+/// `[header, name|null, count, lastActivity|null, [pendingTimes], "first", "all", mtimeMs]`.
+pub fn to_json(results: &[InfoScan]) -> String {
+    let mut out = String::from("[");
+    for (i, r) in results.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        match r {
+            InfoScan::Null => out.push_str("null"),
+            InfoScan::Fallback => out.push('0'),
+            InfoScan::Info(info) => {
+                out.push('[');
+                out.push_str(&info.header);
+                out.push(',');
+                out.push_str(info.name.as_deref().unwrap_or("null"));
+                out.push_str(&format!(",{},", info.message_count));
+                match info.last_activity {
+                    Some(a) => out.push_str(&js_number(a)),
+                    None => out.push_str("null"),
+                }
+                out.push_str(",[");
+                out.push_str(&info.pending_times.join(","));
+                out.push_str("],\"");
+                out.push_str(&info.first_message);
+                out.push_str("\",\"");
+                out.push_str(&info.all_text);
+                out.push_str("\",");
+                out.push_str(&js_number(info.mtime_ms));
+                out.push(']');
+            }
+        }
+    }
+    out.push(']');
+    out
+}
+
+fn js_number(v: f64) -> String {
+    let mut b = ryu_js::Buffer::new();
+    b.format(v).to_owned()
+}
+
+/// `.jsonl` files of a directory, in directory order (as `readdir` returns them).
+pub fn jsonl_files(dir: &Path) -> std::io::Result<Vec<String>> {
+    let mut out = Vec::new();
+    for e in fs::read_dir(dir)? {
+        let e = e?;
+        let name = e.file_name().to_string_lossy().into_owned();
+        if name.ends_with(".jsonl") {
+            out.push(name);
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scan(content: &str) -> InfoScan {
+        let d = std::env::temp_dir().join(format!("psn-list-{}", uuid::Uuid::new_v4()));
+        fs::create_dir_all(&d).unwrap();
+        let p = d.join("x.jsonl");
+        fs::write(&p, content).unwrap();
+        scan_info(&p, &AtomicBool::new(false))
+    }
+
+    #[test]
+    fn basic_info() {
+        let InfoScan::Info(i) = scan(concat!(
+            "{\"type\":\"session\",\"id\":\"s\",\"timestamp\":\"2024-01-01T00:00:00.000Z\",\"cwd\":\"/p\"}\n",
+            "{\"type\":\"message\",\"id\":\"a\",\"timestamp\":\"2024-01-01T00:00:01.000Z\",\"message\":{\"role\":\"user\",\"content\":\"hello\"}}\r\n",
+            "{\"type\":\"message\",\"id\":\"b\",\"message\":{\"role\":\"assistant\",\"content\":[{\"type\":\"text\",\"text\":\"x\"},{\"type\":\"thinking\"},{\"type\":\"text\",\"text\":\"\"}],\"timestamp\":5}}\n",
+            "{\"type\":\"session_info\",\"name\":\" n \"}\n",
+        )) else {
+            panic!()
+        };
+        assert_eq!(i.message_count, 2);
+        assert_eq!(i.first_message, "hello");
+        assert_eq!(i.all_text, "hello x ");
+        assert_eq!(i.name.as_deref(), Some("\" n \""));
+        assert_eq!(i.last_activity, Some(1704067201000.0));
+    }
+
+    #[test]
+    fn odd_shapes() {
+        assert_eq!(scan("{\"type\":\"message\"}\n"), InfoScan::Null);
+        assert_eq!(scan(""), InfoScan::Null);
+        assert_eq!(scan("{\"type\":\"session\"}\n{\"type\":\"message\",\"message\":null}\n"), InfoScan::Null);
+        assert_eq!(scan("{\"type\":\"session\"}\n{\"type\":\"session_info\",\"name\":5}\n"), InfoScan::Null);
+        assert_eq!(
+            scan("{\"type\":\"session\"}\n{\"type\":\"message\",\"message\":{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":1}]}}\n"),
+            InfoScan::Fallback
+        );
+    }
+}

@@ -1,0 +1,356 @@
+//! The session file: load, header discovery, append and whole-file writes.
+//!
+//! Loading follows `loadEntriesFromFile`: only `\n` splits lines, invalid UTF-8 decodes to
+//! U+FFFD (as `StringDecoder` does), blank and malformed lines are skipped, and a file whose
+//! first parsed entry is not a header with a string id is "not a session" and is left untouched.
+//!
+//! Writing goes beyond the reference: appends that fail are truncated back so no torn line is
+//! left, and whole-file writes go through a temp file, fsync and an atomic rename or link.
+
+use std::fs::{self, File, OpenOptions};
+use std::io::{Read, Write};
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::{Path, PathBuf};
+
+use crate::entry::{EntryType, Skeleton};
+use crate::error::{Error, Result};
+use crate::json::{self, Kind};
+
+/// One parsed line of a file: its skeleton and where its (UTF-8) text lives in `Text`.
+#[derive(Clone, Debug)]
+pub struct Line {
+    pub sk: Skeleton,
+    pub start: usize,
+    pub len: usize,
+}
+
+/// The bytes of a loaded file, plus the U+FFFD-repaired copies of lines that were not UTF-8.
+#[derive(Default, Debug)]
+pub struct Text {
+    pub buf: Vec<u8>,
+}
+
+impl Text {
+    pub fn line(&self, l: &Line) -> &[u8] {
+        &self.buf[l.start..l.start + l.len]
+    }
+}
+
+/// Result of reading a file the way `loadEntriesFromFile` does.
+#[derive(Debug)]
+pub enum Loaded {
+    /// The path does not exist.
+    Missing,
+    /// Exists, but holds no parsed entry or its first entry is not a session header.
+    NotSession,
+    Session { text: Text, lines: Vec<Line> },
+}
+
+/// Reads and indexes a session file. Repairs a missing final newline of a valid session.
+pub fn load(path: &Path) -> Result<Loaded> {
+    if fs::symlink_metadata(path).is_err() && fs::metadata(path).is_err() {
+        return Ok(Loaded::Missing);
+    }
+    let mut file = File::open(path).map_err(|e| Error::io(e, "open", Some(path)))?;
+    let mut buf = Vec::new();
+    file.read_to_end(&mut buf).map_err(|e| Error::io(e, "read", None))?;
+    drop(file);
+    let (text, lines, pending) = parse_lines(buf);
+    match lines.first() {
+        None => return Ok(Loaded::NotSession),
+        Some(first) if !is_header(&first.sk) => return Ok(Loaded::NotSession),
+        _ => {}
+    }
+    if pending {
+        append_bytes(path, b"\n", false)?;
+    }
+    Ok(Loaded::Session { text, lines })
+}
+
+/// `header.type === "session" && typeof header.id === "string"`.
+pub fn is_header(sk: &Skeleton) -> bool {
+    sk.ty == EntryType::Session && sk.id.is_string()
+}
+
+/// Splits on `\n`, decodes, parses. Returns the text, the parsed lines, and whether bytes
+/// follow the last newline (the reference then appends a newline).
+pub fn parse_lines(buf: Vec<u8>) -> (Text, Vec<Line>, bool) {
+    let mut text = Text { buf };
+    let mut lines = Vec::new();
+    let mut unique = 0u64;
+    let len = text.buf.len();
+    let mut start = 0;
+    while start < len {
+        let end = memchr::memchr(b'\n', &text.buf[start..]).map_or(len, |i| start + i);
+        add_line(&mut text, start, end, &mut lines, &mut unique);
+        start = end + 1;
+    }
+    let pending = len > 0 && text.buf[len - 1] != b'\n';
+    (text, lines, pending)
+}
+
+fn add_line(text: &mut Text, start: usize, end: usize, lines: &mut Vec<Line>, unique: &mut u64) {
+    let raw = &text.buf[start..end];
+    let (start, end) = match std::str::from_utf8(raw) {
+        Ok(_) => (start, end),
+        Err(_) => {
+            let fixed = String::from_utf8_lossy(raw).into_owned().into_bytes();
+            let s = text.buf.len();
+            text.buf.extend_from_slice(&fixed);
+            (s, text.buf.len())
+        }
+    };
+    let line = &text.buf[start..end];
+    let Some(v) = json::parse_document(line) else { return };
+    if !v.truthy(line) {
+        return; // `if (entry)`: null, false, 0 and "" are skipped
+    }
+    let sk = Skeleton::from_value(line, v, unique);
+    lines.push(Line { sk, start, len: end - start });
+}
+
+/// What the bounded header scan (`readSessionHeader`) found.
+#[derive(Debug)]
+pub enum HeaderScan {
+    /// The first parsed entry is a header; its raw line.
+    Header(String),
+    /// The first parsed entry is not a header, or nothing parsed.
+    NotHeader,
+    /// No entry was found within the first 1 MiB.
+    LimitExceeded,
+}
+
+pub const MAX_HEADER_SCAN_BYTES: usize = 1024 * 1024;
+
+/// Reads at most 1 MiB (plus a one-byte EOF probe) looking for the first parsed entry,
+/// in small chunks so that discovery over many files reads little of each.
+pub fn read_header(path: &Path) -> Result<HeaderScan> {
+    let mut file = File::open(path).map_err(|e| Error::io(e, "open", Some(path)))?;
+    let mut buf: Vec<u8> = Vec::with_capacity(16 * 1024);
+    let mut chunk = vec![0u8; 16 * 1024];
+    let mut line_start = 0;
+    let mut eof = false;
+    while buf.len() < MAX_HEADER_SCAN_BYTES {
+        let want = chunk.len().min(MAX_HEADER_SCAN_BYTES - buf.len());
+        let n = file.read(&mut chunk[..want]).map_err(|e| Error::io(e, "read", None))?;
+        if n == 0 {
+            eof = true;
+            break;
+        }
+        let scan_from = buf.len();
+        buf.extend_from_slice(&chunk[..n]);
+        let mut from = scan_from;
+        while let Some(i) = memchr::memchr(b'\n', &buf[from..]) {
+            let end = from + i;
+            if let Some(found) = header_candidate(&buf[line_start..end]) {
+                return Ok(found);
+            }
+            line_start = end + 1;
+            from = line_start;
+        }
+    }
+    if !eof {
+        let mut probe = [0u8; 1];
+        if file.read(&mut probe).map_err(|e| Error::io(e, "read", None))? != 0 {
+            return Ok(HeaderScan::LimitExceeded);
+        }
+    }
+    Ok(header_candidate(&buf[line_start..]).unwrap_or(HeaderScan::NotHeader))
+}
+
+/// `parseSessionHeaderCandidate`: `None` to keep scanning.
+fn header_candidate(raw: &[u8]) -> Option<HeaderScan> {
+    let line = String::from_utf8_lossy(raw);
+    let v = json::parse_document(line.as_bytes())?;
+    if !v.truthy(line.as_bytes()) {
+        return None;
+    }
+    let sk = Skeleton::from_value(line.as_bytes(), v, &mut 0);
+    Some(if is_header(&sk) { HeaderScan::Header(line.into_owned()) } else { HeaderScan::NotHeader })
+}
+
+/// The `cwd` of a header line when it is a string (`getSessionHeaderCwd`), as raw JSON text.
+pub fn header_field_raw(line: &str, field: &str) -> Option<(Kind, String)> {
+    let v = json::parse_document(line.as_bytes())?;
+    if v.kind != Kind::Object {
+        return None;
+    }
+    let mut out = None;
+    json::for_each_member(line.as_bytes(), v, |k, val| {
+        let name = if k.contains(&b'\\') { json::decode_string(k).ok() } else { std::str::from_utf8(k).ok().map(str::to_owned) };
+        if name.as_deref() == Some(field) {
+            out = Some((val.kind, String::from_utf8_lossy(val.text(line.as_bytes())).into_owned()));
+        }
+    });
+    out
+}
+
+/// Appends bytes with one `write` on an `O_APPEND` descriptor. If the write fails part-way
+/// (ENOSPC, EFBIG, EIO), the file is truncated back to its previous length, so the next
+/// append never continues a torn line.
+pub fn append_bytes(path: &Path, bytes: &[u8], sync: bool) -> Result<()> {
+    let mut file = OpenOptions::new()
+        .append(true)
+        .create(true)
+        .mode(0o666)
+        .open(path)
+        .map_err(|e| Error::io(e, "open", Some(path)))?;
+    let before = file.metadata().map(|m| m.len()).ok();
+    let result = file.write_all(bytes).and_then(|_| if sync { file.sync_data() } else { Ok(()) });
+    if let Err(e) = result {
+        if let Some(len) = before {
+            let _ = file.set_len(len);
+        }
+        return Err(Error::io(e, "write", None));
+    }
+    Ok(())
+}
+
+/// How a whole-file write treats an existing file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WriteMode {
+    /// `openSync(path, "wx")`: fail with EEXIST if the file exists.
+    Exclusive,
+    /// `openSync(path, "w")`: replace the file.
+    Replace,
+}
+
+/// Writes a whole file atomically: a temp file beside it, fsync, then rename (Replace)
+/// or link (Exclusive, which keeps the EEXIST check). Readers see the old file or the
+/// new one, never a mix; a crash leaves at most a stray temp file.
+pub fn write_file(path: &Path, parts: &[&[u8]], mode: WriteMode) -> Result<()> {
+    if mode == WriteMode::Exclusive && fs::symlink_metadata(path).is_ok() {
+        return Err(eexist(path));
+    }
+    let tmp = temp_path(path);
+    let write = || -> std::io::Result<()> {
+        let mut f = OpenOptions::new().write(true).create_new(true).mode(0o666).open(&tmp)?;
+        let mut w = std::io::BufWriter::with_capacity(1 << 20, &mut f);
+        for p in parts {
+            w.write_all(p)?;
+        }
+        w.flush()?;
+        drop(w);
+        f.sync_all()
+    };
+    if let Err(e) = write() {
+        let _ = fs::remove_file(&tmp);
+        // Report it as the reference would: on the target path.
+        return Err(Error::io(e, "open", Some(path)));
+    }
+    let done = match mode {
+        WriteMode::Replace => fs::rename(&tmp, path),
+        WriteMode::Exclusive => fs::hard_link(&tmp, path),
+    };
+    let _ = if mode == WriteMode::Exclusive { fs::remove_file(&tmp) } else { Ok(()) };
+    match done {
+        Ok(()) => {
+            sync_dir(path);
+            Ok(())
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+            let _ = fs::remove_file(&tmp);
+            Err(eexist(path))
+        }
+        Err(e) => {
+            let _ = fs::remove_file(&tmp);
+            if mode == WriteMode::Exclusive {
+                // Filesystems without hard links: fall back to an exclusive create.
+                return write_direct_exclusive(path, parts);
+            }
+            Err(Error::io(e, "rename", Some(path)))
+        }
+    }
+}
+
+fn write_direct_exclusive(path: &Path, parts: &[&[u8]]) -> Result<()> {
+    let mut f = OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o666)
+        .open(path)
+        .map_err(|e| Error::io(e, "open", Some(path)))?;
+    for p in parts {
+        f.write_all(p).map_err(|e| Error::io(e, "write", None))?;
+    }
+    Ok(())
+}
+
+fn eexist(path: &Path) -> Error {
+    Error::io(std::io::Error::from_raw_os_error(17), "open", Some(path))
+}
+
+fn temp_path(path: &Path) -> PathBuf {
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let nonce = uuid::Uuid::new_v4().simple().to_string();
+    path.with_file_name(format!(".{name}.{}.tmp", &nonce[..12]))
+}
+
+fn sync_dir(path: &Path) {
+    if let Some(dir) = path.parent() {
+        let dir = if dir.as_os_str().is_empty() { Path::new(".") } else { dir };
+        if let Ok(d) = File::open(dir) {
+            let _ = d.sync_all();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tmpdir() -> PathBuf {
+        let d = std::env::temp_dir().join(format!("psn-store-{}", uuid::Uuid::new_v4()));
+        fs::create_dir_all(&d).unwrap();
+        d
+    }
+
+    #[test]
+    fn load_skips_malformed_and_repairs_tail() {
+        let d = tmpdir();
+        let p = d.join("a.jsonl");
+        fs::write(&p, b"{\"type\":\"session\",\"id\":\"s\"}\n\nnot json\nnull\n{\"type\":\"message\",\"id\":\"a\"}").unwrap();
+        let Loaded::Session { lines, .. } = load(&p).unwrap() else { panic!() };
+        assert_eq!(lines.len(), 2);
+        assert!(fs::read(&p).unwrap().ends_with(b"}\n"));
+    }
+
+    #[test]
+    fn non_session_is_untouched() {
+        let d = tmpdir();
+        let p = d.join("b.jsonl");
+        fs::write(&p, b"{\"type\":\"message\",\"id\":\"a\"}").unwrap();
+        assert!(matches!(load(&p).unwrap(), Loaded::NotSession));
+        assert_eq!(fs::read(&p).unwrap(), b"{\"type\":\"message\",\"id\":\"a\"}");
+        assert!(matches!(load(&d.join("none")).unwrap(), Loaded::Missing));
+    }
+
+    #[test]
+    fn invalid_utf8_becomes_replacement() {
+        let (text, lines, _) = parse_lines(b"{\"type\":\"session\",\"id\":\"s\",\"x\":\"\xff\"}\n".to_vec());
+        assert_eq!(text.line(&lines[0]), "{\"type\":\"session\",\"id\":\"s\",\"x\":\"\u{fffd}\"}".as_bytes());
+    }
+
+    #[test]
+    fn header_scan() {
+        let d = tmpdir();
+        let p = d.join("c.jsonl");
+        fs::write(&p, b"\ngarbage\n{\"type\":\"session\",\"id\":\"s\",\"cwd\":\"/x\"}").unwrap();
+        let HeaderScan::Header(h) = read_header(&p).unwrap() else { panic!() };
+        assert_eq!(header_field_raw(&h, "cwd"), Some((Kind::String, "\"/x\"".into())));
+        let big = d.join("d.jsonl");
+        fs::write(&big, vec![b'x'; MAX_HEADER_SCAN_BYTES + 1]).unwrap();
+        assert!(matches!(read_header(&big).unwrap(), HeaderScan::LimitExceeded));
+    }
+
+    #[test]
+    fn exclusive_write_refuses_existing() {
+        let d = tmpdir();
+        let p = d.join("e.jsonl");
+        write_file(&p, &[b"a\n"], WriteMode::Exclusive).unwrap();
+        assert!(write_file(&p, &[b"b\n"], WriteMode::Exclusive).is_err());
+        write_file(&p, &[b"c\n"], WriteMode::Replace).unwrap();
+        assert_eq!(fs::read(&p).unwrap(), b"c\n");
+        assert_eq!(fs::read_dir(&d).unwrap().count(), 1, "no temp files left");
+    }
+}

@@ -1,0 +1,406 @@
+//! The in-memory index of a session: `fileEntries`, `byId` and the label map of the
+//! reference, over skeletons. Positions (`u32`) index `fileEntries`, header included.
+//!
+//! Lookups follow JS `Map` semantics exactly: a duplicate id replaces the value but keeps
+//! the key's first insertion position, and every walk is bounded so a cyclic parent
+//! chain (where the reference loops forever) becomes an error.
+
+use std::collections::HashMap;
+
+use indexmap::IndexMap;
+
+use crate::entry::{EntryType, Key, Role, Skeleton};
+use crate::error::{Error, Result};
+
+#[derive(Default, Debug)]
+pub struct Tree {
+    items: Vec<Skeleton>,
+    by_id: HashMap<Key, u32>,
+    /// Positions whose key was first inserted into `byId`, in insertion order.
+    id_order: Vec<u32>,
+    /// `labelsById` (and `labelTimestampsById`, which has the same keys): target → label entry.
+    labels: IndexMap<Key, u32>,
+    last_session_info: Option<u32>,
+    last_entry: Option<u32>,
+}
+
+/// What `buildSessionProjection` needs, as positions. `None` when the reference would
+/// throw a `TypeError` (a `message` entry without a message), so the facade replays
+/// the reference algorithm on the objects to throw the same error.
+#[derive(Debug, PartialEq)]
+pub struct ContextPlan {
+    pub thinking: Option<u32>,
+    pub model: Option<u32>,
+    /// (entry position, position of the context edit that applies, contributes no messages)
+    pub entries: Vec<(u32, Option<u32>, bool)>,
+}
+
+impl Tree {
+    pub fn new() -> Tree {
+        Tree::default()
+    }
+
+    pub fn len(&self) -> usize {
+        self.items.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.items.is_empty()
+    }
+
+    pub fn get(&self, pos: u32) -> &Skeleton {
+        &self.items[pos as usize]
+    }
+
+    /// Appends an item and indexes it (`_buildIndex` for one entry, `_appendEntry`).
+    pub fn push(&mut self, sk: Skeleton) -> u32 {
+        let pos = self.items.len() as u32;
+        if sk.ty != EntryType::Session {
+            match self.by_id.insert(sk.id.clone(), pos) {
+                None => self.id_order.push(pos),
+                Some(_) if matches!(sk.id, Key::Unique(_)) => self.id_order.push(pos),
+                Some(_) => {}
+            }
+            self.last_entry = Some(pos);
+            if sk.ty == EntryType::SessionInfo {
+                self.last_session_info = Some(pos);
+            }
+            if sk.ty == EntryType::Label {
+                if sk.label_truthy {
+                    self.labels.insert(sk.target.clone(), pos);
+                } else {
+                    self.labels.shift_remove(&sk.target);
+                }
+            }
+        }
+        self.items.push(sk);
+        pos
+    }
+
+    /// Undoes the last `push` of an entry whose write failed (`_appendEntry`'s rollback:
+    /// the entry leaves `fileEntries` and `byId`; labels are only set after a write).
+    pub fn pop(&mut self) {
+        let Some(sk) = self.items.pop() else { return };
+        let pos = self.items.len() as u32;
+        if sk.ty == EntryType::Session {
+            return;
+        }
+        if self.by_id.get(&sk.id) == Some(&pos) {
+            self.by_id.remove(&sk.id);
+            if self.id_order.last() == Some(&pos) {
+                self.id_order.pop();
+            }
+        }
+        self.recompute_tails();
+        if sk.ty == EntryType::Label {
+            // Labels of a failed append were never applied by the reference; rebuild them.
+            self.rebuild_labels();
+        }
+    }
+
+    fn recompute_tails(&mut self) {
+        self.last_entry = self.items.iter().rposition(|s| s.ty != EntryType::Session).map(|p| p as u32);
+        self.last_session_info = self.items.iter().rposition(|s| s.ty == EntryType::SessionInfo).map(|p| p as u32);
+    }
+
+    fn rebuild_labels(&mut self) {
+        self.labels.clear();
+        for (pos, sk) in self.items.iter().enumerate() {
+            if sk.ty == EntryType::Label {
+                if sk.label_truthy {
+                    self.labels.insert(sk.target.clone(), pos as u32);
+                } else {
+                    self.labels.shift_remove(&sk.target);
+                }
+            }
+        }
+    }
+
+    /// `byId.get(id)`.
+    pub fn lookup(&self, key: &Key) -> Option<u32> {
+        if matches!(key, Key::Unique(_)) {
+            return None;
+        }
+        self.by_id.get(key).copied()
+    }
+
+    /// `byId.size`.
+    pub fn entry_count(&self) -> usize {
+        self.id_order.len()
+    }
+
+    /// Position of the first header-typed item (`getHeader`).
+    pub fn header(&self) -> Option<u32> {
+        self.items.iter().position(|s| s.ty == EntryType::Session).map(|p| p as u32)
+    }
+
+    /// The latest `session_info` entry (`getSessionName`).
+    pub fn last_session_info(&self) -> Option<u32> {
+        self.last_session_info
+    }
+
+    /// The last non-header item (`entries[entries.length - 1]` of `getEntries()`).
+    pub fn last_entry(&self) -> Option<u32> {
+        self.last_entry
+    }
+
+    /// Positions of all non-header items (`getEntries()`).
+    pub fn entries(&self) -> Vec<u32> {
+        (0..self.items.len() as u32).filter(|&p| self.items[p as usize].ty != EntryType::Session).collect()
+    }
+
+    /// `_hasConversation()`: `Err` when the reference would throw reading `.role` of a
+    /// missing message before finding a conversation message.
+    pub fn has_conversation(&self) -> std::result::Result<bool, ()> {
+        for sk in &self.items {
+            if sk.ty == EntryType::Message {
+                match sk.role {
+                    Role::NoMessage => return Err(()),
+                    r if r.is_conversation() => return Ok(true),
+                    _ => {}
+                }
+            }
+        }
+        Ok(false)
+    }
+
+    /// `getChildren(parentId)`: `byId` values in insertion order whose parent is `parent`.
+    pub fn children(&self, parent: &Key) -> Vec<u32> {
+        self.id_order
+            .iter()
+            .map(|&first| self.by_id_value(first))
+            .filter(|&p| self.items[p as usize].parent.strict_eq(parent))
+            .collect()
+    }
+
+    fn by_id_value(&self, first: u32) -> u32 {
+        let key = &self.items[first as usize].id;
+        if matches!(key, Key::Unique(_)) { first } else { self.by_id[key] }
+    }
+
+    /// Label entry currently applied to `target` (`labelsById.get`).
+    pub fn label(&self, target: &Key) -> Option<u32> {
+        if matches!(target, Key::Unique(_)) {
+            return None;
+        }
+        self.labels.get(target).copied()
+    }
+
+    /// Label entries in `labelsById` iteration order.
+    pub fn labels(&self) -> Vec<u32> {
+        self.labels.values().copied().collect()
+    }
+
+    /// Walks parent links from `start` to the root, returning root-first positions.
+    fn walk(&self, start: Option<u32>) -> Result<Vec<u32>> {
+        let mut path = Vec::new();
+        let mut current = start;
+        while let Some(pos) = current {
+            if path.len() > self.items.len() {
+                return Err(Error::Cycle { id: format!("{:?}", self.items[pos as usize].id) });
+            }
+            path.push(pos);
+            let sk = &self.items[pos as usize];
+            current = if sk.parent.truthy() { self.lookup(&sk.parent) } else { None };
+        }
+        path.reverse();
+        Ok(path)
+    }
+
+    /// `getBranch(fromId)` with `fromId ?? leafId` already resolved by the caller.
+    pub fn branch(&self, start: &Key) -> Result<Vec<u32>> {
+        let first = if start.truthy() { self.lookup(start) } else { None };
+        self.walk(first)
+    }
+
+    /// `buildSessionPath(entries, leafId, byId)`.
+    pub fn session_path(&self, leaf: &Key) -> Result<Vec<u32>> {
+        if *leaf == Key::Null {
+            return Ok(Vec::new());
+        }
+        let found = if leaf.truthy() { self.lookup(leaf) } else { None };
+        self.walk(found.or(self.last_entry))
+    }
+
+    /// `buildContextEntries`, extended with the seed format's `retainedTail` checkpoint.
+    /// `Ok(None)` when the reference would throw on a message entry without a message.
+    pub fn context_entries(&self, path: &[u32]) -> Option<Vec<u32>> {
+        let Some(ci) = path.iter().rposition(|&p| self.items[p as usize].ty == EntryType::Compaction) else {
+            return Some(path.to_vec());
+        };
+        let cpos = path[ci];
+        let comp = &self.items[cpos as usize];
+        // path.findIndex(e => e.id === compaction.id): the first entry with that id.
+        let idx = path
+            .iter()
+            .position(|&p| p == cpos || self.items[p as usize].id.strict_eq(&comp.id))
+            .unwrap_or(ci);
+        let mut out = vec![cpos];
+        if !comp.retained_tail {
+            let mut found = false;
+            for &p in &path[..idx] {
+                let sk = &self.items[p as usize];
+                if sk.id.strict_eq(&comp.target) {
+                    found = true;
+                }
+                if found {
+                    if sk.ty == EntryType::Message && sk.role == Role::NoMessage {
+                        return None;
+                    }
+                    if !(sk.ty == EntryType::Message && sk.role == Role::System) {
+                        out.push(p);
+                    }
+                }
+            }
+        }
+        out.extend_from_slice(&path[idx + 1..]);
+        Some(out)
+    }
+
+    /// `buildSessionProjection` as positions: settings from the whole path, the context
+    /// entries, and which context edit applies to each.
+    pub fn context_plan(&self, leaf: &Key) -> Result<Option<ContextPlan>> {
+        let path = self.session_path(leaf)?;
+        let mut thinking = None;
+        let mut model = None;
+        for &p in &path {
+            let sk = &self.items[p as usize];
+            match sk.ty {
+                EntryType::ThinkingLevelChange => thinking = Some(p),
+                EntryType::ModelChange => model = Some(p),
+                EntryType::Message if sk.role == Role::NoMessage => return Ok(None),
+                EntryType::Message if sk.role == Role::Assistant => model = Some(p),
+                _ => {}
+            }
+        }
+        let Some(ctx) = self.context_entries(&path) else { return Ok(None) };
+        let mut edits: HashMap<&Key, u32> = HashMap::new();
+        for &p in &ctx {
+            let sk = &self.items[p as usize];
+            if sk.ty == EntryType::ContextEdit && !matches!(sk.target, Key::Unique(_)) {
+                edits.insert(&sk.target, p);
+            }
+        }
+        let entries = ctx
+            .iter()
+            .enumerate()
+            .map(|(i, &p)| {
+                let sk = &self.items[p as usize];
+                let edit = if matches!(sk.id, Key::Unique(_)) { None } else { edits.get(&sk.id).copied() };
+                (p, edit, sk.ty == EntryType::Compaction && i > 0)
+            })
+            .collect();
+        Ok(Some(ContextPlan { thinking, model, entries }))
+    }
+
+    /// `getTree()`'s linking step. For each non-header item in order: the position of the
+    /// node it maps to (`nodeMap.get(entry.id)`, the last entry with that id) and the node
+    /// it is pushed under (`None`: a root).
+    pub fn tree_links(&self) -> Vec<(u32, Option<u32>)> {
+        let mut out = Vec::with_capacity(self.items.len());
+        for (pos, sk) in self.items.iter().enumerate() {
+            if sk.ty == EntryType::Session {
+                continue;
+            }
+            let node = if matches!(sk.id, Key::Unique(_)) { pos as u32 } else { self.by_id[&sk.id] };
+            let parent = if sk.parent == Key::Null || sk.parent.strict_eq(&sk.id) { None } else { self.lookup(&sk.parent) };
+            out.push((node, parent));
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::json;
+
+    fn tree(lines: &[&str]) -> Tree {
+        let mut t = Tree::new();
+        let mut u = 0;
+        for l in lines {
+            let v = json::parse_document(l.as_bytes()).unwrap();
+            t.push(Skeleton::from_value(l.as_bytes(), v, &mut u));
+        }
+        t
+    }
+
+    fn s(id: &str) -> Key {
+        Key::Str(id.into())
+    }
+
+    #[test]
+    fn path_children_labels() {
+        let t = tree(&[
+            r#"{"type":"session","id":"s"}"#,
+            r#"{"type":"message","id":"a","parentId":null,"message":{"role":"user"}}"#,
+            r#"{"type":"message","id":"b","parentId":"a","message":{"role":"assistant"}}"#,
+            r#"{"type":"message","id":"c","parentId":"a","message":{"role":"user"}}"#,
+            r#"{"type":"label","id":"l","parentId":"c","targetId":"a","label":"x"}"#,
+        ]);
+        assert_eq!(t.branch(&s("c")).unwrap(), vec![1, 3]);
+        assert_eq!(t.session_path(&Key::Undefined).unwrap(), vec![1, 3, 4]);
+        assert_eq!(t.session_path(&Key::Null).unwrap(), Vec::<u32>::new());
+        assert_eq!(t.children(&s("a")), vec![2, 3]);
+        assert_eq!(t.label(&s("a")), Some(4));
+        assert_eq!(t.entry_count(), 4);
+        assert_eq!(t.has_conversation(), Ok(true));
+    }
+
+    #[test]
+    fn cycles_are_errors() {
+        let t = tree(&[
+            r#"{"type":"session","id":"s"}"#,
+            r#"{"type":"message","id":"a","parentId":"b","message":{"role":"user"}}"#,
+            r#"{"type":"message","id":"b","parentId":"a","message":{"role":"user"}}"#,
+        ]);
+        assert!(matches!(t.branch(&s("a")), Err(Error::Cycle { .. })));
+    }
+
+    #[test]
+    fn compaction_context() {
+        let t = tree(&[
+            r#"{"type":"session","id":"s"}"#,
+            r#"{"type":"message","id":"a","parentId":null,"message":{"role":"user"}}"#,
+            r#"{"type":"message","id":"sys","parentId":"a","message":{"role":"system"}}"#,
+            r#"{"type":"message","id":"b","parentId":"sys","message":{"role":"assistant"}}"#,
+            r#"{"type":"compaction","id":"c","parentId":"b","firstKeptEntryId":"a"}"#,
+            r#"{"type":"message","id":"d","parentId":"c","message":{"role":"user"}}"#,
+            r#"{"type":"context_edit","id":"e","parentId":"d","targetId":"d"}"#,
+        ]);
+        let plan = t.context_plan(&Key::Undefined).unwrap().unwrap();
+        let pos: Vec<u32> = plan.entries.iter().map(|e| e.0).collect();
+        assert_eq!(pos, vec![4, 1, 3, 5, 6]);
+        assert_eq!(plan.entries[3].1, Some(6));
+        assert_eq!(plan.model, Some(3));
+        let tail = tree(&[
+            r#"{"type":"session","id":"s"}"#,
+            r#"{"type":"message","id":"a","parentId":null,"message":{"role":"user"}}"#,
+            r#"{"type":"compaction","id":"c","parentId":"a","firstKeptEntryId":"a","retainedTail":[]}"#,
+            r#"{"type":"message","id":"d","parentId":"c","message":{"role":"user"}}"#,
+        ]);
+        let plan = tail.context_plan(&Key::Undefined).unwrap().unwrap();
+        assert_eq!(plan.entries.iter().map(|e| e.0).collect::<Vec<_>>(), vec![2, 3]);
+    }
+
+    #[test]
+    fn duplicate_ids_follow_map_semantics() {
+        let t = tree(&[
+            r#"{"type":"session","id":"s"}"#,
+            r#"{"type":"message","id":"a","parentId":null,"message":{"role":"user"}}"#,
+            r#"{"type":"message","id":"b","parentId":"a","message":{"role":"user"}}"#,
+            r#"{"type":"message","id":"a","parentId":null,"message":{"role":"user"}}"#,
+        ]);
+        assert_eq!(t.lookup(&s("a")), Some(3));
+        assert_eq!(t.entry_count(), 2);
+        assert_eq!(t.children(&Key::Null), vec![3]);
+        assert_eq!(t.tree_links(), vec![(3, None), (2, Some(3)), (3, None)]);
+    }
+
+    #[test]
+    fn missing_message_defers_to_js() {
+        let t = tree(&[r#"{"type":"session","id":"s"}"#, r#"{"type":"message","id":"a","parentId":null}"#]);
+        assert_eq!(t.context_plan(&Key::Undefined).unwrap(), None);
+        assert_eq!(t.has_conversation(), Err(()));
+    }
+}
