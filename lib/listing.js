@@ -1,0 +1,373 @@
+"use strict";
+// Session discovery and listing. The core scans files in parallel off the main thread;
+// this file orders them (`localeCompare`, mtime) and shapes `SessionInfo` objects and
+// progress calls exactly as pi 1.6.0 does.
+
+const { createReadStream, existsSync } = require("node:fs");
+const { readdir, stat } = require("node:fs/promises");
+const { basename, join } = require("node:path");
+const { createInterface } = require("node:readline");
+const { binding, call } = require("./native.js");
+const { keyOf } = require("./keys.js");
+const {
+  getDefaultSessionDirPath,
+  getSessionsDir,
+  normalizePath,
+  pathsEqual,
+  resolvePath,
+} = require("./paths.js");
+const { getDefaultSessionDir } = require("./context.js");
+
+const MAX_CONCURRENT_SESSION_DISCOVERY_LOADS = 64;
+const CURRENT_SESSION_LIST_PUBLISH_INTERVAL = 10;
+const ALL_SESSION_LIST_PUBLISH_INTERVAL = 100;
+/** Files per native scan batch: progress is reported between batches. */
+const SCAN_BATCH = 32;
+
+function getSessionHeaderCwd(header) {
+  const cwd = header.cwd;
+  return typeof cwd === "string" ? cwd : undefined;
+}
+
+function sessionCwdMatches(cwd, resolvedCwd) {
+  return cwd !== undefined && cwd !== "" && pathsEqual(resolvePath(cwd), resolvedCwd);
+}
+
+/** `readSessionHeaderForDiscovery`: the header object, or null (never throws). */
+function readHeaderForDiscovery(path) {
+  try {
+    const scan = binding.readHeader(path);
+    return scan[0] === "H" ? JSON.parse(scan.slice(1)) : null;
+  } catch {
+    return null;
+  }
+}
+
+function findMostRecentSession(sessionDir, cwd) {
+  const resolvedSessionDir = normalizePath(sessionDir);
+  const resolvedCwd = cwd ? resolvePath(cwd) : undefined;
+  try {
+    const files = binding.filesByMtime(resolvedSessionDir);
+    if (files === null) return null;
+    for (const path of files) {
+      const header = readHeaderForDiscovery(path);
+      if (header && (!resolvedCwd || sessionCwdMatches(getSessionHeaderCwd(header), resolvedCwd))) return path;
+    }
+    return null;
+  } catch {
+    return null;
+  }
+}
+
+function findById(cwd, id, sessionDir) {
+  const dir = sessionDir ? normalizePath(sessionDir) : getDefaultSessionDir(cwd);
+  const filterCwd = sessionDir !== undefined && !pathsEqual(dir, getDefaultSessionDirPath(cwd));
+  const resolvedCwd = resolvePath(cwd);
+  try {
+    const found = binding.headersWithId(dir, keyOf(id));
+    if (found === null) return undefined;
+    for (let i = 0; i < found.length; i += 2) {
+      const header = JSON.parse(found[i + 1]);
+      if (filterCwd && !sessionCwdMatches(getSessionHeaderCwd(header), resolvedCwd)) continue;
+      return found[i];
+    }
+  } catch {
+    // Exact session discovery is best-effort, matching list().
+  }
+  return undefined;
+}
+
+// -----------------------------------------------------------------------------
+// SessionInfo
+
+/** Builds a SessionInfo from the core's scan row (see `listing::to_json`). */
+function infoFromRow(path, row) {
+  const [header, rawName, messageCount, lastActivity, pendingTimes, firstMessage, allMessagesText, mtimeMs] = row;
+  let lastActivityTime = lastActivity === null ? undefined : lastActivity;
+  for (const ts of pendingTimes) {
+    const t = new Date(ts).getTime();
+    if (!Number.isNaN(t)) lastActivityTime = Math.max(lastActivityTime ?? 0, t);
+  }
+  const name = rawName === null ? undefined : rawName.trim() || undefined;
+  const cwd = typeof header.cwd === "string" ? header.cwd : "";
+  const parentSessionPath = header.parentSession;
+  const headerTime = typeof header.timestamp === "string" ? new Date(header.timestamp).getTime() : Number.NaN;
+  const modified =
+    typeof lastActivityTime === "number" && lastActivityTime > 0
+      ? new Date(lastActivityTime)
+      : !Number.isNaN(headerTime)
+        ? new Date(headerTime)
+        : new Date(Math.round(mtimeMs));
+  return {
+    path,
+    id: header.id,
+    cwd,
+    name,
+    parentSessionPath,
+    created: new Date(header.timestamp),
+    modified,
+    messageCount,
+    firstMessage: firstMessage || "(no messages)",
+    allMessagesText,
+  };
+}
+
+function parseSessionEntryLine(line) {
+  if (!line.trim()) return null;
+  try {
+    return JSON.parse(line);
+  } catch {
+    return null;
+  }
+}
+
+function isMessageWithContent(message) {
+  return typeof message.role === "string" && "content" in message;
+}
+
+function extractTextContent(message) {
+  const content = message.content;
+  if (typeof content === "string") return content;
+  return content
+    .filter((block) => block.type === "text")
+    .map((block) => block.text)
+    .join(" ");
+}
+
+function getMessageActivityTime(entry) {
+  const message = entry.message;
+  if (!isMessageWithContent(message)) return undefined;
+  if (message.role !== "user" && message.role !== "assistant") return undefined;
+  const msgTimestamp = message.timestamp;
+  if (typeof msgTimestamp === "number") return msgTimestamp;
+  const t = new Date(entry.timestamp).getTime();
+  return Number.isNaN(t) ? undefined : t;
+}
+
+/** The reference's `buildSessionInfo`, for the rare files the core hands back. */
+async function buildSessionInfoSlow(filePath, signal) {
+  try {
+    const stats = await stat(filePath);
+    let header = null;
+    let messageCount = 0;
+    let firstMessage = "";
+    const allMessages = [];
+    let name;
+    let lastActivityTime;
+    const stream = createReadStream(filePath, { encoding: "utf8" });
+    try {
+      const rl = createInterface({ input: stream, crlfDelay: Number.POSITIVE_INFINITY });
+      for await (const line of rl) {
+        signal?.throwIfAborted();
+        const entry = parseSessionEntryLine(line);
+        if (!entry) continue;
+        if (!header) {
+          if (entry.type !== "session") return null;
+          header = entry;
+          continue;
+        }
+        if (entry.type === "session_info") name = entry.name?.trim() || undefined;
+        if (entry.type !== "message") continue;
+        messageCount++;
+        const activityTime = getMessageActivityTime(entry);
+        if (typeof activityTime === "number") lastActivityTime = Math.max(lastActivityTime ?? 0, activityTime);
+        const message = entry.message;
+        if (!isMessageWithContent(message)) continue;
+        if (message.role !== "user" && message.role !== "assistant") continue;
+        const textContent = extractTextContent(message);
+        if (!textContent) continue;
+        allMessages.push(textContent);
+        if (!firstMessage && message.role === "user") firstMessage = textContent;
+      }
+    } finally {
+      stream.destroy();
+    }
+    signal?.throwIfAborted();
+    if (!header) return null;
+    const cwd = typeof header.cwd === "string" ? header.cwd : "";
+    const parentSessionPath = header.parentSession;
+    const headerTime = typeof header.timestamp === "string" ? new Date(header.timestamp).getTime() : Number.NaN;
+    const modified =
+      typeof lastActivityTime === "number" && lastActivityTime > 0
+        ? new Date(lastActivityTime)
+        : !Number.isNaN(headerTime)
+          ? new Date(headerTime)
+          : stats.mtime;
+    return {
+      path: filePath,
+      id: header.id,
+      cwd,
+      name,
+      parentSessionPath,
+      created: new Date(header.timestamp),
+      modified,
+      messageCount,
+      firstMessage: firstMessage || "(no messages)",
+      allMessagesText: allMessages.join(" "),
+    };
+  } catch {
+    signal?.throwIfAborted();
+    return null;
+  }
+}
+
+function sortSessionInfos(sessions) {
+  return sessions.sort((a, b) => b.modified.getTime() - a.modified.getTime());
+}
+
+/**
+ * Scans `paths` in native batches, calling `onLoaded(info, index)` in index order.
+ * Resolves to the infos (null for non-sessions), in order.
+ */
+async function scanInfos(paths, onLoaded, signal) {
+  const results = new Array(paths.length);
+  const flag = new binding.AbortFlag();
+  const onAbort = () => flag.abort();
+  signal?.addEventListener("abort", onAbort, { once: true });
+  try {
+    for (let start = 0; start < paths.length; start += SCAN_BATCH) {
+      signal?.throwIfAborted();
+      const batch = paths.slice(start, start + SCAN_BATCH);
+      const rows = JSON.parse(await binding.scanInfos(batch, flag));
+      signal?.throwIfAborted();
+      for (let i = 0; i < batch.length; i++) {
+        const row = rows[i];
+        const info =
+          row === null ? null : row === 0 ? await buildSessionInfoSlow(batch[i], signal) : infoFromRow(batch[i], row);
+        results[start + i] = info;
+        onLoaded(info, start + i);
+      }
+    }
+  } finally {
+    signal?.removeEventListener("abort", onAbort);
+  }
+  return results;
+}
+
+async function listSessionsFromDir(dir, onProgress, signal) {
+  signal?.throwIfAborted();
+  if (!existsSync(dir)) return [];
+  try {
+    const dirEntries = await readdir(dir);
+    const files = dirEntries
+      .filter((file) => file.endsWith(".jsonl"))
+      .sort((a, b) => b.localeCompare(a))
+      .map((file) => join(dir, file));
+    const total = files.length;
+    const partialSessions = [];
+    let loaded = 0;
+    const results = await scanInfos(
+      files,
+      (info) => {
+        loaded++;
+        if (info) partialSessions.push(info);
+        const publishPartial =
+          loaded === 1 || loaded % CURRENT_SESSION_LIST_PUBLISH_INTERVAL === 0 || loaded === files.length;
+        onProgress?.(loaded, total, publishPartial ? sortSessionInfos([...partialSessions]) : undefined);
+      },
+      signal,
+    );
+    return results.filter((info) => info !== null);
+  } catch {
+    signal?.throwIfAborted();
+    return [];
+  }
+}
+
+async function list(cwd, sessionDir, onProgress, signal) {
+  const dir = sessionDir ? normalizePath(sessionDir) : getDefaultSessionDir(cwd);
+  const filterCwd = sessionDir !== undefined && !pathsEqual(dir, getDefaultSessionDirPath(cwd));
+  const resolvedCwd = resolvePath(cwd);
+  const includeSession = (session) => !filterCwd || sessionCwdMatches(session.cwd, resolvedCwd);
+  const progress = onProgress
+    ? (loaded, total, partialSessions) => onProgress(loaded, total, partialSessions?.filter(includeSession))
+    : undefined;
+  const sessions = (await listSessionsFromDir(dir, progress, signal)).filter(includeSession);
+  return sortSessionInfos(sessions);
+}
+
+async function mapWithConcurrency(items, limit, map, signal) {
+  const results = new Array(items.length);
+  let nextIndex = 0;
+  const worker = async () => {
+    while (nextIndex < items.length) {
+      signal?.throwIfAborted();
+      const index = nextIndex++;
+      results[index] = await map(items[index], index);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, () => worker()));
+  return results;
+}
+
+async function listAll(sessionDirOrOnProgress, onProgressOrSignal, signal) {
+  const customSessionDir =
+    typeof sessionDirOrOnProgress === "string" ? normalizePath(sessionDirOrOnProgress) : undefined;
+  const progress =
+    typeof sessionDirOrOnProgress === "function"
+      ? sessionDirOrOnProgress
+      : typeof onProgressOrSignal === "function"
+        ? onProgressOrSignal
+        : undefined;
+  const abortSignal =
+    typeof sessionDirOrOnProgress === "string" || typeof onProgressOrSignal === "function"
+      ? signal
+      : (onProgressOrSignal ?? signal);
+  abortSignal?.throwIfAborted();
+  if (customSessionDir) {
+    return sortSessionInfos(await listSessionsFromDir(customSessionDir, progress, abortSignal));
+  }
+  const sessionsDir = getSessionsDir();
+  try {
+    if (!existsSync(sessionsDir)) return [];
+    const entries = await readdir(sessionsDir, { withFileTypes: true });
+    const dirs = entries
+      .filter((entry) => entry.isDirectory() || entry.isSymbolicLink())
+      .map((entry) => join(sessionsDir, entry.name));
+    const dirFiles = await mapWithConcurrency(
+      dirs,
+      MAX_CONCURRENT_SESSION_DISCOVERY_LOADS,
+      async (dir) => {
+        try {
+          return (await readdir(dir)).filter((file) => file.endsWith(".jsonl")).map((file) => join(dir, file));
+        } catch {
+          return [];
+        }
+      },
+      abortSignal,
+    );
+    const allFiles = dirFiles.flat();
+    const mtimes = call(() => binding.mtimes(allFiles));
+    const candidates = allFiles.map((path, i) =>
+      Number.isNaN(mtimes[i]) ? { path } : { path, stats: { mtimeMs: mtimes[i] } },
+    );
+    candidates.sort(
+      (a, b) =>
+        (b.stats?.mtimeMs ?? Number.NEGATIVE_INFINITY) - (a.stats?.mtimeMs ?? Number.NEGATIVE_INFINITY) ||
+        basename(b.path).localeCompare(basename(a.path)),
+    );
+    const totalFiles = candidates.length;
+    let loaded = 0;
+    let firstCandidateLoaded = false;
+    const partialSessions = [];
+    const results = await scanInfos(
+      candidates.map((c) => c.path),
+      (info, index) => {
+        loaded++;
+        if (index === 0) firstCandidateLoaded = true;
+        if (info) partialSessions.push(info);
+        const publishPartial =
+          firstCandidateLoaded &&
+          (index === 0 || loaded % ALL_SESSION_LIST_PUBLISH_INTERVAL === 0 || loaded === totalFiles);
+        progress?.(loaded, totalFiles, publishPartial ? sortSessionInfos([...partialSessions]) : undefined);
+      },
+      abortSignal,
+    );
+    return sortSessionInfos(results.filter((info) => info !== null));
+  } catch {
+    abortSignal?.throwIfAborted();
+    return [];
+  }
+}
+
+module.exports = { findById, findMostRecentSession, list, listAll };

@@ -1,0 +1,34 @@
+"use strict";
+// The generated napi loader, plus the one place where core errors become JS errors.
+
+const { getSystemErrorMap } = require("node:util");
+const binding = require("../binding.js");
+
+const IO_MARK = "\u0000io:";
+
+/** Rebuilds the error Node's fs would have thrown for the same failed system call. */
+function toJsError(err) {
+  if (!(err instanceof Error) || typeof err.message !== "string" || !err.message.startsWith(IO_MARK)) return err;
+  const info = JSON.parse(err.message.slice(IO_MARK.length));
+  const known = getSystemErrorMap().get(-info.errno);
+  const code = known ? known[0] : "EIO";
+  const desc = known ? known[1] : info.message;
+  const message = `${code}: ${desc}, ${info.syscall}${info.path !== null ? ` '${info.path}'` : ""}`;
+  const out = new Error(message);
+  out.errno = -info.errno;
+  out.code = code;
+  out.syscall = info.syscall;
+  if (info.path !== null) out.path = info.path;
+  return out;
+}
+
+/** Calls into the binding and converts its errors. */
+function call(fn, ...args) {
+  try {
+    return fn(...args);
+  } catch (err) {
+    throw toJsError(err);
+  }
+}
+
+module.exports = { binding, call, toJsError };

@@ -1,0 +1,81 @@
+"use strict";
+// Path rules of pi 1.6.0 (`utils/paths.js`, `config.js`), ported as they are: sessions are
+// found by these strings, so they must match byte for byte.
+
+const { homedir } = require("node:os");
+const { isAbsolute, join, resolve: nodeResolvePath, posix, win32 } = require("node:path");
+const { fileURLToPath } = require("node:url");
+
+const APP_NAME = "pi";
+const CONFIG_DIR_NAME = ".pi";
+const ENV_AGENT_DIR = `${APP_NAME.toUpperCase()}_CODING_AGENT_DIR`;
+
+function getPlatformPathApi() {
+  return process.platform === "win32" ? win32 : posix;
+}
+
+function getPathComparisonKey(path) {
+  const pathApi = getPlatformPathApi();
+  const resolvedPath = pathApi.resolve(path);
+  return pathApi === win32 ? resolvedPath.toLowerCase() : resolvedPath;
+}
+
+function pathsEqual(left, right) {
+  return getPathComparisonKey(left) === getPathComparisonKey(right);
+}
+
+function normalizeWindowsShellPath(filePath) {
+  if (!filePath.startsWith("/") || filePath.startsWith("//") || filePath.includes("\\")) return filePath;
+  const match = filePath.match(/^\/(?:mnt\/|cygdrive\/)?([a-z])(?:\/(.*))?$/i);
+  if (!match) return filePath;
+  const suffix = match[2]?.replaceAll("/", "\\");
+  return `${match[1].toUpperCase()}:\\${suffix ?? ""}`;
+}
+
+function normalizePath(input, options = {}) {
+  let normalized = options.trim ? input.trim() : input;
+  if (process.platform === "win32") normalized = normalizeWindowsShellPath(normalized);
+  if (options.expandTilde ?? true) {
+    const home = options.homeDir ?? homedir();
+    if (normalized === "~") return home;
+    if (normalized.startsWith("~/") || (process.platform === "win32" && normalized.startsWith("~\\"))) {
+      return join(home, normalized.slice(2));
+    }
+  }
+  if (/^file:\/\//.test(normalized)) return fileURLToPath(normalized);
+  return normalized;
+}
+
+function resolvePath(input, baseDir = process.cwd(), options = {}) {
+  const normalized = normalizePath(input, options);
+  const normalizedBaseDir = normalizePath(baseDir);
+  return isAbsolute(normalized) ? nodeResolvePath(normalized) : nodeResolvePath(normalizedBaseDir, normalized);
+}
+
+function getAgentDir() {
+  const envDir = process.env[ENV_AGENT_DIR];
+  if (envDir) return normalizePath(envDir);
+  return join(homedir(), CONFIG_DIR_NAME, "agent");
+}
+
+function getSessionsDir() {
+  return join(getAgentDir(), "sessions");
+}
+
+/** `<agentDir>/sessions/--<cwd without leading slash, / \ : as ->--`. */
+function getDefaultSessionDirPath(cwd, agentDir = getAgentDir()) {
+  const resolvedCwd = resolvePath(cwd);
+  const resolvedAgentDir = resolvePath(agentDir);
+  const safePath = `--${resolvedCwd.replace(/^[/\\]/, "").replace(/[/\\:]/g, "-")}--`;
+  return join(resolvedAgentDir, "sessions", safePath);
+}
+
+module.exports = {
+  APP_NAME,
+  getAgentDir,
+  getDefaultSessionDirPath,
+  getSessionsDir,
+  normalizePath,
+  pathsEqual,
+  resolvePath,
+};

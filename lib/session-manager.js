@@ -1,0 +1,842 @@
+"use strict";
+// The SessionManager class: the surface of pi 1.6.0, over the native core.
+//
+// The core holds each loaded line's text and a skeleton of every entry (ids, parents,
+// labels, roles), and answers index, path, tree and context questions with positions.
+// This file keeps the JS objects: one per position, parsed from its line on first use
+// (so `getEntry(id)` returns the same object every time), or the object an append built.
+
+const { existsSync, mkdirSync, statSync } = require("node:fs");
+const { join, resolve } = require("node:path");
+const { binding, call } = require("./native.js");
+const { keyOf, pushSkeleton, timeOf } = require("./keys.js");
+const { generateId, uuidv7 } = require("./ids.js");
+const {
+  APP_NAME,
+  getDefaultSessionDirPath,
+  normalizePath,
+  pathsEqual,
+  resolvePath,
+} = require("./paths.js");
+const context = require("./context.js");
+const { getCurrentSystemMessage } = require("./messages.js");
+const listing = require("./listing.js");
+
+const { NativeSession } = binding;
+const { CURRENT_SESSION_VERSION, assertValidSessionId, migrateToCurrentVersion } = context;
+
+/** Opt-in durability: fsync every append (`PI_SESSION_NATIVE_FSYNC=1`). */
+const SYNC_APPENDS = process.env.PI_SESSION_NATIVE_FSYNC === "1";
+
+function getSessionHeaderCwd(header) {
+  const cwd = header.cwd;
+  return typeof cwd === "string" ? cwd : undefined;
+}
+
+function stringifyLines(entries) {
+  let out = "";
+  for (const e of entries) out += `${JSON.stringify(e)}\n`;
+  return out;
+}
+
+class SessionManager {
+  #native = new NativeSession();
+  /** `fileEntries`: one slot per position, filled lazily for loaded lines. */
+  #objs = [];
+  #sessionId = "";
+  #sessionFile;
+  #sessionDir;
+  #cwd;
+  #persist;
+  #flushed = false;
+  #leafId = null;
+
+  constructor(cwd, sessionDir, sessionFile, persist, newSessionOptions, preloaded) {
+    this.#cwd = resolvePath(cwd);
+    this.#sessionDir = normalizePath(sessionDir);
+    this.#persist = persist;
+    if (persist && this.#sessionDir && !existsSync(this.#sessionDir)) {
+      mkdirSync(this.#sessionDir, { recursive: true });
+    }
+    if (sessionFile) {
+      this.#setSessionFile(sessionFile, preloaded);
+    } else if (preloaded?.length) {
+      this.#loadEntries(preloaded, newSessionOptions);
+    } else {
+      this.newSession(newSessionOptions);
+    }
+  }
+
+  // ---------------------------------------------------------------------------
+  // Entry objects
+
+  /** The object at a position, parsed from its line on first use. */
+  #obj(pos) {
+    let e = this.#objs[pos];
+    if (e === undefined) {
+      e = JSON.parse(this.#native.line(pos));
+      this.#objs[pos] = e;
+    }
+    return e;
+  }
+
+  /** Objects at many positions; unparsed lines cross in one JSON array. */
+  #objsAt(positions) {
+    const missing = [];
+    for (const p of positions) if (this.#objs[p] === undefined) missing.push(p);
+    if (missing.length > 0) {
+      const parsed = JSON.parse(call(() => this.#native.linesJson(missing)));
+      for (let i = 0; i < missing.length; i++) this.#objs[missing[i]] = parsed[i];
+    }
+    const out = new Array(positions.length);
+    for (let i = 0; i < positions.length; i++) out[i] = this.#objs[positions[i]];
+    return out;
+  }
+
+  #allObjs() {
+    const n = this.#native.count();
+    const all = new Array(n);
+    for (let i = 0; i < n; i++) all[i] = i;
+    return this.#objsAt(all);
+  }
+
+  #has(id) {
+    return this.#native.lookup(keyOf(id)) >= 0;
+  }
+
+  #newId() {
+    return generateId((id) => this.#has(id));
+  }
+
+  /** Replaces `fileEntries` with JS objects and rebuilds the index (`_buildIndex`). */
+  #resetTo(entries) {
+    const native = new NativeSession();
+    for (const e of entries) pushSkeleton(native, e);
+    this.#native = native;
+    this.#objs = entries;
+    this.#syncLeaf();
+  }
+
+  /** `_buildIndex`'s leaf: the id of the last non-header entry. */
+  #syncLeaf() {
+    const last = this.#native.lastEntry();
+    this.#leafId = last >= 0 ? this.#obj(last).id : null;
+  }
+
+  /** A `byId` Map of the objects, for replaying the reference algorithm on odd files. */
+  #byIdMap() {
+    const byId = new Map();
+    for (const e of this.getEntries()) byId.set(e.id, e);
+    return byId;
+  }
+
+  // ---------------------------------------------------------------------------
+  // Session files
+
+  /** Switch to a different session file (used for resume and branching) */
+  setSessionFile(sessionFile) {
+    this.#setSessionFile(sessionFile);
+  }
+
+  #setSessionFile(sessionFile, preloaded) {
+    this.#sessionFile = resolvePath(sessionFile);
+    if (existsSync(this.#sessionFile)) {
+      const loaded = preloaded ?? call(() => NativeSession.load(normalizePath(this.#sessionFile)));
+      if (loaded.status !== 2) {
+        const explicitPath = this.#sessionFile;
+        if (statSync(explicitPath).size > 0) {
+          throw new Error(`Session file is not a valid ${APP_NAME} session: ${explicitPath}`);
+        }
+        this.newSession();
+        this.#sessionFile = explicitPath;
+        this.#rewriteFile();
+        this.#flushed = true;
+        return;
+      }
+      this.#loadNative(loaded);
+      this.#flushed = true;
+    } else {
+      const explicitPath = this.#sessionFile;
+      this.newSession();
+      this.#sessionFile = explicitPath;
+    }
+  }
+
+  /** `_loadEntries` for a loaded file: its first entry is the header. */
+  #loadNative(native) {
+    this.#native = native;
+    this.#objs = new Array(native.count());
+    const header = this.#obj(0);
+    this.#sessionId = header.id;
+    const version = header?.version ?? 1;
+    if (!(version >= CURRENT_SESSION_VERSION)) {
+      const entries = this.#allObjs();
+      if (migrateToCurrentVersion(entries)) {
+        this.#backupBeforeMigration(version);
+        this.#rewriteFile();
+      }
+      this.#resetTo(entries);
+      return;
+    }
+    this.#syncLeaf();
+  }
+
+  /** `_loadEntries` for entries handed in by the caller (`inMemory(cwd, options, entries)`). */
+  #loadEntries(entries, options) {
+    const header = entries.find((e) => e.type === "session");
+    if (header) {
+      this.#sessionId = header.id;
+      if (migrateToCurrentVersion(entries)) this.#rewriteFile();
+      this.#resetTo(entries);
+    } else {
+      this.newSession(options);
+      this.#resetTo(this.#objs.concat(entries));
+    }
+  }
+
+  /** Keeps the pre-migration file as `<file>.v<version>.bak` (the reference keeps none). */
+  #backupBeforeMigration(version) {
+    if (!this.#persist || !this.#sessionFile) return;
+    const tag = typeof version === "number" && Number.isFinite(version) ? version : "x";
+    call(() => binding.backupFile(this.#sessionFile, `${this.#sessionFile}.v${tag}.bak`));
+  }
+
+  /** Atomic replacement of the whole file (`_rewriteFile`). */
+  #rewriteFile() {
+    if (!this.#persist || !this.#sessionFile) return;
+    const text = stringifyLines(this.#allObjs());
+    call(() => binding.writeTextFile(this.#sessionFile, text, false));
+  }
+
+  newSession(options) {
+    if (options?.id !== undefined) assertValidSessionId(options.id);
+    this.#sessionId = options?.id ?? uuidv7();
+    const timestamp = new Date().toISOString();
+    const header = {
+      type: "session",
+      version: CURRENT_SESSION_VERSION,
+      id: this.#sessionId,
+      timestamp,
+      cwd: this.#cwd,
+      parentSession: options?.parentSession,
+    };
+    this.#resetTo([header]);
+    this.#leafId = null;
+    this.#flushed = false;
+    if (this.#persist) {
+      const fileTimestamp = timestamp.replace(/[:.]/g, "-");
+      this.#sessionFile = join(this.getSessionDir(), `${fileTimestamp}_${this.#sessionId}.jsonl`);
+    }
+    return this.#sessionFile;
+  }
+
+  isPersisted() {
+    return this.#persist;
+  }
+
+  getCwd() {
+    return this.#cwd;
+  }
+
+  getSessionDir() {
+    return this.#sessionDir;
+  }
+
+  usesDefaultSessionDir() {
+    return pathsEqual(this.#sessionDir, getDefaultSessionDirPath(this.#cwd));
+  }
+
+  getSessionId() {
+    return this.#sessionId;
+  }
+
+  getSessionFile() {
+    return this.#sessionFile;
+  }
+
+  #hasConversation() {
+    const known = this.#native.hasConversation();
+    if (known >= 0) return known === 1;
+    return this.#allObjs().some(
+      (e) => e.type === "message" && (e.message.role === "user" || e.message.role === "assistant"),
+    );
+  }
+
+  /** Writes an appended entry: the whole file on first conversation, else one line. */
+  _persist(entry) {
+    if (!this.#persist || !this.#sessionFile) return;
+    if (!this.#flushed) {
+      if (!this.#hasConversation()) return;
+      // Serialised before the file is created: a value JSON cannot hold throws here
+      // and leaves no half-written file behind (the reference would).
+      const text = stringifyLines(this.#allObjs());
+      call(() => binding.writeTextFile(this.#sessionFile, text, true));
+      this.#flushed = true;
+    } else {
+      const line = `${JSON.stringify(entry)}\n`;
+      call(() => binding.appendText(this.#sessionFile, line, SYNC_APPENDS));
+    }
+  }
+
+  #appendEntry(entry) {
+    const previousLeafId = this.#leafId;
+    this.#objs.push(entry);
+    pushSkeleton(this.#native, entry);
+    this.#leafId = entry.id;
+    try {
+      this._persist(entry);
+    } catch (error) {
+      this.#objs.pop();
+      this.#native.pop();
+      this.#leafId = previousLeafId;
+      throw error;
+    }
+  }
+
+  // ---------------------------------------------------------------------------
+  // Appends
+
+  appendMessage(message) {
+    const entry = {
+      type: "message",
+      id: this.#newId(),
+      parentId: this.#leafId,
+      timestamp: new Date().toISOString(),
+      message,
+    };
+    this.#appendEntry(entry);
+    return entry.id;
+  }
+
+  appendThinkingLevelChange(thinkingLevel) {
+    const entry = {
+      type: "thinking_level_change",
+      id: this.#newId(),
+      parentId: this.#leafId,
+      timestamp: new Date().toISOString(),
+      thinkingLevel,
+    };
+    this.#appendEntry(entry);
+    return entry.id;
+  }
+
+  appendModelChange(provider, modelId) {
+    const entry = {
+      type: "model_change",
+      id: this.#newId(),
+      parentId: this.#leafId,
+      timestamp: new Date().toISOString(),
+      provider,
+      modelId,
+    };
+    this.#appendEntry(entry);
+    return entry.id;
+  }
+
+  appendUsage(kind, provider, model, usage, note) {
+    const entry = {
+      type: "usage",
+      id: this.#newId(),
+      parentId: this.#leafId,
+      timestamp: new Date().toISOString(),
+      kind,
+      provider,
+      model,
+      usage,
+      ...(note ? { note } : {}),
+    };
+    this.#appendEntry(entry);
+    return entry;
+  }
+
+  /**
+   * Append a compaction summary. The optional 7th argument `retainedTail` (seed format)
+   * stores the kept messages in the entry, making it a self-contained checkpoint.
+   */
+  appendCompaction(summary, firstKeptEntryId, tokensBefore, details, fromHook, usage, retainedTail) {
+    const timestamp = new Date().toISOString();
+    const systemMessage = getCurrentSystemMessage(this.buildSessionProjection().messages);
+    const id = this.#newId();
+    const entry = {
+      type: "compaction",
+      id,
+      parentId: this.#leafId,
+      timestamp,
+      summary,
+      firstKeptEntryId: firstKeptEntryId ?? id,
+      tokensBefore,
+      ...(retainedTail !== undefined ? { retainedTail } : {}),
+      details,
+      usage,
+      fromHook,
+      ...(systemMessage ? { systemMessage: { ...systemMessage, timestamp: new Date(timestamp).getTime() } } : {}),
+    };
+    this.#appendEntry(entry);
+    return entry.id;
+  }
+
+  appendCustomEntry(customType, data) {
+    const entry = {
+      type: "custom",
+      customType,
+      data,
+      id: this.#newId(),
+      parentId: this.#leafId,
+      timestamp: new Date().toISOString(),
+    };
+    this.#appendEntry(entry);
+    return entry.id;
+  }
+
+  appendSessionInfo(name) {
+    const sanitizedName = name.replace(/[\r\n]+/g, " ").trim();
+    const entry = {
+      type: "session_info",
+      id: this.#newId(),
+      parentId: this.#leafId,
+      timestamp: new Date().toISOString(),
+      name: sanitizedName,
+    };
+    this.#appendEntry(entry);
+    return entry.id;
+  }
+
+  getSessionName() {
+    const pos = this.#native.lastSessionInfo();
+    if (pos < 0) return undefined;
+    return this.#obj(pos).name?.trim() || undefined;
+  }
+
+  appendCustomMessageEntry(customType, content, display, details) {
+    const entry = {
+      type: "custom_message",
+      customType,
+      content,
+      display,
+      details,
+      id: this.#newId(),
+      parentId: this.#leafId,
+      timestamp: new Date().toISOString(),
+    };
+    this.#appendEntry(entry);
+    return entry.id;
+  }
+
+  appendContextEdit(targetId, replacement) {
+    if (
+      replacement !== null &&
+      (typeof replacement !== "object" ||
+        !("content" in replacement) ||
+        (typeof replacement.content !== "string" && !Array.isArray(replacement.content)))
+    ) {
+      throw new Error("Context edit replacement must be null or contain string/array content");
+    }
+    const target = this.getEntry(targetId);
+    if (!target) throw new Error(`Entry ${targetId} not found`);
+    if (!this.getBranch().some((entry) => entry.id === targetId)) {
+      throw new Error(`Entry ${targetId} is not on the active branch`);
+    }
+    const editable =
+      target.type === "custom_message" ||
+      (target.type === "message" &&
+        (target.message.role === "user" ||
+          target.message.role === "assistant" ||
+          target.message.role === "toolResult"));
+    if (!editable) throw new Error(`Entry ${targetId} does not contribute editable model content`);
+    const targetRole = target.type === "message" ? target.message.role : "custom";
+    const normalizedReplacement =
+      replacement !== null &&
+      (targetRole === "assistant" || targetRole === "toolResult") &&
+      typeof replacement.content === "string"
+        ? { content: [{ type: "text", text: replacement.content }] }
+        : replacement;
+    const entry = {
+      type: "context_edit",
+      id: this.#newId(),
+      parentId: this.#leafId,
+      timestamp: new Date().toISOString(),
+      targetId,
+      replacement: normalizedReplacement,
+    };
+    this.#appendEntry(entry);
+    return entry.id;
+  }
+
+  // ---------------------------------------------------------------------------
+  // Tree traversal
+
+  getLeafId() {
+    return this.#leafId;
+  }
+
+  getLeafEntry() {
+    return this.#leafId ? this.getEntry(this.#leafId) : undefined;
+  }
+
+  getEntry(id) {
+    const pos = this.#native.lookup(keyOf(id));
+    return pos < 0 ? undefined : this.#obj(pos);
+  }
+
+  getChildren(parentId) {
+    return this.#objsAt(this.#native.children(keyOf(parentId)));
+  }
+
+  getLabel(id) {
+    const pos = this.#native.label(keyOf(id));
+    return pos < 0 ? undefined : this.#obj(pos).label;
+  }
+
+  appendLabelChange(targetId, label) {
+    if (!this.#has(targetId)) throw new Error(`Entry ${targetId} not found`);
+    const entry = {
+      type: "label",
+      id: this.#newId(),
+      parentId: this.#leafId,
+      timestamp: new Date().toISOString(),
+      targetId,
+      label,
+    };
+    // The core applies the label to its map as the entry is indexed, and undoes it if the
+    // write fails, which is where the reference sets labelsById.
+    this.#appendEntry(entry);
+    return entry.id;
+  }
+
+  getBranch(fromId) {
+    const startId = fromId ?? this.#leafId;
+    return this.#objsAt(call(() => this.#native.branch(keyOf(startId))));
+  }
+
+  buildContextEntries() {
+    const plan = call(() => this.#native.contextPlan(keyOf(this.#leafId)));
+    if (plan === null) return context.buildContextEntries(this.getEntries(), this.#leafId, this.#byIdMap());
+    const positions = [];
+    for (let i = 2; i < plan.length; i += 3) positions.push(plan[i]);
+    return this.#objsAt(positions);
+  }
+
+  buildSessionProjection() {
+    const plan = call(() => this.#native.contextPlan(keyOf(this.#leafId)));
+    if (plan === null) return context.buildSessionProjection(this.getEntries(), this.#leafId, this.#byIdMap());
+    let thinkingLevel = "off";
+    if (plan[0] >= 0) thinkingLevel = this.#obj(plan[0]).thinkingLevel;
+    let model = null;
+    if (plan[1] >= 0) {
+      const e = this.#obj(plan[1]);
+      model =
+        e.type === "model_change"
+          ? { provider: e.provider, modelId: e.modelId }
+          : { provider: e.message.provider, modelId: e.message.model };
+    }
+    const positions = [];
+    for (let i = 2; i < plan.length; i += 3) positions.push(plan[i]);
+    const sources = this.#objsAt(positions);
+    const projectedEntries = new Array(sources.length);
+    for (let k = 0; k < sources.length; k++) {
+      const edit = plan[3 + 3 * k];
+      const noMessages = plan[4 + 3 * k] === 1;
+      const sourceEntry = sources[k];
+      projectedEntries[k] = {
+        sourceEntry,
+        messages: noMessages ? [] : context.projectContextEntry(sourceEntry, edit >= 0 ? this.#obj(edit) : undefined),
+      };
+    }
+    return {
+      entries: projectedEntries,
+      messages: projectedEntries.flatMap((entry) => entry.messages),
+      thinkingLevel,
+      model,
+    };
+  }
+
+  buildSessionContext() {
+    const { messages, thinkingLevel, model } = this.buildSessionProjection();
+    return { messages, thinkingLevel, model };
+  }
+
+  getHeader() {
+    const pos = this.#native.header();
+    return pos < 0 ? null : this.#obj(pos);
+  }
+
+  getEntryCount() {
+    return this.#native.entryCount();
+  }
+
+  getEntries() {
+    return this.#objsAt(this.#native.entries());
+  }
+
+  #labelMaps() {
+    const labels = new Map();
+    const stamps = new Map();
+    for (const e of this.#objsAt(this.#native.labels())) {
+      labels.set(e.targetId, e.label);
+      stamps.set(e.targetId, e.timestamp);
+    }
+    return { labels, stamps };
+  }
+
+  getTree() {
+    const positions = this.#native.entries();
+    const entries = this.#objsAt(positions);
+    const { labels, stamps } = this.#labelMaps();
+    const links = call(() => this.#native.treeLinks());
+    const times = this.#native.times();
+    const nodeAt = new Map();
+    const timeOfNode = new Map();
+    const roots = [];
+    for (let i = 0; i < entries.length; i++) {
+      const pos = positions[i];
+      const entry = entries[i];
+      const node = { entry, children: [], label: labels.get(entry.id), labelTimestamp: stamps.get(entry.id) };
+      nodeAt.set(pos, node);
+      const t = times[pos];
+      timeOfNode.set(node, t === Number.POSITIVE_INFINITY ? timeOf(entry.timestamp) : t);
+    }
+    for (let i = 0; i < entries.length; i++) {
+      const node = nodeAt.get(links[2 * i]);
+      const parent = links[2 * i + 1];
+      if (parent < 0) roots.push(node);
+      else nodeAt.get(parent).children.push(node);
+    }
+    // Same iterative sort as the reference, so ties and NaN times order identically.
+    const stack = [...roots];
+    while (stack.length > 0) {
+      const node = stack.pop();
+      node.children.sort((a, b) => timeOfNode.get(a) - timeOfNode.get(b));
+      stack.push(...node.children);
+    }
+    return roots;
+  }
+
+  // ---------------------------------------------------------------------------
+  // Branching
+
+  branch(branchFromId) {
+    if (!this.#has(branchFromId)) throw new Error(`Entry ${branchFromId} not found`);
+    this.#leafId = branchFromId;
+  }
+
+  resetLeaf() {
+    this.#leafId = null;
+  }
+
+  branchWithSummary(branchFromId, summary, details, fromHook, usage) {
+    if (branchFromId !== null && !this.#has(branchFromId)) throw new Error(`Entry ${branchFromId} not found`);
+    const fromId = this.#leafId ?? "root";
+    this.#leafId = branchFromId;
+    const entry = {
+      type: "branch_summary",
+      id: this.#newId(),
+      parentId: branchFromId,
+      timestamp: new Date().toISOString(),
+      fromId,
+      summary,
+      details,
+      usage,
+      fromHook,
+    };
+    this.#appendEntry(entry);
+    return entry.id;
+  }
+
+  createBranchedSession(leafId) {
+    const previousSessionFile = this.#sessionFile;
+    const path = this.getBranch(leafId);
+    if (path.length === 0) throw new Error(`Entry ${leafId} not found`);
+    const pathWithoutLabels = [];
+    const replacementByLabelId = new Map();
+    const pendingLabelIds = [];
+    let pathParentId = null;
+    for (const entry of path) {
+      if (entry.type === "label") {
+        pendingLabelIds.push(entry.id);
+        continue;
+      }
+      for (const labelId of pendingLabelIds) replacementByLabelId.set(labelId, entry.id);
+      pendingLabelIds.length = 0;
+      pathWithoutLabels.push(
+        entry.type === "compaction"
+          ? {
+              ...entry,
+              parentId: pathParentId,
+              firstKeptEntryId:
+                entry.firstKeptEntryId === entry.id
+                  ? entry.id
+                  : (replacementByLabelId.get(entry.firstKeptEntryId) ?? entry.firstKeptEntryId),
+            }
+          : { ...entry, parentId: pathParentId },
+      );
+      pathParentId = entry.id;
+    }
+    const newSessionId = uuidv7();
+    const timestamp = new Date().toISOString();
+    const fileTimestamp = timestamp.replace(/[:.]/g, "-");
+    const newSessionFile = join(this.getSessionDir(), `${fileTimestamp}_${newSessionId}.jsonl`);
+    const header = {
+      type: "session",
+      version: CURRENT_SESSION_VERSION,
+      id: newSessionId,
+      timestamp,
+      cwd: this.#cwd,
+      parentSession: this.#persist ? previousSessionFile : undefined,
+    };
+    const pathEntryIds = new Set(pathWithoutLabels.map((e) => e.id));
+    const labelsToWrite = [];
+    const { labels, stamps } = this.#labelMaps();
+    for (const [targetId, label] of labels) {
+      if (pathEntryIds.has(targetId)) labelsToWrite.push({ targetId, label, timestamp: stamps.get(targetId) });
+    }
+    if (this.#persist) {
+      const lastEntryId = pathWithoutLabels[pathWithoutLabels.length - 1]?.id || null;
+      let parentId = lastEntryId;
+      const labelEntries = [];
+      for (const { targetId, label, timestamp: labelTimestamp } of labelsToWrite) {
+        const taken = new Set(pathEntryIds);
+        const labelEntry = {
+          type: "label",
+          id: generateId((id) => taken.has(id)),
+          parentId,
+          timestamp: labelTimestamp,
+          targetId,
+          label,
+        };
+        pathEntryIds.add(labelEntry.id);
+        labelEntries.push(labelEntry);
+        parentId = labelEntry.id;
+      }
+      this.#resetTo([header, ...pathWithoutLabels, ...labelEntries]);
+      this.#sessionId = newSessionId;
+      this.#sessionFile = newSessionFile;
+      if (this.#hasConversation()) {
+        this.#rewriteFile();
+        this.#flushed = true;
+      } else {
+        this.#flushed = false;
+      }
+      return newSessionFile;
+    }
+    const labelEntries = [];
+    let parentId = pathWithoutLabels[pathWithoutLabels.length - 1]?.id || null;
+    for (const { targetId, label, timestamp: labelTimestamp } of labelsToWrite) {
+      const taken = new Set([...pathEntryIds, ...labelEntries.map((e) => e.id)]);
+      const labelEntry = {
+        type: "label",
+        id: generateId((id) => taken.has(id)),
+        parentId,
+        timestamp: labelTimestamp,
+        targetId,
+        label,
+      };
+      labelEntries.push(labelEntry);
+      parentId = labelEntry.id;
+    }
+    this.#resetTo([header, ...pathWithoutLabels, ...labelEntries]);
+    this.#sessionId = newSessionId;
+    return undefined;
+  }
+
+  // ---------------------------------------------------------------------------
+  // Construction and discovery
+
+  static create(cwd, sessionDir, options) {
+    const dir = sessionDir ? normalizePath(sessionDir) : context.getDefaultSessionDir(cwd);
+    return new SessionManager(cwd, dir, undefined, true, options);
+  }
+
+  static open(path, sessionDir, cwdOverride) {
+    const resolvedPath = resolvePath(path);
+    let header = null;
+    let preloaded;
+    if (cwdOverride === undefined && existsSync(resolvedPath)) {
+      const scan = call(() => binding.readHeader(resolvedPath));
+      if (scan === "L") {
+        // The bounded scan is only a discovery optimisation; a full load is authoritative.
+        preloaded = call(() => NativeSession.load(normalizePath(resolvedPath)));
+        const first = preloaded.status === 2 ? JSON.parse(preloaded.line(0)) : undefined;
+        header = first?.type === "session" ? first : null;
+      } else {
+        header = scan[0] === "H" ? JSON.parse(scan.slice(1)) : null;
+      }
+    }
+    const cwd = cwdOverride ?? (header ? getSessionHeaderCwd(header) : undefined) ?? process.cwd();
+    const dir = sessionDir ? normalizePath(sessionDir) : resolve(resolvedPath, "..");
+    return new SessionManager(cwd, dir, resolvedPath, true, undefined, preloaded);
+  }
+
+  static continueRecent(cwd, sessionDir) {
+    const dir = sessionDir ? normalizePath(sessionDir) : context.getDefaultSessionDir(cwd);
+    const filterCwd = sessionDir !== undefined && !pathsEqual(dir, getDefaultSessionDirPath(cwd));
+    const mostRecent = listing.findMostRecentSession(dir, filterCwd ? cwd : undefined);
+    if (mostRecent) return new SessionManager(cwd, dir, mostRecent, true);
+    return new SessionManager(cwd, dir, undefined, true);
+  }
+
+  static inMemory(cwd = process.cwd(), options, entries) {
+    return new SessionManager(cwd, "", undefined, false, options, entries);
+  }
+
+  static forkFrom(sourcePath, targetCwd, sessionDir, options) {
+    const resolvedSourcePath = resolvePath(sourcePath);
+    const resolvedTargetCwd = resolvePath(targetCwd);
+    const source = call(() => NativeSession.load(normalizePath(resolvedSourcePath)));
+    if (source.status !== 2) {
+      throw new Error(`Cannot fork: source session file is empty or invalid: ${resolvedSourcePath}`);
+    }
+    const dir = sessionDir ? normalizePath(sessionDir) : context.getDefaultSessionDir(resolvedTargetCwd);
+    if (!existsSync(dir)) mkdirSync(dir, { recursive: true });
+    if (options?.id !== undefined) assertValidSessionId(options.id);
+    const newSessionId = options?.id ?? uuidv7();
+    const timestamp = new Date().toISOString();
+    const fileTimestamp = timestamp.replace(/[:.]/g, "-");
+    const newSessionFile = join(dir, `${fileTimestamp}_${newSessionId}.jsonl`);
+    const newHeader = {
+      type: "session",
+      version: CURRENT_SESSION_VERSION,
+      id: newSessionId,
+      timestamp,
+      cwd: resolvedTargetCwd,
+      parentSession: resolvedSourcePath,
+    };
+    // Every non-header entry is written as JSON.stringify(JSON.parse(line)): lines that are
+    // already canonical go through as bytes, the rest are re-serialised here.
+    const positions = source.entries();
+    const canonical = binding.canonicalLines(source, positions);
+    const overridePos = [];
+    const overrideText = [];
+    for (let i = 0; i < positions.length; i++) {
+      if (!canonical[i]) {
+        overridePos.push(positions[i]);
+        overrideText.push(JSON.stringify(JSON.parse(source.line(positions[i]))));
+      }
+    }
+    call(() =>
+      binding.writeSessionFile(
+        newSessionFile,
+        `${JSON.stringify(newHeader)}\n`,
+        source,
+        positions,
+        overridePos,
+        overrideText,
+        true,
+      ),
+    );
+    return new SessionManager(resolvedTargetCwd, dir, newSessionFile, true);
+  }
+
+  static findById(cwd, id, sessionDir) {
+    return listing.findById(cwd, id, sessionDir);
+  }
+
+  static list(cwd, sessionDir, onProgress, signal) {
+    return listing.list(cwd, sessionDir, onProgress, signal);
+  }
+
+  static listAll(sessionDirOrOnProgress, onProgressOrSignal, signal) {
+    return listing.listAll(sessionDirOrOnProgress, onProgressOrSignal, signal);
+  }
+}
+
+module.exports = { SessionManager };
