@@ -1,0 +1,198 @@
+// Loads the two implementations under comparison.
+//
+//   ref  : the pinned JavaScript reference, @earendil-works/pi-coding-agent@1.6.0 dist/core/session-manager.js
+//          (the package's `exports` do not expose it, so it is imported by file URL; it loads on Node 20).
+//   ours : pi-session-native (../../index.js, CommonJS).
+//
+// Environment:
+//   DIFF_SELF=1        compare the reference against a second, separate instance of itself. Verifies the harness
+//                      (normalisation must make two runs of the same code compare equal).
+//   DIFF_SABOTAGE=name with DIFF_SELF=1, deliberately break the "ours" side in one way (see SABOTAGES below) to
+//                      check that the suite notices. Never set in normal runs.
+//   DIFF_OURS=path     load "ours" from another file (default ../../index.js; e.g. ../../index.mjs).
+import { createRequire } from "node:module";
+
+export const REF_URL = new URL(
+  "../../node_modules/@earendil-works/pi-coding-agent/dist/core/session-manager.js",
+  import.meta.url,
+).href;
+
+export const SELF = process.env.DIFF_SELF === "1";
+export const SABOTAGE = process.env.DIFF_SABOTAGE || "";
+
+/** The names every implementation must export (the reference module's public surface). */
+export const EXPORT_NAMES = [
+  "SessionManager",
+  "CURRENT_SESSION_VERSION",
+  "assertValidSessionId",
+  "migrateSessionEntries",
+  "parseSessionEntries",
+  "getLatestCompactionEntry",
+  "sessionEntryToContextMessages",
+  "buildContextEntries",
+  "projectContextEntry",
+  "buildSessionProjection",
+  "buildSessionContext",
+  "getDefaultSessionDir",
+  "loadEntriesFromFile",
+  "findMostRecentSession",
+];
+
+export const ref = await import(REF_URL);
+
+async function loadOurs() {
+  if (SELF) {
+    // A query string gives a separate module instance (its own SessionManager class), so sabotage applied to it
+    // does not leak into the reference side.
+    return { ...(await import(`${REF_URL}?diff-self`)) };
+  }
+  const spec = process.env.DIFF_OURS || "../../index.js";
+  const url = new URL(spec, import.meta.url);
+  let ns;
+  try {
+    ns = await import(url.href);
+  } catch (error) {
+    throw new Error(
+      `Cannot load our implementation from ${url.pathname}: ${error?.message ?? error}\n` +
+        "Build it first (npm run build), or set DIFF_SELF=1 to run the harness reference-vs-reference.",
+    );
+  }
+  // Node's CJS named-export detection can miss exports assigned dynamically; fall back to require().
+  if (typeof ns.SessionManager !== "function" && url.pathname.endsWith(".js")) {
+    ns = createRequire(import.meta.url)(url.pathname);
+  } else if (typeof ns.SessionManager !== "function" && ns.default) {
+    ns = ns.default;
+  }
+  return { ...ns };
+}
+
+export const ours = await loadOurs();
+
+/** [{ name, mod }] in the order they are run: reference first. */
+export const IMPLS = [
+  { name: "ref", mod: ref },
+  { name: SELF ? "ref2" : "ours", mod: ours },
+];
+
+// ---------------------------------------------------------------------------------------------------------------
+// Sabotage: deliberate, one-at-a-time breakages of the "ours" side, used only to prove the harness can fail.
+// ---------------------------------------------------------------------------------------------------------------
+
+function reorderKeys(obj, firstKey) {
+  // Move `firstKey` to the end of the object's key order, keeping everything else.
+  const value = obj[firstKey];
+  delete obj[firstKey];
+  obj[firstKey] = value;
+}
+
+export const SABOTAGES = {
+  /** custom entries get `type` as their last key (in memory and on disk). */
+  keyorder(mod) {
+    const proto = mod.SessionManager.prototype;
+    const orig = proto._appendEntry;
+    proto._appendEntry = function (entry) {
+      if (entry.type === "custom") reorderKeys(entry, "type");
+      return orig.call(this, entry);
+    };
+  },
+  /** branch() to an unknown id throws a slightly different message. */
+  message(mod) {
+    const proto = mod.SessionManager.prototype;
+    const orig = proto.branch;
+    proto.branch = function (id) {
+      try {
+        return orig.call(this, id);
+      } catch (error) {
+        throw new Error(`${error.message}.`);
+      }
+    };
+  },
+  /** getEntry() returns a copy instead of the stored object. */
+  identity(mod) {
+    const proto = mod.SessionManager.prototype;
+    const orig = proto.getEntry;
+    proto.getEntry = function (id) {
+      const entry = orig.call(this, id);
+      return entry && { ...entry };
+    };
+  },
+  /** Undefined-valued keys are dropped from in-memory entries (the file bytes stay the same). */
+  undefinedkeys(mod) {
+    const proto = mod.SessionManager.prototype;
+    const orig = proto._appendEntry;
+    proto._appendEntry = function (entry) {
+      for (const key of Object.keys(entry)) if (entry[key] === undefined) delete entry[key];
+      return orig.call(this, entry);
+    };
+  },
+  /** Messages pass through a JSON round trip before being stored (-0 becomes 0, undefined keys vanish, NaN -> null). */
+  jsonroundtrip(mod) {
+    const proto = mod.SessionManager.prototype;
+    const orig = proto.appendMessage;
+    proto.appendMessage = function (message) {
+      return orig.call(this, JSON.parse(JSON.stringify(message)));
+    };
+  },
+  /** Appended lines get a trailing space before the newline (file bytes only). */
+  bytes(mod) {
+    const proto = mod.SessionManager.prototype;
+    const orig = proto._persist;
+    const { appendFileSync } = createRequire(import.meta.url)("node:fs");
+    proto._persist = function (entry) {
+      if (this.flushed && this.persist && this.sessionFile) {
+        appendFileSync(this.sessionFile, `${JSON.stringify(entry)} \n`);
+        return;
+      }
+      return orig.call(this, entry);
+    };
+  },
+  /** getTree() returns its roots in reverse order. */
+  tree(mod) {
+    const proto = mod.SessionManager.prototype;
+    const orig = proto.getTree;
+    proto.getTree = function () {
+      return orig.call(this).reverse();
+    };
+  },
+  /** list() swallows its first progress call. */
+  listing(mod) {
+    const SM = mod.SessionManager;
+    const orig = SM.list;
+    SM.list = async function (cwd, dir, onProgress, signal) {
+      let calls = 0;
+      const result = await orig.call(this, cwd, dir, onProgress && ((...a) => (++calls > 1 ? onProgress(...a) : undefined)), signal);
+      return result;
+    };
+  },
+  /** parseSessionEntries() keeps blank-line placeholders (free function sabotage). */
+  parse(mod) {
+    const orig = mod.parseSessionEntries;
+    mod.parseSessionEntries = (content) => {
+      const result = orig(content);
+      if (content.startsWith("\uFEFF")) result.push(null);
+      return result;
+    };
+  },
+  /** getDefaultSessionDir() drops the trailing "--". */
+  defaultdir(mod) {
+    const orig = mod.getDefaultSessionDir;
+    mod.getDefaultSessionDir = (...args) => orig(...args).replace(/--$/, "-");
+  },
+  /** The -0 of a compaction's tokensBefore is kept as 0 in memory. */
+  negzero(mod) {
+    const proto = mod.SessionManager.prototype;
+    const orig = proto.appendCompaction;
+    proto.appendCompaction = function (summary, first, tokensBefore, ...rest) {
+      return orig.call(this, summary, first, Object.is(tokensBefore, -0) ? 0 : tokensBefore, ...rest);
+    };
+  },
+};
+
+function applySabotage(mod, name) {
+  const fn = SABOTAGES[name];
+  if (!fn) throw new Error(`Unknown DIFF_SABOTAGE=${name}; known: ${Object.keys(SABOTAGES).join(", ")}`);
+  fn(mod);
+  console.warn(`[diff] SABOTAGE "${name}" applied to the "ours" side: failures are expected.`);
+}
+
+if (SELF && SABOTAGE) applySabotage(ours, SABOTAGE);
