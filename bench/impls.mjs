@@ -1,0 +1,30 @@
+// Loads the two implementations under test.
+//   reference: the pinned JS SessionManager of @earendil-works/pi-coding-agent 1.6.0
+//   ours:      this package (../index.js); with BENCH_SELF=1 a second, separate
+//              instance of the reference, so the suite can be developed and
+//              sanity-checked (every ratio should be ~1×) before ours exists.
+
+import { existsSync } from "node:fs";
+import { createRequire } from "node:module";
+import { fileURLToPath } from "node:url";
+
+export const REFERENCE_URL = new URL("../node_modules/@earendil-works/pi-coding-agent/dist/core/session-manager.js", import.meta.url).href;
+export const OURS_PATH = fileURLToPath(new URL("../index.js", import.meta.url));
+export const SELF = process.env.BENCH_SELF === "1";
+
+export const IMPL_NAMES = ["reference", "ours"];
+
+/** @returns {Promise<{name: string, mod: any}>} */
+export async function loadImpl(name) {
+  if (name === "reference") return { name, mod: await import(REFERENCE_URL) };
+  if (name !== "ours") throw new Error(`unknown implementation ${name}`);
+  if (SELF) return { name, mod: await import(`${REFERENCE_URL}?bench-self`) };
+  if (!existsSync(OURS_PATH)) {
+    throw new Error(`${OURS_PATH} does not exist yet. Build the package first, or run with BENCH_SELF=1 to bench the reference against itself.`);
+  }
+  return { name, mod: createRequire(import.meta.url)(OURS_PATH) };
+}
+
+export function describeOurs() {
+  return SELF ? "reference (BENCH_SELF=1: reference vs reference)" : "pi-session-native (../index.js)";
+}

@@ -1,0 +1,31 @@
+// Runs one operation once in a fresh process and reports its peak RSS.
+// Spawned by bench/run.mjs: BENCH_RSS_ARGS = {"op": key, "impl": "reference"|"ours"|"floor", "D": dataContext}
+
+import { readFileSync } from "node:fs";
+import { loadImpl } from "./impls.mjs";
+import { defineOps } from "./ops.mjs";
+
+/** Peak resident set in KiB: getrusage maxRSS, cross-checked with VmHWM where available. */
+function peakKiB() {
+  let hwm = 0;
+  try {
+    const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync("/proc/self/status", "utf8"));
+    if (m) hwm = Number(m[1]);
+  } catch {}
+  return Math.max(process.resourceUsage().maxRSS, hwm);
+}
+
+const { op: key, impl: name, D } = JSON.parse(process.env.BENCH_RSS_ARGS);
+const op = defineOps().find((o) => o.key === key);
+if (!op) throw new Error(`unknown op ${key}`);
+const impl = name === "floor" ? { name, mod: null } : await loadImpl(name);
+const st = await op.setup?.(impl, D);
+const x = await op.prepare?.(impl, D, st);
+const baseline = peakKiB();
+const t0 = performance.now();
+let result = await op.run(impl, D, st, x);
+const ms = performance.now() - t0;
+const peak = peakKiB();
+await op.cleanup?.(impl, D, st, x, result);
+result = undefined;
+process.stdout.write(`${JSON.stringify({ op: key, impl: name, baselineKiB: baseline, peakKiB: peak, ms })}\n`);
