@@ -1024,7 +1024,7 @@ export function generateAgentDir(root, { seed, projects = 40, sessions = 1200, t
  * branches, labels, names and context edits in reach of a small file.
  */
 export function generateDemo(root, { seed = 42, cwd = "/home/dev/src/demo-app" } = {}) {
-  const profile = { compactionEvery: [120, 260], branchChance: 0.03, imageChance: 0.02 };
+  const profile = { compactionEvery: [40, 100], branchChance: 0.04, minBranches: 1, imageChance: 0.02 };
   const main = generateFolder(join(root, "sessions", encodeCwd(cwd)), {
     seed,
     count: 16,
