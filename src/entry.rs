@@ -204,6 +204,44 @@ pub struct Skeleton {
 }
 
 impl Skeleton {
+    /// Validates one line (`JSON.parse` grammar) and reads its skeleton in a single pass.
+    /// `None` when the line does not parse or parses to a falsy value (skipped entries).
+    pub fn parse_line(src: &[u8], unique: &mut u64) -> Option<Skeleton> {
+        let start = json::skip_whitespace(src, 0);
+        if src.get(start) != Some(&b'{') {
+            let v = json::parse_document(src)?;
+            return v.truthy(src).then(|| Skeleton::from_value(src, v, unique));
+        }
+        let mut members: Vec<(&[u8], Value)> = Vec::with_capacity(8);
+        let mut message_role: Option<Option<Value>> = None;
+        let end = json::scan_object_members(src, start, |k, at| {
+            let is_message = k == b"message" || (k.contains(&b'\\') && json::decode_string(k).ok().as_deref() == Some("message"));
+            let v = if is_message && src.get(at) == Some(&b'{') {
+                let mut role = None;
+                let end = json::scan_object_members(src, at, |k2, at2| {
+                    let v2 = json::scan_value(src, at2)?;
+                    if is_role_key(k2) {
+                        role = Some(v2);
+                    }
+                    Some(v2)
+                })?;
+                message_role = Some(role);
+                Value { kind: Kind::Object, start: at, end }
+            } else {
+                if is_message {
+                    message_role = None;
+                }
+                json::scan_value(src, at)?
+            };
+            members.push((k, v));
+            Some(v)
+        })?;
+        if json::skip_whitespace(src, end) != src.len() {
+            return None;
+        }
+        Some(Skeleton::from_members(src, &members, message_role, unique))
+    }
+
     /// The skeleton of a parsed top-level value. Non-objects have every field undefined.
     pub fn from_value(src: &[u8], v: Value, unique: &mut u64) -> Skeleton {
         let mut sk = Skeleton {
@@ -221,37 +259,51 @@ impl Skeleton {
             sk.time = Some(f64::NAN);
             return sk;
         }
+        let mut members = Vec::new();
+        json::for_each_member(src, v, |k, val| members.push((k, val)));
+        Skeleton::from_members(src, &members, None, unique)
+    }
+
+    /// The skeleton from an object's members (in order; later duplicates win).
+    /// `message_role`: the role member of the message object, when already scanned.
+    fn from_members(src: &[u8], members: &[(&[u8], Value)], message_role: Option<Option<Value>>, unique: &mut u64) -> Skeleton {
+        let mut sk = Skeleton {
+            ty: EntryType::Other,
+            id: Key::Undefined,
+            parent: Key::Undefined,
+            target: Key::Undefined,
+            label_truthy: false,
+            role: Role::Other,
+            retained_tail: false,
+            time: None,
+        };
         let mut ty = None;
         let mut message = None;
         let mut target = None;
         let mut first_kept = None;
         let mut label = None;
         let mut timestamp = None;
-        json::for_each_member(src, v, |k, val| match k {
-            b"type" => ty = Some(val),
-            b"id" => sk.id = Key::from_value(src, val, unique),
-            b"parentId" => sk.parent = Key::from_value(src, val, unique),
-            b"targetId" => target = Some(val),
-            b"firstKeptEntryId" => first_kept = Some(val),
-            b"label" => label = Some(val),
-            b"message" => message = Some(val),
-            b"retainedTail" => sk.retained_tail = val.kind == Kind::Array,
-            b"timestamp" => timestamp = Some(val),
-            // Escaped keys (e.g. "\u0074ype") are legal but never written by pi; decode them.
-            _ if k.contains(&b'\\') => match json::decode_string(k).ok().as_deref() {
-                Some("type") => ty = Some(val),
-                Some("id") => sk.id = Key::from_value(src, val, unique),
-                Some("parentId") => sk.parent = Key::from_value(src, val, unique),
-                Some("targetId") => target = Some(val),
-                Some("firstKeptEntryId") => first_kept = Some(val),
-                Some("label") => label = Some(val),
-                Some("message") => message = Some(val),
-                Some("retainedTail") => sk.retained_tail = val.kind == Kind::Array,
-                Some("timestamp") => timestamp = Some(val),
+        for &(k, val) in members {
+            let decoded;
+            let k = if k.contains(&b'\\') {
+                decoded = json::decode_string(k).unwrap_or_default();
+                decoded.as_bytes()
+            } else {
+                k
+            };
+            match k {
+                b"type" => ty = Some(val),
+                b"id" => sk.id = Key::from_value(src, val, unique),
+                b"parentId" => sk.parent = Key::from_value(src, val, unique),
+                b"targetId" => target = Some(val),
+                b"firstKeptEntryId" => first_kept = Some(val),
+                b"label" => label = Some(val),
+                b"message" => message = Some(val),
+                b"retainedTail" => sk.retained_tail = val.kind == Kind::Array,
+                b"timestamp" => timestamp = Some(val),
                 _ => {}
-            },
-            _ => {}
-        });
+            }
+        }
         sk.ty = match ty {
             Some(t) if t.kind == Kind::String => match json::decode_string(&src[t.start + 1..t.end - 1]) {
                 Ok(name) => EntryType::from_name(&name),
@@ -270,32 +322,43 @@ impl Skeleton {
         }
         sk.label_truthy = label.is_some_and(|l| l.truthy(src));
         if sk.ty == EntryType::Message {
-            sk.role = message_role(src, message);
+            sk.role = match (message, message_role) {
+                (Some(m), Some(role)) if m.kind == Kind::Object => role_of(src, role),
+                _ => message_role_of(src, message),
+            };
         }
         sk.time = timestamp_ms(src, timestamp);
         sk
     }
 }
 
-fn message_role(src: &[u8], message: Option<Value>) -> Role {
+fn message_role_of(src: &[u8], message: Option<Value>) -> Role {
     let Some(m) = message else { return Role::NoMessage };
     match m.kind {
         Kind::Null => Role::NoMessage,
         Kind::Object => {
-            let mut role = Role::Other;
+            let mut role = None;
             json::for_each_member(src, m, |k, v| {
-                let is_role = k == b"role" || (k.contains(&b'\\') && json::decode_string(k).ok().as_deref() == Some("role"));
-                if is_role {
-                    role = if v.kind == Kind::String {
-                        json::decode_string(&src[v.start + 1..v.end - 1]).map_or(Role::Other, |r| Role::from_name(&r))
-                    } else {
-                        Role::Other
-                    };
+                if is_role_key(k) {
+                    role = Some(v);
                 }
             });
-            role
+            role_of(src, role)
         }
         // Strings, numbers, booleans and arrays have no `role`.
+        _ => Role::Other,
+    }
+}
+
+fn is_role_key(k: &[u8]) -> bool {
+    k == b"role" || (k.contains(&b'\\') && json::decode_string(k).ok().as_deref() == Some("role"))
+}
+
+fn role_of(src: &[u8], role: Option<Value>) -> Role {
+    match role {
+        Some(v) if v.kind == Kind::String => {
+            json::decode_string(&src[v.start + 1..v.end - 1]).map_or(Role::Other, |r| Role::from_name(&r))
+        }
         _ => Role::Other,
     }
 }

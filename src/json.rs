@@ -55,15 +55,32 @@ fn skip_ws(s: &[u8], mut i: usize) -> usize {
     i
 }
 
+/// Index of the first `"`, `\\` or control byte in `s`, eight bytes at a time.
+#[inline]
+fn find_string_special(s: &[u8]) -> Option<usize> {
+    const LO: u64 = 0x0101_0101_0101_0101;
+    const HI: u64 = 0x8080_8080_8080_8080;
+    let mut i = 0;
+    while i + 8 <= s.len() {
+        let w = u64::from_le_bytes([s[i], s[i + 1], s[i + 2], s[i + 3], s[i + 4], s[i + 5], s[i + 6], s[i + 7]]);
+        let q = w ^ (LO * b'"' as u64);
+        let b = w ^ (LO * b'\\' as u64);
+        // Zero-byte and less-than tests; the lowest flagged byte is always a true match.
+        let hit = ((q.wrapping_sub(LO) & !q) | (b.wrapping_sub(LO) & !b) | (w.wrapping_sub(LO * 0x20) & !w)) & HI;
+        if hit != 0 {
+            return Some(i + (hit.trailing_zeros() / 8) as usize);
+        }
+        i += 8;
+    }
+    s[i..].iter().position(|&c| c == b'"' || c == b'\\' || c < 0x20).map(|p| p + i)
+}
+
 /// Scans a string starting at the opening quote; returns the index after the closing quote.
 fn scan_string(s: &[u8], mut i: usize) -> Option<usize> {
     debug_assert_eq!(s[i], b'"');
     i += 1;
     loop {
-        // Fast skip over plain bytes.
-        let rest = &s[i..];
-        let off = rest.iter().position(|&b| b == b'"' || b == b'\\' || b < 0x20)?;
-        i += off;
+        i += find_string_special(&s[i..])?;
         match s[i] {
             b'"' => return Some(i + 1),
             b'\\' => {
@@ -219,6 +236,40 @@ fn scan_key_colon(s: &[u8], i: usize) -> Option<usize> {
         return None;
     }
     Some(i + 1)
+}
+
+/// Validates the object starting at `i` in one pass. For each member, `value(raw_key, at)`
+/// must scan the value starting at `at` (so callers can look inside chosen members
+/// without a second pass). Returns the index after the closing brace.
+pub fn scan_object_members<'a>(s: &'a [u8], i: usize, mut value: impl FnMut(&'a [u8], usize) -> Option<Value>) -> Option<usize> {
+    debug_assert_eq!(s[i], b'{');
+    let mut i = skip_ws(s, i + 1);
+    if s.get(i) == Some(&b'}') {
+        return Some(i + 1);
+    }
+    loop {
+        if s.get(i) != Some(&b'"') {
+            return None;
+        }
+        let key_end = scan_string(s, i)?;
+        let raw_key = &s[i + 1..key_end - 1];
+        i = skip_ws(s, key_end);
+        if s.get(i) != Some(&b':') {
+            return None;
+        }
+        let v = value(raw_key, skip_ws(s, i + 1))?;
+        i = skip_ws(s, v.end);
+        match s.get(i)? {
+            b',' => i = skip_ws(s, i + 1),
+            b'}' => return Some(i + 1),
+            _ => return None,
+        }
+    }
+}
+
+/// Skips JSON.parse whitespace from `i`.
+pub fn skip_whitespace(s: &[u8], i: usize) -> usize {
+    skip_ws(s, i)
 }
 
 /// Parses a whole JSON text the way `JSON.parse` does: one value with optional whitespace.
@@ -547,5 +598,36 @@ mod tests {
         assert_eq!(out, "\"aé\\ud800😀\\u0001/\"");
         assert!(decode_string(br"\ud800").is_err());
         assert_eq!(decode_string(br"x\u0041").unwrap(), "xA");
+    }
+}
+
+#[cfg(test)]
+mod swar_tests {
+    use super::*;
+
+    #[test]
+    fn find_string_special_matches_naive() {
+        let mut seed = 0x9e3779b97f4a7c15u64;
+        for len in 0..200 {
+            for _ in 0..50 {
+                let bytes: Vec<u8> = (0..len)
+                    .map(|_| {
+                        seed ^= seed << 13;
+                        seed ^= seed >> 7;
+                        seed ^= seed << 17;
+                        // Mostly plain bytes, sometimes specials and high bytes.
+                        match seed % 23 {
+                            0 => b'"',
+                            1 => b'\\',
+                            2 => (seed >> 8) as u8 % 0x20,
+                            3 => 0x80 | (seed >> 8) as u8,
+                            _ => b'a' + (seed >> 8) as u8 % 26,
+                        }
+                    })
+                    .collect();
+                let naive = bytes.iter().position(|&c| c == b'"' || c == b'\\' || c < 0x20);
+                assert_eq!(find_string_special(&bytes), naive, "{bytes:?}");
+            }
+        }
     }
 }

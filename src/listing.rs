@@ -13,7 +13,7 @@ use std::os::unix::fs::MetadataExt;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
-use crate::entry::{EntryType, parse_iso_ms};
+use crate::entry::parse_iso_ms;
 use crate::json::{self, Kind, Value};
 
 /// The result of scanning one file.

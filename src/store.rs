@@ -101,11 +101,8 @@ fn add_line(text: &mut Text, start: usize, end: usize, lines: &mut Vec<Line>, un
         }
     };
     let line = &text.buf[start..end];
-    let Some(v) = json::parse_document(line) else { return };
-    if !v.truthy(line) {
-        return; // `if (entry)`: null, false, 0 and "" are skipped
-    }
-    let sk = Skeleton::from_value(line, v, unique);
+    // `if (entry)`: malformed lines and null, false, 0 and "" are skipped.
+    let Some(sk) = Skeleton::parse_line(line, unique) else { return };
     lines.push(Line { sk, start, len: end - start });
 }
 
