@@ -95,7 +95,7 @@ export function writeReport({ results, rss, machine, D, args, self, ours, elapse
     L.push("");
     L.push("## Peak RSS");
     L.push("");
-    L.push("One fresh process per implementation and family runs the operation once; peak = `process.resourceUsage().maxRSS` (checked against `VmHWM`). Ratio = ours / reference: **<1 means ours uses less**. Baseline = peak before the operation (Node, the module, and the operation's inputs).");
+    L.push("One fresh process per implementation and family runs the operation once; peak = `VmHWM` from `/proc/self/status` (`process.resourceUsage().maxRSS` where there is no `/proc`: on Linux maxRSS survives `execve` and would include the parent benchmark process). Ratio = ours / reference: **<1 means ours uses less**. Baseline = peak before the operation (Node, the module, and the operation's inputs).");
     L.push("");
     L.push("| family | reference peak | ours peak | ratio ours/ref | target | | baseline ref / ours |");
     L.push("|---|---:|---:|---:|---:|---|---:|");

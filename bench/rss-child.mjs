@@ -5,14 +5,18 @@ import { readFileSync } from "node:fs";
 import { loadImpl } from "./impls.mjs";
 import { defineOps } from "./ops.mjs";
 
-/** Peak resident set in KiB: getrusage maxRSS, cross-checked with VmHWM where available. */
+/**
+ * Peak resident set in KiB. On Linux VmHWM, the high-water mark of this process's
+ * own address space: getrusage's maxRSS survives execve, so a child spawned from
+ * the (large) benchmark process would report the parent's RSS at fork time.
+ * Elsewhere `process.resourceUsage().maxRSS`.
+ */
 function peakKiB() {
-  let hwm = 0;
   try {
     const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync("/proc/self/status", "utf8"));
-    if (m) hwm = Number(m[1]);
+    if (m) return Number(m[1]);
   } catch {}
-  return Math.max(process.resourceUsage().maxRSS, hwm);
+  return process.resourceUsage().maxRSS;
 }
 
 const { op: key, impl: name, D } = JSON.parse(process.env.BENCH_RSS_ARGS);
