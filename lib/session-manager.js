@@ -85,7 +85,7 @@ class SessionManager {
     const missing = [];
     for (const p of positions) if (this.#objs[p] === undefined) missing.push(p);
     if (missing.length > 0) {
-      const parsed = JSON.parse(call(() => this.#native.linesJson(missing)));
+      const parsed = JSON.parse(call(() => this.#native.linesJson(Uint32Array.from(missing))));
       for (let i = 0; i < missing.length; i++) this.#objs[missing[i]] = parsed[i];
     }
     const out = new Array(positions.length);
@@ -818,7 +818,7 @@ class SessionManager {
         `${JSON.stringify(newHeader)}\n`,
         source,
         positions,
-        overridePos,
+        Uint32Array.from(overridePos),
         overrideText,
         true,
       ),

@@ -103,7 +103,7 @@ impl NativeSession {
 
     /// JSON array text of the raw lines at `positions` (`null` for items that have no line).
     #[napi]
-    pub fn lines_json(&self, positions: Vec<u32>) -> Result<String> {
+    pub fn lines_json(&self, positions: Uint32Array) -> Result<String> {
         guard(|| {
             let mut out = Vec::with_capacity(positions.len() * 64 + 2);
             out.push(b'[');
@@ -123,7 +123,7 @@ impl NativeSession {
 
     /// Like `lines_json`, as UTF-8 bytes (decoded in JS, which is faster for large text).
     #[napi]
-    pub fn lines_buffer(&self, positions: Vec<u32>) -> Result<Buffer> {
+    pub fn lines_buffer(&self, positions: Uint32Array) -> Result<Buffer> {
         guard(|| {
             let mut out = Vec::with_capacity(positions.len() * 64 + 2);
             out.push(b'[');
@@ -225,13 +225,13 @@ impl NativeSession {
     }
 
     #[napi]
-    pub fn entries(&self) -> Vec<u32> {
-        self.tree.entries()
+    pub fn entries(&self) -> Uint32Array {
+        Uint32Array::new(self.tree.entries())
     }
 
     #[napi]
-    pub fn children(&self, parent: String) -> Vec<u32> {
-        self.tree.children(&Key::decode(&parent))
+    pub fn children(&self, parent: String) -> Uint32Array {
+        Uint32Array::new(self.tree.children(&Key::decode(&parent)))
     }
 
     #[napi]
@@ -240,23 +240,23 @@ impl NativeSession {
     }
 
     #[napi]
-    pub fn labels(&self) -> Vec<u32> {
-        self.tree.labels()
+    pub fn labels(&self) -> Uint32Array {
+        Uint32Array::new(self.tree.labels())
     }
 
     #[napi]
-    pub fn branch(&self, start: String) -> Result<Vec<u32>> {
-        guard(|| self.tree.branch(&Key::decode(&start)))
+    pub fn branch(&self, start: String) -> Result<Uint32Array> {
+        guard(|| self.tree.branch(&Key::decode(&start))).map(Uint32Array::new)
     }
 
     #[napi]
-    pub fn session_path(&self, leaf: String) -> Result<Vec<u32>> {
-        guard(|| self.tree.session_path(&Key::decode(&leaf)))
+    pub fn session_path(&self, leaf: String) -> Result<Uint32Array> {
+        guard(|| self.tree.session_path(&Key::decode(&leaf))).map(Uint32Array::new)
     }
 
     /// Flat plan `[thinking, model, (pos, edit, noMessages)…]`, or null to replay in JS.
     #[napi]
-    pub fn context_plan(&self, leaf: String) -> Result<Option<Vec<i32>>> {
+    pub fn context_plan(&self, leaf: String) -> Result<Option<Int32Array>> {
         guard(|| {
             let Some(plan) = self.tree.context_plan(&Key::decode(&leaf))? else { return Ok(None) };
             let mut out = Vec::with_capacity(2 + plan.entries.len() * 3);
@@ -269,25 +269,27 @@ impl NativeSession {
             }
             Ok(Some(out))
         })
+        .map(|o| o.map(Int32Array::new))
     }
 
     /// Flat `[node, parent (-1: root)]` per non-header item, in order.
     #[napi]
-    pub fn tree_links(&self) -> Result<Vec<i32>> {
+    pub fn tree_links(&self) -> Result<Int32Array> {
         guard(|| {
             Ok(self
                 .tree
                 .tree_links()
                 .into_iter()
                 .flat_map(|(n, p)| [n as i32, pos_or_minus(p)])
-                .collect())
+                .collect::<Vec<i32>>())
         })
+        .map(Int32Array::new)
     }
 
     /// `new Date(timestamp).getTime()` per item; `Infinity` where only JS can compute it.
     #[napi]
-    pub fn times(&self) -> Vec<f64> {
-        (0..self.tree.len() as u32).map(|p| self.tree.get(p).time.unwrap_or(f64::INFINITY)).collect()
+    pub fn times(&self) -> Float64Array {
+        Float64Array::new((0..self.tree.len() as u32).map(|p| self.tree.get(p).time.unwrap_or(f64::INFINITY)).collect())
     }
 }
 
@@ -346,7 +348,7 @@ pub fn write_text_file(path: String, text: String, exclusive: bool) -> Result<()
 
 /// Whether each line is already what `JSON.stringify(JSON.parse(line))` would write.
 #[napi]
-pub fn canonical_lines(session: &NativeSession, positions: Vec<u32>) -> Vec<bool> {
+pub fn canonical_lines(session: &NativeSession, positions: Uint32Array) -> Vec<bool> {
     positions
         .iter()
         .map(|&p| match session.store.spans.get(p as usize).copied().flatten() {
@@ -435,8 +437,8 @@ pub fn write_session_file(
     path: String,
     prefix: String,
     session: &NativeSession,
-    positions: Vec<u32>,
-    override_pos: Vec<u32>,
+    positions: Uint32Array,
+    override_pos: Uint32Array,
     override_text: Vec<String>,
     exclusive: bool,
 ) -> Result<()> {
@@ -445,7 +447,7 @@ pub fn write_session_file(
             override_pos.iter().copied().zip(override_text.iter().map(String::as_str)).collect();
         let mut parts: Vec<&[u8]> = Vec::with_capacity(positions.len() * 2 + 1);
         parts.push(prefix.as_bytes());
-        for p in &positions {
+        for p in positions.iter() {
             let line: &[u8] = match overrides.get(p) {
                 Some(t) => t.as_bytes(),
                 None => match session.store.spans.get(*p as usize).copied().flatten() {

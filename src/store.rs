@@ -73,37 +73,91 @@ pub fn is_header(sk: &Skeleton) -> bool {
 }
 
 /// Splits on `\n`, decodes, parses. Returns the text, the parsed lines, and whether bytes
-/// follow the last newline (the reference then appends a newline).
+/// follow the last newline (the reference then appends a newline). Large files are parsed
+/// on two threads, split at a newline; the result is the same as one pass.
 pub fn parse_lines(buf: Vec<u8>) -> (Text, Vec<Line>, bool) {
-    let mut text = Text { buf };
-    let mut lines = Vec::new();
-    let mut unique = 0u64;
-    let len = text.buf.len();
-    let mut start = 0;
-    while start < len {
-        let end = memchr::memchr(b'\n', &text.buf[start..]).map_or(len, |i| start + i);
-        add_line(&mut text, start, end, &mut lines, &mut unique);
-        start = end + 1;
-    }
-    let pending = len > 0 && text.buf[len - 1] != b'\n';
-    (text, lines, pending)
+    parse_lines_from(buf, 4 << 20)
 }
 
-fn add_line(text: &mut Text, start: usize, end: usize, lines: &mut Vec<Line>, unique: &mut u64) {
-    let raw = &text.buf[start..end];
-    let (start, end) = match std::str::from_utf8(raw) {
-        Ok(_) => (start, end),
+fn parse_lines_from(buf: Vec<u8>, parallel_min: usize) -> (Text, Vec<Line>, bool) {
+    let len = buf.len();
+    let pending = len > 0 && buf[len - 1] != b'\n';
+    let split = if len >= parallel_min { memchr::memchr(b'\n', &buf[len / 2..]).map(|i| len / 2 + i + 1) } else { None };
+    let Some(mid) = split else {
+        let (extra, lines) = parse_range(&buf, 0, len, 0);
+        return (Text::with_extra(buf, extra), lines, pending);
+    };
+    let ((extra_a, mut lines_a), (extra_b, lines_b)) = std::thread::scope(|sc| {
+        let second = sc.spawn(|| parse_range(&buf, mid, len, 1 << 48));
+        let first = parse_range(&buf, 0, mid, 0);
+        (first, second.join().unwrap_or_else(|_| (Vec::new(), Vec::new())))
+    });
+    // Lines repaired to U+FFFD live after the file bytes: first half's, then second half's.
+    let base_a = len;
+    let base_b = len + extra_a.len();
+    for l in lines_a.iter_mut().filter(|l| l.start >= EXTRA_FLAG) {
+        l.start = l.start - EXTRA_FLAG + base_a;
+    }
+    lines_a.extend(lines_b.into_iter().map(|mut l| {
+        if l.start >= EXTRA_FLAG {
+            l.start = l.start - EXTRA_FLAG + base_b;
+        }
+        l
+    }));
+    let mut extra = extra_a;
+    extra.extend_from_slice(&extra_b);
+    (Text::with_extra(buf, extra), lines_a, pending)
+}
+
+/// Marks a line start as an offset into the repaired-lines side buffer.
+const EXTRA_FLAG: usize = 1 << 62;
+
+impl Text {
+    fn with_extra(mut buf: Vec<u8>, extra: Vec<u8>) -> Text {
+        buf.extend_from_slice(&extra);
+        Text { buf }
+    }
+}
+
+/// Parses the lines in `buf[from..to]`. Invalid UTF-8 lines are repaired into a side
+/// buffer (their `start` is `EXTRA_FLAG + offset` there, or a plain offset when the side
+/// buffer is appended at `buf.len()` by a single-range parse).
+fn parse_range(buf: &[u8], from: usize, to: usize, unique_base: u64) -> (Vec<u8>, Vec<Line>) {
+    let mut extra = Vec::new();
+    let mut lines = Vec::new();
+    let mut unique = unique_base;
+    let single = from == 0 && to == buf.len();
+    let mut start = from;
+    while start < to {
+        let end = memchr::memchr(b'\n', &buf[start..to]).map_or(to, |i| start + i);
+        add_line(buf, start, end, &mut extra, &mut lines, &mut unique, if single { buf.len() } else { EXTRA_FLAG });
+        start = end + 1;
+    }
+    (extra, lines)
+}
+
+fn add_line(
+    buf: &[u8],
+    start: usize,
+    end: usize,
+    extra: &mut Vec<u8>,
+    lines: &mut Vec<Line>,
+    unique: &mut u64,
+    extra_base: usize,
+) {
+    let raw = &buf[start..end];
+    let (line, start) = match std::str::from_utf8(raw) {
+        Ok(_) => (raw, start),
         Err(_) => {
             let fixed = String::from_utf8_lossy(raw).into_owned().into_bytes();
-            let s = text.buf.len();
-            text.buf.extend_from_slice(&fixed);
-            (s, text.buf.len())
+            let s = extra.len();
+            extra.extend_from_slice(&fixed);
+            (&extra[s..], extra_base + s)
         }
     };
-    let line = &text.buf[start..end];
     // `if (entry)`: malformed lines and null, false, 0 and "" are skipped.
     let Some(sk) = Skeleton::parse_line(line, unique) else { return };
-    lines.push(Line { sk, start, len: end - start });
+    lines.push(Line { sk, start, len: line.len() });
 }
 
 /// What the bounded header scan (`readSessionHeader`) found.
@@ -326,6 +380,28 @@ mod tests {
     fn invalid_utf8_becomes_replacement() {
         let (text, lines, _) = parse_lines(b"{\"type\":\"session\",\"id\":\"s\",\"x\":\"\xff\"}\n".to_vec());
         assert_eq!(text.line(&lines[0]), "{\"type\":\"session\",\"id\":\"s\",\"x\":\"\u{fffd}\"}".as_bytes());
+    }
+
+    #[test]
+    fn parallel_parse_equals_sequential() {
+        let mut buf = Vec::new();
+        for i in 0..200 {
+            buf.extend_from_slice(format!("{{\"type\":\"message\",\"id\":{{\"o\":{i}}},\"x\":\"").as_bytes());
+            if i % 7 == 0 {
+                buf.extend_from_slice(b"\xff\xfe");
+            }
+            buf.extend_from_slice(b"\"}\nnot json\n");
+        }
+        buf.extend_from_slice(b"{\"tail\":1}");
+        let (ta, la, pa) = parse_lines_from(buf.clone(), usize::MAX);
+        let (tb, lb, pb) = parse_lines_from(buf, 1);
+        assert_eq!(pa, pb);
+        assert_eq!(la.len(), lb.len());
+        let mut ids = std::collections::HashSet::new();
+        for (a, b) in la.iter().zip(&lb) {
+            assert_eq!(ta.line(a), tb.line(b));
+            assert!(ids.insert(b.sk.id.clone()), "object ids stay distinct across threads");
+        }
     }
 
     #[test]
