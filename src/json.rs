@@ -55,24 +55,17 @@ fn skip_ws(s: &[u8], mut i: usize) -> usize {
     i
 }
 
-/// Index of the first `"`, `\\` or control byte in `s`, eight bytes at a time.
+/// Index of the first `"`, `\\` or control byte in `s`: a SIMD search for the two
+/// delimiters, then a branch-free (vectorised) check of the bytes before it for control
+/// bytes, which are rare (they make the line invalid).
 #[inline]
 fn find_string_special(s: &[u8]) -> Option<usize> {
-    const LO: u64 = 0x0101_0101_0101_0101;
-    const HI: u64 = 0x8080_8080_8080_8080;
-    let mut i = 0;
-    while i + 8 <= s.len() {
-        let w = u64::from_le_bytes([s[i], s[i + 1], s[i + 2], s[i + 3], s[i + 4], s[i + 5], s[i + 6], s[i + 7]]);
-        let q = w ^ (LO * b'"' as u64);
-        let b = w ^ (LO * b'\\' as u64);
-        // Zero-byte and less-than tests; the lowest flagged byte is always a true match.
-        let hit = ((q.wrapping_sub(LO) & !q) | (b.wrapping_sub(LO) & !b) | (w.wrapping_sub(LO * 0x20) & !w)) & HI;
-        if hit != 0 {
-            return Some(i + (hit.trailing_zeros() / 8) as usize);
-        }
-        i += 8;
+    let end = memchr::memchr2(b'"', b'\\', s);
+    let region = &s[..end.unwrap_or(s.len())];
+    if region.iter().fold(false, |acc, &b| acc | (b < 0x20)) {
+        return region.iter().position(|&b| b < 0x20);
     }
-    s[i..].iter().position(|&c| c == b'"' || c == b'\\' || c < 0x20).map(|p| p + i)
+    end
 }
 
 /// Scans a string starting at the opening quote; returns the index after the closing quote.

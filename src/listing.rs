@@ -69,11 +69,13 @@ pub fn scan_info(path: &Path, abort: &AtomicBool) -> InfoScan {
             buf.pop();
         }
         // readline also ends lines at `\r` (and treats `\r\n` as one break).
-        for piece in buf.split(|&b| b == b'\r') {
-            match state.line(piece) {
-                Step::Continue => {}
-                Step::Stop(result) => return result,
-            }
+        let step = if memchr::memchr(b'\r', &buf).is_none() {
+            state.line(&buf)
+        } else {
+            buf.split(|&b| b == b'\r').map(|piece| state.line(piece)).find(|s| matches!(s, Step::Stop(_))).unwrap_or(Step::Continue)
+        };
+        if let Step::Stop(result) = step {
+            return result;
         }
     }
     if !state.has_header {
@@ -95,13 +97,13 @@ struct Scan {
 
 impl Scan {
     fn line(&mut self, raw: &[u8]) -> Step {
-        let text = String::from_utf8_lossy(raw);
+        // `from_utf8` is the fast check; the lossy decoder only runs on broken lines.
+        let text = match std::str::from_utf8(raw) {
+            Ok(t) => std::borrow::Cow::Borrowed(t),
+            Err(_) => String::from_utf8_lossy(raw),
+        };
         let src = text.as_bytes();
-        let Some(v) = json::parse_document(src) else { return Step::Continue };
-        if !v.truthy(src) {
-            return Step::Continue;
-        }
-        let fields = top_fields(src, v);
+        let Some(fields) = scan_line(src) else { return Step::Continue };
         if !self.has_header {
             if fields.ty.as_deref() != Some("session") {
                 return Step::Stop(InfoScan::Null);
@@ -132,30 +134,19 @@ impl Scan {
         if m.kind != Kind::Object {
             return Step::Continue; // primitives and arrays have no role
         }
-        let mut role = None;
-        let mut content = None;
-        let mut timestamp = None;
-        let mut escaped_key = false;
-        json::for_each_member(src, m, |k, val| match k {
-            b"role" => role = Some(val),
-            b"content" => content = Some(val),
-            b"timestamp" => timestamp = Some(val),
-            _ if k.contains(&b'\\') => escaped_key = true,
-            _ => {}
-        });
-        if escaped_key {
+        if fields.escaped_message_key {
             return Step::Stop(InfoScan::Fallback);
         }
         // isMessageWithContent: typeof role === "string" && "content" in message
-        let Some(role) = role.filter(|r| r.kind == Kind::String) else { return Step::Continue };
-        let Some(content) = content else { return Step::Continue };
+        let Some(role) = fields.role.filter(|r| r.kind == Kind::String) else { return Step::Continue };
+        let Some(content) = fields.content else { return Step::Continue };
         let role = &src[role.start + 1..role.end - 1];
         let is_user = role == b"user";
         if !is_user && role != b"assistant" {
             return Step::Continue;
         }
         // Activity time.
-        match timestamp {
+        match fields.msg_timestamp {
             Some(t) if t.kind == Kind::Number => {
                 let n = json::number_value(t.text(src));
                 if !n.is_finite() {
@@ -208,7 +199,7 @@ impl Scan {
         if text.is_empty() {
             return Step::Continue;
         }
-        if !self.info.all_text.is_empty() || self.first_text {
+        if self.first_text {
             self.info.all_text.push(' ');
         }
         self.first_text = true;
@@ -249,32 +240,69 @@ fn text_block<'a>(src: &'a [u8], block: Value) -> Result<Option<&'a [u8]>, ()> {
     }
 }
 
+/// What a listing needs from one line, read in a single validating pass.
+#[derive(Default)]
 struct TopFields {
     ty: Option<String>,
     name: Option<Value>,
     message: Option<Value>,
     timestamp: Option<Value>,
+    /// Members of the message object (when it is one).
+    role: Option<Value>,
+    content: Option<Value>,
+    msg_timestamp: Option<Value>,
+    escaped_message_key: bool,
 }
 
-fn top_fields(src: &[u8], v: Value) -> TopFields {
-    let mut f = TopFields { ty: None, name: None, message: None, timestamp: None };
-    if v.kind != Kind::Object {
-        return f;
+fn key_is(k: &[u8], name: &str) -> bool {
+    k == name.as_bytes() || (k.contains(&b'\\') && json::decode_string(k).ok().as_deref() == Some(name))
+}
+
+/// Validates a line (`JSON.parse` grammar) and picks the listing fields; `None` for lines
+/// the reference skips (malformed, or falsy values).
+fn scan_line(src: &[u8]) -> Option<TopFields> {
+    let start = json::skip_whitespace(src, 0);
+    let mut f = TopFields::default();
+    if src.get(start) != Some(&b'{') {
+        let v = json::parse_document(src)?;
+        return v.truthy(src).then_some(f);
     }
-    json::for_each_member(src, v, |k, val| {
-        let key = if k.contains(&b'\\') { json::decode_string(k).ok() } else { None };
-        let k = key.as_deref().map(str::as_bytes).unwrap_or(k);
-        match k {
-            b"type" => {
-                f.ty = if val.kind == Kind::String { json::decode_string(&src[val.start + 1..val.end - 1]).ok() } else { None }
-            }
-            b"name" => f.name = Some(val),
-            b"message" => f.message = Some(val),
-            b"timestamp" => f.timestamp = Some(val),
-            _ => {}
+    let end = json::scan_object_members(src, start, |k, at| {
+        if key_is(k, "message") && src.get(at) == Some(&b'{') {
+            let (mut role, mut content, mut ts, mut escaped) = (None, None, None, false);
+            let end = json::scan_object_members(src, at, |k2, at2| {
+                let v = json::scan_value(src, at2)?;
+                match k2 {
+                    b"role" => role = Some(v),
+                    b"content" => content = Some(v),
+                    b"timestamp" => ts = Some(v),
+                    _ if k2.contains(&b'\\') => escaped = true,
+                    _ => {}
+                }
+                Some(v)
+            })?;
+            let v = Value { kind: Kind::Object, start: at, end };
+            f.message = Some(v);
+            (f.role, f.content, f.msg_timestamp, f.escaped_message_key) = (role, content, ts, escaped);
+            return Some(v);
         }
-    });
-    f
+        let v = json::scan_value(src, at)?;
+        if key_is(k, "type") {
+            f.ty = if v.kind == Kind::String { json::decode_string(&src[v.start + 1..v.end - 1]).ok() } else { None };
+        } else if key_is(k, "name") {
+            f.name = Some(v);
+        } else if key_is(k, "timestamp") {
+            f.timestamp = Some(v);
+        } else if key_is(k, "message") {
+            f.message = Some(v);
+            (f.role, f.content, f.msg_timestamp, f.escaped_message_key) = (None, None, None, false);
+        }
+        Some(v)
+    })?;
+    if json::skip_whitespace(src, end) != src.len() {
+        return None;
+    }
+    Some(f)
 }
 
 /// Scans many files on a few threads, results in input order.
