@@ -171,11 +171,12 @@ class SessionManager {
     const version = header?.version ?? 1;
     if (!(version >= CURRENT_SESSION_VERSION)) {
       const entries = this.#allObjs();
-      if (migrateToCurrentVersion(entries)) {
+      const migrated = migrateToCurrentVersion(entries);
+      this.#resetTo(entries);
+      if (migrated) {
         this.#backupBeforeMigration(version);
         this.#rewriteFile();
       }
-      this.#resetTo(entries);
       return;
     }
     this.#syncLeaf();
@@ -205,7 +206,7 @@ class SessionManager {
   #rewriteFile() {
     if (!this.#persist || !this.#sessionFile) return;
     const text = stringifyLines(this.#allObjs());
-    call(() => binding.writeTextFile(this.#sessionFile, text, false));
+    call(() => this.#native.writeAll(this.#sessionFile, text, false));
   }
 
   newSession(options) {
@@ -270,11 +271,32 @@ class SessionManager {
       // Serialised before the file is created: a value JSON cannot hold throws here
       // and leaves no half-written file behind (the reference would).
       const text = stringifyLines(this.#allObjs());
-      call(() => binding.writeTextFile(this.#sessionFile, text, true));
+      call(() => this.#native.writeAll(this.#sessionFile, text, true));
       this.#flushed = true;
     } else {
       const line = `${JSON.stringify(entry)}\n`;
-      call(() => binding.appendText(this.#sessionFile, line, SYNC_APPENDS));
+      call(() => this.#native.appendLine(this.#sessionFile, line, SYNC_APPENDS));
+    }
+  }
+
+  /**
+   * Runs one append: takes the file's append lock and first reads what other processes
+   * appended (so ids stay unique and the tree matches the file), then builds and writes
+   * the entry. Our leaf stays where it was: another writer's entries form their own branch.
+   */
+  #append(build) {
+    let locked = false;
+    if (this.#persist && this.#flushed && this.#sessionFile) {
+      const added = this.#native.beginAppend(this.#sessionFile);
+      locked = true;
+      for (let i = 0; i < added; i++) this.#objs.push(undefined);
+    }
+    try {
+      const entry = build();
+      this.#appendEntry(entry);
+      return entry;
+    } finally {
+      if (locked) this.#native.endAppend();
     }
   }
 
@@ -297,44 +319,38 @@ class SessionManager {
   // Appends
 
   appendMessage(message) {
-    const entry = {
+    return this.#append(() => ({
       type: "message",
       id: this.#newId(),
       parentId: this.#leafId,
       timestamp: new Date().toISOString(),
       message,
-    };
-    this.#appendEntry(entry);
-    return entry.id;
+    })).id;
   }
 
   appendThinkingLevelChange(thinkingLevel) {
-    const entry = {
+    return this.#append(() => ({
       type: "thinking_level_change",
       id: this.#newId(),
       parentId: this.#leafId,
       timestamp: new Date().toISOString(),
       thinkingLevel,
-    };
-    this.#appendEntry(entry);
-    return entry.id;
+    })).id;
   }
 
   appendModelChange(provider, modelId) {
-    const entry = {
+    return this.#append(() => ({
       type: "model_change",
       id: this.#newId(),
       parentId: this.#leafId,
       timestamp: new Date().toISOString(),
       provider,
       modelId,
-    };
-    this.#appendEntry(entry);
-    return entry.id;
+    })).id;
   }
 
   appendUsage(kind, provider, model, usage, note) {
-    const entry = {
+    return this.#append(() => ({
       type: "usage",
       id: this.#newId(),
       parentId: this.#leafId,
@@ -344,9 +360,7 @@ class SessionManager {
       model,
       usage,
       ...(note ? { note } : {}),
-    };
-    this.#appendEntry(entry);
-    return entry;
+    }));
   }
 
   /**
@@ -354,10 +368,11 @@ class SessionManager {
    * stores the kept messages in the entry, making it a self-contained checkpoint.
    */
   appendCompaction(summary, firstKeptEntryId, tokensBefore, details, fromHook, usage, retainedTail) {
+    return this.#append(() => {
     const timestamp = new Date().toISOString();
     const systemMessage = getCurrentSystemMessage(this.buildSessionProjection().messages);
     const id = this.#newId();
-    const entry = {
+    return {
       type: "compaction",
       id,
       parentId: this.#leafId,
@@ -371,34 +386,29 @@ class SessionManager {
       fromHook,
       ...(systemMessage ? { systemMessage: { ...systemMessage, timestamp: new Date(timestamp).getTime() } } : {}),
     };
-    this.#appendEntry(entry);
-    return entry.id;
+    }).id;
   }
 
   appendCustomEntry(customType, data) {
-    const entry = {
+    return this.#append(() => ({
       type: "custom",
       customType,
       data,
       id: this.#newId(),
       parentId: this.#leafId,
       timestamp: new Date().toISOString(),
-    };
-    this.#appendEntry(entry);
-    return entry.id;
+    })).id;
   }
 
   appendSessionInfo(name) {
     const sanitizedName = name.replace(/[\r\n]+/g, " ").trim();
-    const entry = {
+    return this.#append(() => ({
       type: "session_info",
       id: this.#newId(),
       parentId: this.#leafId,
       timestamp: new Date().toISOString(),
       name: sanitizedName,
-    };
-    this.#appendEntry(entry);
-    return entry.id;
+    })).id;
   }
 
   getSessionName() {
@@ -408,7 +418,7 @@ class SessionManager {
   }
 
   appendCustomMessageEntry(customType, content, display, details) {
-    const entry = {
+    return this.#append(() => ({
       type: "custom_message",
       customType,
       content,
@@ -417,9 +427,7 @@ class SessionManager {
       id: this.#newId(),
       parentId: this.#leafId,
       timestamp: new Date().toISOString(),
-    };
-    this.#appendEntry(entry);
-    return entry.id;
+    })).id;
   }
 
   appendContextEdit(targetId, replacement) {
@@ -431,6 +439,7 @@ class SessionManager {
     ) {
       throw new Error("Context edit replacement must be null or contain string/array content");
     }
+    return this.#append(() => {
     const target = this.getEntry(targetId);
     if (!target) throw new Error(`Entry ${targetId} not found`);
     if (!this.getBranch().some((entry) => entry.id === targetId)) {
@@ -450,7 +459,7 @@ class SessionManager {
       typeof replacement.content === "string"
         ? { content: [{ type: "text", text: replacement.content }] }
         : replacement;
-    const entry = {
+    return {
       type: "context_edit",
       id: this.#newId(),
       parentId: this.#leafId,
@@ -458,8 +467,7 @@ class SessionManager {
       targetId,
       replacement: normalizedReplacement,
     };
-    this.#appendEntry(entry);
-    return entry.id;
+    }).id;
   }
 
   // ---------------------------------------------------------------------------
@@ -488,19 +496,19 @@ class SessionManager {
   }
 
   appendLabelChange(targetId, label) {
-    if (!this.#has(targetId)) throw new Error(`Entry ${targetId} not found`);
-    const entry = {
-      type: "label",
-      id: this.#newId(),
-      parentId: this.#leafId,
-      timestamp: new Date().toISOString(),
-      targetId,
-      label,
-    };
     // The core applies the label to its map as the entry is indexed, and undoes it if the
     // write fails, which is where the reference sets labelsById.
-    this.#appendEntry(entry);
-    return entry.id;
+    return this.#append(() => {
+      if (!this.#has(targetId)) throw new Error(`Entry ${targetId} not found`);
+      return {
+        type: "label",
+        id: this.#newId(),
+        parentId: this.#leafId,
+        timestamp: new Date().toISOString(),
+        targetId,
+        label,
+      };
+    }).id;
   }
 
   getBranch(fromId) {
@@ -624,22 +632,22 @@ class SessionManager {
   }
 
   branchWithSummary(branchFromId, summary, details, fromHook, usage) {
-    if (branchFromId !== null && !this.#has(branchFromId)) throw new Error(`Entry ${branchFromId} not found`);
-    const fromId = this.#leafId ?? "root";
-    this.#leafId = branchFromId;
-    const entry = {
-      type: "branch_summary",
-      id: this.#newId(),
-      parentId: branchFromId,
-      timestamp: new Date().toISOString(),
-      fromId,
-      summary,
-      details,
-      usage,
-      fromHook,
-    };
-    this.#appendEntry(entry);
-    return entry.id;
+    return this.#append(() => {
+      if (branchFromId !== null && !this.#has(branchFromId)) throw new Error(`Entry ${branchFromId} not found`);
+      const fromId = this.#leafId ?? "root";
+      this.#leafId = branchFromId;
+      return {
+        type: "branch_summary",
+        id: this.#newId(),
+        parentId: branchFromId,
+        timestamp: new Date().toISOString(),
+        fromId,
+        summary,
+        details,
+        usage,
+        fromHook,
+      };
+    }).id;
   }
 
   createBranchedSession(leafId) {

@@ -59,6 +59,12 @@ pub struct NativeSession {
     tree: Tree,
     store: Store,
     status: u32,
+    /// Length of the session file as far as this session has read or written it.
+    known_len: u64,
+    /// Held between `begin_append` and the write (or `end_append`).
+    locked: Option<store::LockedFile>,
+    /// Batches of lines read from other writers (numbers their object-id keys).
+    ingests: u64,
 }
 
 #[napi]
@@ -66,7 +72,14 @@ impl NativeSession {
     /// An empty session (entries are pushed by the facade).
     #[napi(constructor)]
     pub fn new() -> Self {
-        NativeSession { tree: Tree::new(), store: Store { text: Text::default(), spans: Vec::new() }, status: 2 }
+        NativeSession {
+            tree: Tree::new(),
+            store: Store { text: Text::default(), spans: Vec::new() },
+            status: 2,
+            known_len: 0,
+            locked: None,
+            ingests: 0,
+        }
     }
 
     /// Loads a file like `loadEntriesFromFile`. `status`: 0 missing, 1 not a session, 2 loaded.
@@ -77,7 +90,8 @@ impl NativeSession {
             match store::load(Path::new(&path))? {
                 Loaded::Missing => s.status = 0,
                 Loaded::NotSession => s.status = 1,
-                Loaded::Session { text, lines } => {
+                Loaded::Session { text, lines, len } => {
+                    s.known_len = len;
                     s.store.spans.reserve(lines.len());
                     for l in lines {
                         s.store.spans.push(Some((l.start, l.len)));
@@ -174,6 +188,64 @@ impl NativeSession {
         };
         self.store.spans.push(None);
         self.tree.push(sk)
+    }
+
+    /// Takes the append lock on `path` and reads entries other writers appended since this
+    /// session last read or wrote the file; returns how many were added. I/O problems are
+    /// not reported here (the write that follows reports them as the reference would).
+    #[napi]
+    pub fn begin_append(&mut self, path: String) -> Result<u32> {
+        guard(|| {
+            self.locked = None;
+            let Ok(lf) = store::LockedFile::open(Path::new(&path)) else { return Ok(0) };
+            let mut added = 0;
+            if lf.len > self.known_len {
+                let Ok(bytes) = lf.read_new(self.known_len) else { return Ok(0) };
+                self.known_len += bytes.len() as u64;
+                self.ingests += 1;
+                let (text, lines) = store::parse_more_lines(bytes, (self.ingests + 1) << 48);
+                let base = self.store.text.buf.len();
+                self.store.text.buf.extend_from_slice(&text.buf);
+                for l in lines {
+                    self.store.spans.push(Some((base + l.start, l.len)));
+                    self.tree.push(l.sk);
+                    added += 1;
+                }
+            }
+            self.locked = Some(lf);
+            Ok(added)
+        })
+    }
+
+    /// Appends `line` to `path` (through the held lock if any), then releases the lock.
+    #[napi]
+    pub fn append_line(&mut self, path: String, line: String, sync: bool) -> Result<()> {
+        guard(|| {
+            let locked = self.locked.take();
+            let len = match &locked {
+                Some(lf) => lf.append(line.as_bytes(), sync)?,
+                None => store::append_bytes(Path::new(&path), line.as_bytes(), sync)?,
+            };
+            self.known_len = len;
+            Ok(())
+        })
+    }
+
+    /// Releases the append lock without writing.
+    #[napi]
+    pub fn end_append(&mut self) {
+        self.locked = None;
+    }
+
+    /// Writes the whole file atomically (`exclusive`: like `openSync(path, "wx")`).
+    #[napi]
+    pub fn write_all(&mut self, path: String, text: String, exclusive: bool) -> Result<()> {
+        guard(|| {
+            let mode = if exclusive { WriteMode::Exclusive } else { WriteMode::Replace };
+            store::write_file(Path::new(&path), &[text.as_bytes()], mode)?;
+            self.known_len = text.len() as u64;
+            Ok(())
+        })
     }
 
     /// Removes the last item (rollback of a failed append).
@@ -303,7 +375,7 @@ impl Default for NativeSession {
 #[napi]
 pub fn load_entries_json(path: String) -> Result<String> {
     guard(|| match store::load(Path::new(&path))? {
-        Loaded::Session { text, lines } => {
+        Loaded::Session { text, lines, .. } => {
             let mut out = Vec::with_capacity(text.buf.len() + 2);
             out.push(b'[');
             for (i, l) in lines.iter().enumerate() {
@@ -334,7 +406,7 @@ pub fn read_header(path: String) -> Result<String> {
 /// Appends one or more complete lines with a single write; truncates back on failure.
 #[napi]
 pub fn append_text(path: String, text: String, sync: bool) -> Result<()> {
-    guard(|| store::append_bytes(Path::new(&path), text.as_bytes(), sync))
+    guard(|| store::append_bytes(Path::new(&path), text.as_bytes(), sync).map(|_| ()))
 }
 
 /// Writes a whole file atomically. `exclusive`: fail with EEXIST like `openSync(path, "wx")`.

@@ -43,7 +43,8 @@ pub enum Loaded {
     Missing,
     /// Exists, but holds no parsed entry or its first entry is not a session header.
     NotSession,
-    Session { text: Text, lines: Vec<Line> },
+    /// `len`: the file's length after the newline repair.
+    Session { text: Text, lines: Vec<Line>, len: u64 },
 }
 
 /// Reads and indexes a session file. Repairs a missing final newline of a valid session.
@@ -55,6 +56,7 @@ pub fn load(path: &Path) -> Result<Loaded> {
     let mut buf = Vec::new();
     file.read_to_end(&mut buf).map_err(|e| Error::io(e, "read", None))?;
     drop(file);
+    let mut len = buf.len() as u64;
     let (text, lines, pending) = parse_lines(buf);
     match lines.first() {
         None => return Ok(Loaded::NotSession),
@@ -62,9 +64,9 @@ pub fn load(path: &Path) -> Result<Loaded> {
         _ => {}
     }
     if pending {
-        append_bytes(path, b"\n", false)?;
+        len = append_bytes(path, b"\n", false)?;
     }
-    Ok(Loaded::Session { text, lines })
+    Ok(Loaded::Session { text, lines, len })
 }
 
 /// `header.type === "session" && typeof header.id === "string"`.
@@ -76,20 +78,27 @@ pub fn is_header(sk: &Skeleton) -> bool {
 /// follow the last newline (the reference then appends a newline). Large files are parsed
 /// on two threads, split at a newline; the result is the same as one pass.
 pub fn parse_lines(buf: Vec<u8>) -> (Text, Vec<Line>, bool) {
-    parse_lines_from(buf, 4 << 20)
+    parse_lines_from(buf, 4 << 20, 0)
 }
 
-fn parse_lines_from(buf: Vec<u8>, parallel_min: usize) -> (Text, Vec<Line>, bool) {
+/// `parse_lines` with object-id keys numbered from `unique_base`, so lines parsed later
+/// (appends by other processes) never share a key with earlier ones.
+pub fn parse_more_lines(buf: Vec<u8>, unique_base: u64) -> (Text, Vec<Line>) {
+    let (text, lines, _) = parse_lines_from(buf, usize::MAX, unique_base);
+    (text, lines)
+}
+
+fn parse_lines_from(buf: Vec<u8>, parallel_min: usize, unique_base: u64) -> (Text, Vec<Line>, bool) {
     let len = buf.len();
     let pending = len > 0 && buf[len - 1] != b'\n';
     let split = if len >= parallel_min { memchr::memchr(b'\n', &buf[len / 2..]).map(|i| len / 2 + i + 1) } else { None };
     let Some(mid) = split else {
-        let (extra, lines) = parse_range(&buf, 0, len, 0);
+        let (extra, lines) = parse_range(&buf, 0, len, unique_base);
         return (Text::with_extra(buf, extra), lines, pending);
     };
     let ((extra_a, mut lines_a), (extra_b, lines_b)) = std::thread::scope(|sc| {
-        let second = sc.spawn(|| parse_range(&buf, mid, len, 1 << 48));
-        let first = parse_range(&buf, 0, mid, 0);
+        let second = sc.spawn(|| parse_range(&buf, mid, len, unique_base + (1 << 47)));
+        let first = parse_range(&buf, 0, mid, unique_base);
         (first, second.join().unwrap_or_else(|_| (Vec::new(), Vec::new())))
     });
     // Lines repaired to U+FFFD live after the file bytes: first half's, then second half's.
@@ -238,14 +247,18 @@ pub fn header_field_raw(line: &str, field: &str) -> Option<(Kind, String)> {
 
 /// Appends bytes with one `write` on an `O_APPEND` descriptor. If the write fails part-way
 /// (ENOSPC, EFBIG, EIO), the file is truncated back to its previous length, so the next
-/// append never continues a torn line.
-pub fn append_bytes(path: &Path, bytes: &[u8], sync: bool) -> Result<()> {
-    let mut file = OpenOptions::new()
+/// append never continues a torn line. Returns the file's length afterwards.
+pub fn append_bytes(path: &Path, bytes: &[u8], sync: bool) -> Result<u64> {
+    let file = OpenOptions::new()
         .append(true)
         .create(true)
         .mode(0o666)
         .open(path)
         .map_err(|e| Error::io(e, "open", Some(path)))?;
+    write_appending(&file, bytes, sync)
+}
+
+fn write_appending(mut file: &File, bytes: &[u8], sync: bool) -> Result<u64> {
     let before = file.metadata().map(|m| m.len()).ok();
     let result = file.write_all(bytes).and_then(|_| if sync { file.sync_data() } else { Ok(()) });
     if let Err(e) = result {
@@ -254,7 +267,44 @@ pub fn append_bytes(path: &Path, bytes: &[u8], sync: bool) -> Result<()> {
         }
         return Err(Error::io(e, "write", None));
     }
-    Ok(())
+    Ok(file.metadata().map(|m| m.len()).unwrap_or(0))
+}
+
+/// A session file opened for one append under an exclusive advisory lock (`flock`), so
+/// that cooperating writers (two pi processes on one session) never interleave and each
+/// can first read what the other appended. Dropping it releases the lock.
+pub struct LockedFile {
+    file: File,
+    /// Length when the lock was taken.
+    pub len: u64,
+}
+
+impl LockedFile {
+    pub fn open(path: &Path) -> std::io::Result<LockedFile> {
+        let file = OpenOptions::new().read(true).append(true).create(true).mode(0o666).open(path)?;
+        file.lock()?;
+        let len = file.metadata()?.len();
+        Ok(LockedFile { file, len })
+    }
+
+    /// The complete lines between `from` and the current end (a trailing partial line of a
+    /// writer that does not lock is left for later).
+    pub fn read_new(&self, from: u64) -> std::io::Result<Vec<u8>> {
+        use std::os::unix::fs::FileExt;
+        if self.len <= from {
+            return Ok(Vec::new());
+        }
+        let mut buf = vec![0u8; (self.len - from) as usize];
+        self.file.read_exact_at(&mut buf, from)?;
+        let keep = memchr::memrchr(b'\n', &buf).map_or(0, |i| i + 1);
+        buf.truncate(keep);
+        Ok(buf)
+    }
+
+    /// Appends like `append_bytes`, through the locked descriptor.
+    pub fn append(&self, bytes: &[u8], sync: bool) -> Result<u64> {
+        write_appending(&self.file, bytes, sync)
+    }
 }
 
 /// How a whole-file write treats an existing file.
@@ -393,8 +443,8 @@ mod tests {
             buf.extend_from_slice(b"\"}\nnot json\n");
         }
         buf.extend_from_slice(b"{\"tail\":1}");
-        let (ta, la, pa) = parse_lines_from(buf.clone(), usize::MAX);
-        let (tb, lb, pb) = parse_lines_from(buf, 1);
+        let (ta, la, pa) = parse_lines_from(buf.clone(), usize::MAX, 0);
+        let (tb, lb, pb) = parse_lines_from(buf, 1, 0);
         assert_eq!(pa, pb);
         assert_eq!(la.len(), lb.len());
         let mut ids = std::collections::HashSet::new();
@@ -414,6 +464,22 @@ mod tests {
         let big = d.join("d.jsonl");
         fs::write(&big, vec![b'x'; MAX_HEADER_SCAN_BYTES + 1]).unwrap();
         assert!(matches!(read_header(&big).unwrap(), HeaderScan::LimitExceeded));
+    }
+
+    #[test]
+    fn locked_append_sees_other_writers() {
+        let d = tmpdir();
+        let p = d.join("f.jsonl");
+        fs::write(&p, b"{\"a\":1}\n").unwrap();
+        let known = 8;
+        append_bytes(&p, b"{\"b\":2}\n{\"par", false).unwrap();
+        let lf = LockedFile::open(&p).unwrap();
+        assert_eq!(lf.read_new(known).unwrap(), b"{\"b\":2}\n");
+        // A second locker waits: try_lock on another descriptor fails while held.
+        let other = OpenOptions::new().read(true).open(&p).unwrap();
+        assert!(other.try_lock().is_err());
+        drop(lf);
+        assert!(other.try_lock().is_ok());
     }
 
     #[test]

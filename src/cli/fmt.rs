@@ -1,0 +1,295 @@
+//! Human output helpers: dates, sizes, numbers, truncation and colour.
+
+use pi_session_native::entry::parse_iso_ms;
+
+use super::jv::J;
+use pi_session_native::json::Kind;
+
+/// Days since 1970-01-01 → (year, month, day) (Howard Hinnant's algorithm).
+fn civil_from_days(z: i64) -> (i64, i64, i64) {
+    let z = z + 719_468;
+    let era = if z >= 0 { z } else { z - 146_096 } / 146_097;
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let y = yoe + era * 400;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    (if m <= 2 { y + 1 } else { y }, m, d)
+}
+
+fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = if y >= 0 { y } else { y - 399 } / 400;
+    let yoe = y - era * 400;
+    let mp = (m + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+/// `Date.prototype.toISOString()`; `None` for NaN or out-of-range times.
+pub fn iso(ms: f64) -> Option<String> {
+    if !ms.is_finite() || ms.abs() > 8.64e15 {
+        return None;
+    }
+    let ms = ms as i64;
+    let days = ms.div_euclid(86_400_000);
+    let rem = ms.rem_euclid(86_400_000);
+    let (y, mo, d) = civil_from_days(days);
+    let (h, mi, s, milli) = (rem / 3_600_000, rem / 60_000 % 60, rem / 1000 % 60, rem % 1000);
+    let year = if (0..=9999).contains(&y) { format!("{y:04}") } else if y < 0 { format!("-{:06}", -y) } else { format!("+{y:06}") };
+    Some(format!("{year}-{mo:02}-{d:02}T{h:02}:{mi:02}:{s:02}.{milli:03}Z"))
+}
+
+/// `YYYY-MM-DD HH:MM` in UTC, or `-`.
+pub fn short_time(ms: f64) -> String {
+    match iso(ms) {
+        Some(s) if s.len() == 24 => format!("{} {}", &s[..10], &s[11..16]),
+        Some(s) => s,
+        None => "-".into(),
+    }
+}
+
+/// `YYYY-MM-DD` in UTC.
+pub fn day(ms: f64) -> Option<String> {
+    iso(ms).map(|s| s[..s.len() - 14].to_string())
+}
+
+/// `new Date(string).getTime()` for the ISO-like forms pi and people write: the exact
+/// `toISOString()` shape, plus optional fraction/seconds, `Z` or `±HH:MM`, and date-only.
+/// Date-times without a zone are read as UTC (V8 would use local time). NaN otherwise.
+pub fn parse_date(s: &str) -> f64 {
+    if let Some(ms) = parse_iso_ms(s.as_bytes()) {
+        return ms;
+    }
+    parse_loose(s.trim()).unwrap_or(f64::NAN)
+}
+
+fn parse_loose(s: &str) -> Option<f64> {
+    let b = s.as_bytes();
+    let digits = |from: usize, n: usize| -> Option<i64> {
+        let part = b.get(from..from + n)?;
+        part.iter().all(u8::is_ascii_digit).then(|| part.iter().fold(0i64, |a, &c| a * 10 + (c - b'0') as i64))
+    };
+    let y = digits(0, 4)?;
+    if b.get(4) != Some(&b'-') || b.get(7) != Some(&b'-') {
+        return None;
+    }
+    let (mo, d) = (digits(5, 2)?, digits(8, 2)?);
+    if !(1..=12).contains(&mo) || !(1..=31).contains(&d) {
+        return None;
+    }
+    let mut ms = days_from_civil(y, mo, d) * 86_400_000;
+    if b.len() == 10 {
+        return Some(ms as f64);
+    }
+    if !matches!(b.get(10), Some(b'T' | b't' | b' ')) {
+        return None;
+    }
+    let (h, mi) = (digits(11, 2)?, digits(14, 2)?);
+    if b.get(13) != Some(&b':') || h > 24 || mi > 59 {
+        return None;
+    }
+    ms += (h * 60 + mi) * 60_000;
+    let mut i = 16;
+    if b.get(i) == Some(&b':') {
+        let sec = digits(i + 1, 2)?;
+        if sec > 59 {
+            return None;
+        }
+        ms += sec * 1000;
+        i += 3;
+        if b.get(i) == Some(&b'.') {
+            i += 1;
+            let start = i;
+            while b.get(i).is_some_and(u8::is_ascii_digit) {
+                i += 1;
+            }
+            if i == start {
+                return None;
+            }
+            let frac = &s[start..i.min(start + 3)];
+            let mut v: i64 = frac.parse().ok()?;
+            for _ in frac.len()..3 {
+                v *= 10;
+            }
+            ms += v;
+        }
+    }
+    match &s[i..] {
+        "" | "Z" | "z" => Some(ms as f64),
+        zone => {
+            let zb = zone.as_bytes();
+            let sign = match zb.first()? {
+                b'+' => 1,
+                b'-' => -1,
+                _ => return None,
+            };
+            let zh: i64 = zone.get(1..3)?.parse().ok()?;
+            let zm: i64 = match zone.len() {
+                3 => 0,
+                5 => zone.get(3..5)?.parse().ok()?,
+                6 if zb[3] == b':' => zone.get(4..6)?.parse().ok()?,
+                _ => return None,
+            };
+            Some((ms - sign * (zh * 60 + zm) * 60_000) as f64)
+        }
+    }
+}
+
+/// `new Date(value).getTime()` for a JSON value (missing → NaN).
+pub fn date_value(v: Option<J>) -> f64 {
+    let Some(v) = v else { return f64::NAN };
+    match v.kind() {
+        Kind::String => parse_date(&v.str().unwrap_or_default()),
+        Kind::Number => {
+            let n = v.num().unwrap_or(f64::NAN);
+            if n.abs() <= 8.64e15 { n.trunc() } else { f64::NAN }
+        }
+        Kind::Null | Kind::False => 0.0,
+        Kind::True => 1.0,
+        _ => f64::NAN,
+    }
+}
+
+/// `1.2 MB`, `340 KB`, `512 B`.
+pub fn size(bytes: u64) -> String {
+    const UNITS: [&str; 5] = ["B", "KB", "MB", "GB", "TB"];
+    let mut v = bytes as f64;
+    let mut u = 0;
+    while v >= 1024.0 && u < UNITS.len() - 1 {
+        v /= 1024.0;
+        u += 1;
+    }
+    if u == 0 { format!("{bytes} B") } else if v < 10.0 { format!("{v:.1} {}", UNITS[u]) } else { format!("{v:.0} {}", UNITS[u]) }
+}
+
+/// `1234567` → `1,234,567`.
+pub fn group(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::with_capacity(s.len() + s.len() / 3);
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+pub fn money(v: f64) -> String {
+    if v >= 100.0 { format!("${v:.2}") } else { format!("${v:.4}") }
+}
+
+/// Collapses whitespace runs (including newlines) to single spaces and trims.
+pub fn one_line(s: &str) -> String {
+    let mut out = String::with_capacity(s.len().min(4096));
+    let mut space = false;
+    for c in s.chars() {
+        if c.is_whitespace() {
+            space = !out.is_empty();
+            continue;
+        }
+        if space {
+            out.push(' ');
+            space = false;
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// Cuts `s` to at most `max` characters, ending with `…` when cut.
+pub fn trunc(s: &str, max: usize) -> String {
+    if max == 0 {
+        return String::new();
+    }
+    match s.char_indices().nth(max) {
+        None => s.to_string(),
+        Some(_) => {
+            let cut = s.char_indices().nth(max - 1).map_or(s.len(), |(i, _)| i);
+            format!("{}…", &s[..cut])
+        }
+    }
+}
+
+/// Display width in characters (no East Asian width handling).
+pub fn width(s: &str) -> usize {
+    s.chars().count()
+}
+
+pub fn pad_left(s: &str, w: usize) -> String {
+    format!("{}{s}", " ".repeat(w.saturating_sub(width(s))))
+}
+
+pub fn pad_right(s: &str, w: usize) -> String {
+    format!("{s}{}", " ".repeat(w.saturating_sub(width(s))))
+}
+
+/// ANSI colour, on or off.
+#[derive(Clone, Copy)]
+pub struct Paint {
+    pub on: bool,
+}
+
+impl Paint {
+    fn wrap(&self, code: &str, s: &str) -> String {
+        if self.on { format!("\x1b[{code}m{s}\x1b[0m") } else { s.to_string() }
+    }
+    pub fn bold(&self, s: &str) -> String {
+        self.wrap("1", s)
+    }
+    pub fn dim(&self, s: &str) -> String {
+        self.wrap("2", s)
+    }
+    pub fn red(&self, s: &str) -> String {
+        self.wrap("31", s)
+    }
+    pub fn green(&self, s: &str) -> String {
+        self.wrap("32", s)
+    }
+    pub fn yellow(&self, s: &str) -> String {
+        self.wrap("33", s)
+    }
+    pub fn blue(&self, s: &str) -> String {
+        self.wrap("34", s)
+    }
+    pub fn magenta(&self, s: &str) -> String {
+        self.wrap("35", s)
+    }
+    pub fn cyan(&self, s: &str) -> String {
+        self.wrap("36", s)
+    }
+    pub fn hit(&self, s: &str) -> String {
+        self.wrap("1;31", s)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dates() {
+        assert_eq!(iso(0.0).unwrap(), "1970-01-01T00:00:00.000Z");
+        assert_eq!(iso(1733234401000.0).unwrap(), "2024-12-03T14:00:01.000Z");
+        assert_eq!(iso(-1.0).unwrap(), "1969-12-31T23:59:59.999Z");
+        assert_eq!(parse_date("2024-12-03T14:00:01.000Z"), 1733234401000.0);
+        assert_eq!(parse_date("2024-12-03T14:00:01Z"), 1733234401000.0);
+        assert_eq!(parse_date("2024-12-03T16:00:01.5+02:00"), 1733234401500.0);
+        assert_eq!(parse_date("2024-12-03"), 1733184000000.0);
+        assert!(parse_date("yesterday").is_nan());
+        assert_eq!(day(1733234401000.0).unwrap(), "2024-12-03");
+    }
+
+    #[test]
+    fn text() {
+        assert_eq!(trunc("héllo", 3), "hé…");
+        assert_eq!(trunc("abc", 3), "abc");
+        assert_eq!(one_line("  a\n\n b\tc "), "a b c");
+        assert_eq!(group(1234567), "1,234,567");
+        assert_eq!(size(1536), "1.5 KB");
+    }
+}

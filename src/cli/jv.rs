@@ -1,0 +1,278 @@
+//! A lazy view over JSON text scanned by the core (`json::parse_document`), and a small
+//! writer for `--json` output. No value tree is built: members are found by scanning.
+
+use std::borrow::Cow;
+
+use pi_session_native::json::{self, Kind, Value};
+
+/// A validated JSON value inside `src`.
+#[derive(Clone, Copy, Debug)]
+pub struct J<'a> {
+    pub src: &'a [u8],
+    pub v: Value,
+}
+
+fn key_eq(raw: &[u8], key: &str) -> bool {
+    if raw.contains(&b'\\') { json::decode_string(raw).ok().as_deref() == Some(key) } else { raw == key.as_bytes() }
+}
+
+impl<'a> J<'a> {
+    /// Parses a whole JSON text (`JSON.parse` grammar).
+    pub fn parse(src: &'a [u8]) -> Option<J<'a>> {
+        json::parse_document(src).map(|v| J { src, v })
+    }
+
+    pub fn kind(&self) -> Kind {
+        self.v.kind
+    }
+
+    pub fn is_obj(&self) -> bool {
+        self.v.kind == Kind::Object
+    }
+
+    pub fn is_null(&self) -> bool {
+        self.v.kind == Kind::Null
+    }
+
+    /// The value's JSON text.
+    pub fn raw(&self) -> &'a [u8] {
+        self.v.text(self.src)
+    }
+
+    pub fn raw_str(&self) -> Cow<'a, str> {
+        String::from_utf8_lossy(self.raw())
+    }
+
+    pub fn truthy(&self) -> bool {
+        self.v.truthy(self.src)
+    }
+
+    /// Member of an object (`obj[key]`; the last duplicate wins, as in `JSON.parse`).
+    pub fn get(&self, key: &str) -> Option<J<'a>> {
+        if self.v.kind != Kind::Object {
+            return None;
+        }
+        let mut out = None;
+        json::for_each_member(self.src, self.v, |k, v| {
+            if key_eq(k, key) {
+                out = Some(v);
+            }
+        });
+        out.map(|v| J { src: self.src, v })
+    }
+
+    /// Several members in one pass.
+    pub fn pick<const N: usize>(&self, keys: [&str; N]) -> [Option<J<'a>>; N] {
+        let mut out = [None; N];
+        if self.v.kind != Kind::Object {
+            return out;
+        }
+        json::for_each_member(self.src, self.v, |k, v| {
+            if let Some(i) = keys.iter().position(|key| key_eq(k, key)) {
+                out[i] = Some(J { src: self.src, v });
+            }
+        });
+        out
+    }
+
+    /// Members in order, keys decoded (duplicates kept).
+    pub fn members(&self) -> Vec<(Cow<'a, str>, J<'a>)> {
+        let mut out = Vec::new();
+        if self.v.kind == Kind::Object {
+            json::for_each_member(self.src, self.v, |k, v| out.push((decode(k), J { src: self.src, v })));
+        }
+        out
+    }
+
+    /// Elements of an array (empty for other kinds).
+    pub fn items(&self) -> Vec<J<'a>> {
+        let mut out = Vec::new();
+        if self.v.kind == Kind::Array {
+            json::for_each_element(self.src, self.v, |v| out.push(J { src: self.src, v }));
+        }
+        out
+    }
+
+    /// The decoded string, when this is a string (lone surrogates become U+FFFD).
+    pub fn str(&self) -> Option<Cow<'a, str>> {
+        (self.v.kind == Kind::String).then(|| decode(&self.src[self.v.start + 1..self.v.end - 1]))
+    }
+
+    pub fn num(&self) -> Option<f64> {
+        (self.v.kind == Kind::Number).then(|| json::number_value(self.raw()))
+    }
+
+    /// `obj[a][b]...`
+    pub fn at(&self, path: &[&str]) -> Option<J<'a>> {
+        let mut cur = *self;
+        for k in path {
+            cur = cur.get(k)?;
+        }
+        Some(cur)
+    }
+}
+
+/// Decodes the escaped contents of a JSON string.
+pub fn decode(raw: &[u8]) -> Cow<'_, str> {
+    if !raw.contains(&b'\\') {
+        return String::from_utf8_lossy(raw);
+    }
+    match json::decode_string(raw) {
+        Ok(s) => Cow::Owned(s),
+        Err(units) => Cow::Owned(String::from_utf16_lossy(&units)),
+    }
+}
+
+/// Member value as a string (decoded), if it is one.
+pub fn get_str<'a>(j: Option<J<'a>>) -> Option<Cow<'a, str>> {
+    j.and_then(|j| j.str())
+}
+
+// ---------------------------------------------------------------------------
+// Writing
+// ---------------------------------------------------------------------------
+
+/// Appends `s` as a JSON string, escaped the way `JSON.stringify` does.
+pub fn esc(out: &mut String, s: &str) {
+    out.push('"');
+    let bytes = s.as_bytes();
+    let mut from = 0;
+    for (i, &b) in bytes.iter().enumerate() {
+        let rep: Option<&str> = match b {
+            b'"' => Some("\\\""),
+            b'\\' => Some("\\\\"),
+            b'\n' => Some("\\n"),
+            b'\r' => Some("\\r"),
+            b'\t' => Some("\\t"),
+            0x08 => Some("\\b"),
+            0x0c => Some("\\f"),
+            0..=0x1f => None,
+            _ => continue,
+        };
+        out.push_str(&s[from..i]);
+        match rep {
+            Some(r) => out.push_str(r),
+            None => out.push_str(&format!("\\u{b:04x}")),
+        }
+        from = i + 1;
+    }
+    out.push_str(&s[from..]);
+    out.push('"');
+}
+
+/// A number the way `JSON.stringify` writes it (`null` for NaN and infinities).
+pub fn num_text(v: f64) -> String {
+    if !v.is_finite() {
+        return "null".into();
+    }
+    let mut b = ryu_js::Buffer::new();
+    b.format(v).to_owned()
+}
+
+/// A streaming JSON writer with automatic commas.
+#[derive(Default)]
+pub struct W {
+    pub s: String,
+    /// One entry per open container: (is array, no element written yet).
+    open: Vec<(bool, bool)>,
+    after_key: bool,
+}
+
+impl W {
+    pub fn new() -> W {
+        W::default()
+    }
+
+    fn sep(&mut self) {
+        if self.after_key {
+            self.after_key = false;
+            return;
+        }
+        if let Some((_, first)) = self.open.last_mut() {
+            if !*first {
+                self.s.push(',');
+            }
+            *first = false;
+        }
+    }
+
+    pub fn obj(&mut self) -> &mut W {
+        self.sep();
+        self.s.push('{');
+        self.open.push((false, true));
+        self
+    }
+
+    pub fn arr(&mut self) -> &mut W {
+        self.sep();
+        self.s.push('[');
+        self.open.push((true, true));
+        self
+    }
+
+    /// Closes the innermost object or array.
+    pub fn end(&mut self) -> &mut W {
+        if let Some((is_arr, _)) = self.open.pop() {
+            self.s.push(if is_arr { ']' } else { '}' });
+        }
+        self
+    }
+
+    pub fn key(&mut self, k: &str) -> &mut W {
+        self.sep();
+        esc(&mut self.s, k);
+        self.s.push(':');
+        self.after_key = true;
+        self
+    }
+
+    pub fn str(&mut self, v: &str) -> &mut W {
+        self.sep();
+        esc(&mut self.s, v);
+        self
+    }
+
+    pub fn num(&mut self, v: f64) -> &mut W {
+        self.sep();
+        self.s.push_str(&num_text(v));
+        self
+    }
+
+    pub fn int(&mut self, v: u64) -> &mut W {
+        self.sep();
+        self.s.push_str(&v.to_string());
+        self
+    }
+
+    pub fn bool(&mut self, v: bool) -> &mut W {
+        self.sep();
+        self.s.push_str(if v { "true" } else { "false" });
+        self
+    }
+
+    pub fn null(&mut self) -> &mut W {
+        self.sep();
+        self.s.push_str("null");
+        self
+    }
+
+    /// Raw JSON text (must be valid).
+    pub fn raw(&mut self, json: &str) -> &mut W {
+        self.sep();
+        self.s.push_str(json);
+        self
+    }
+
+    pub fn opt_str(&mut self, v: Option<&str>) -> &mut W {
+        match v {
+            Some(v) => self.str(v),
+            None => self.null(),
+        }
+    }
+
+    /// A line break between top-level array elements (keeps output valid and greppable).
+    pub fn nl(&mut self) -> &mut W {
+        self.s.push('\n');
+        self
+    }
+}
