@@ -11,7 +11,7 @@
 // both sides (see refHazards), and a separate, clearly marked ours-only test checks that ours throws instead.
 import { cpSync, mkdirSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { canonicalTies, firstRecordDiff } from "../helpers/compare.mjs";
 import { corpus, CWD, cycleFile, SID } from "../helpers/corpus.mjs";
 import { IMPLS, ours, SELF } from "../helpers/impls.mjs";
@@ -37,6 +37,27 @@ function snap(norm, sm) {
   return { state: norm.value(s.values), identity: s.ident, hazards: s.hazards };
 }
 
+/**
+ * DESIGN §5: ours keeps a backup `<file>.v<version>.bak` when it migrates a file; the reference keeps none.
+ * Backups are taken out of directory snapshots; their bytes must equal the original file's, and they may only
+ * appear where the file was actually migrated (checked by comparing `backupCheck` between the two sides:
+ * "migrated" on the reference means its file bytes changed on open).
+ */
+function stripBackups(files, norm, file, rec, key) {
+  const original = file.bytes;
+  const originalText = norm.text(original.toString("latin1"));
+  // did this check leave the corpus file itself with other bytes than it started with?
+  const own = norm.str(file.name);
+  (rec.rewritten ??= {})[key] = own in files ? files[own] !== originalText : "n/a";
+  for (const name of Object.keys(files)) {
+    if (!/\.v[^/]*\.bak$/.test(name)) continue;
+    const ok = files[name] === originalText;
+    (rec.backups ??= []).push(`${key}:${name}:${ok ? "equals original" : "DIFFERS FROM ORIGINAL"}`);
+    delete files[name];
+  }
+  return files;
+}
+
 /** Run every per-file check on one implementation; returns a flat record of normalised results. */
 function fileChecks(impl, file) {
   const { mod } = impl;
@@ -52,12 +73,13 @@ function fileChecks(impl, file) {
     return { dir, path };
   };
   const rec = {};
+  const dirSnap = (dir, key) => stripBackups(snapshotDir(dir, norm), norm, file, rec, key);
 
   // loadEntriesFromFile (may append a missing final newline)
   {
     const { dir, path } = place("load");
     rec.load = normCapture(norm, capture(() => mod.loadEntriesFromFile(path)));
-    rec.loadFiles = snapshotDir(dir, norm);
+    rec.loadFiles = dirSnap(dir, "loadFiles");
   }
   // parseSessionEntries on the file's text
   rec.parse = normCapture(norm, capture(() => mod.parseSessionEntries(file.bytes.toString("utf8"))));
@@ -67,14 +89,14 @@ function fileChecks(impl, file) {
     const { dir, path } = place("open");
     const c = capture(() => SM.open(path));
     rec.open = "error" in c ? normCapture(norm, c) : snap(norm, c.value).state;
-    rec.openFiles = snapshotDir(dir, norm);
+    rec.openFiles = dirSnap(dir, "openFiles");
     if (!("error" in c)) {
       const sm = c.value;
       const s0 = snapshotManager(sm, { perId: 0 });
       rec.openIdentity = s0.ident;
       rec.append = normCapture(norm, capture(() => sm.appendMessage({ role: "user", content: "appended after open", timestamp: 1_700_000_000_000 })));
       rec.afterAppend = snap(norm, sm).state;
-      rec.afterAppendFiles = snapshotDir(dir, norm);
+      rec.afterAppendFiles = dirSnap(dir, "afterAppendFiles");
       const leaf = (() => {
         try {
           return sm.getLeafId();
@@ -85,7 +107,7 @@ function fileChecks(impl, file) {
       if (refHazards(sm.getEntries(), leaf).branchOk(leaf)) {
         rec.branched = normCapture(norm, capture(() => sm.createBranchedSession(leaf)));
         rec.branchedState = snap(norm, sm).state;
-        rec.branchedFiles = snapshotDir(dir, norm);
+        rec.branchedFiles = dirSnap(dir, "branchedFiles");
       }
       const r = capture(() => SM.open(path));
       rec.reopen = "error" in r ? normCapture(norm, r) : snap(norm, r.value).state;
@@ -96,7 +118,7 @@ function fileChecks(impl, file) {
     const { dir, path } = place("override");
     const c = capture(() => SM.open(path, join(base, "override-sessions"), "/tmp/pi-diff-cwd/override"));
     rec.openOverride = "error" in c ? normCapture(norm, c) : snap(norm, c.value).state;
-    rec.openOverrideFiles = snapshotDir(dir, norm);
+    rec.openOverrideFiles = dirSnap(dir, "openOverrideFiles");
   }
   // setSessionFile on a fresh persisted manager
   {
@@ -105,7 +127,7 @@ function fileChecks(impl, file) {
     const c = capture(() => sm.setSessionFile(path));
     rec.setSessionFile = normCapture(norm, c);
     rec.setSessionFileState = snap(norm, sm).state;
-    rec.setSessionFileFiles = snapshotDir(dir, norm);
+    rec.setSessionFileFiles = dirSnap(dir, "setSessionFileFiles");
   }
   // forkFrom into another dir
   {
@@ -113,7 +135,7 @@ function fileChecks(impl, file) {
     const out = join(base, "fork-out");
     const c = capture(() => SM.forkFrom(path, "/tmp/pi-diff-cwd/fork-target", out));
     rec.fork = "error" in c ? normCapture(norm, c) : snap(norm, c.value).state;
-    rec.forkFiles = { src: snapshotDir(dir, norm), out: snapshotDir(out, norm) };
+    rec.forkFiles = { src: dirSnap(dir, "forkSrc"), out: dirSnap(out, "forkOut") };
   }
   // inMemory from the loaded entries
   {
@@ -126,10 +148,46 @@ function fileChecks(impl, file) {
   return rec;
 }
 
+// Keys that belong to one check: when the reference throws a stack overflow (RangeError from JSON.stringify on
+// 100k-deep values) it does not "accept" the input, so that check is not compared (ours may succeed).
+const GROUPS = {
+  load: ["load", "loadFiles"],
+  open: ["open", "openFiles", "openIdentity", "append", "afterAppend", "afterAppendFiles", "branched", "branchedState", "branchedFiles", "reopen"],
+  branched: ["branched", "branchedState", "branchedFiles"],
+  openOverride: ["openOverride", "openOverrideFiles"],
+  setSessionFile: ["setSessionFile", "setSessionFileState", "setSessionFileFiles"],
+  fork: ["fork", "forkFiles"],
+  inMemory: ["inMemory"],
+};
+const notes = [];
+
+function refStackOverflow(v) {
+  const e = v?.threw;
+  return e?.name === "RangeError" && /call stack/i.test(e?.message ?? "");
+}
+
 function compareAll(recs, what) {
   const [a, b] = recs;
   const problems = [];
+  const skip = new Set();
+  for (const [key, group] of Object.entries(GROUPS)) {
+    if (refStackOverflow(a[key])) {
+      for (const k of group) skip.add(k);
+      notes.push(`${what}: reference overflowed its stack in ${key}(); ours ${b[key]?.threw ? `threw ${b[key].threw.name}: ${b[key].threw.message}` : "succeeded"} (not compared)`);
+    }
+  }
+  // migration backups (ours only, by design): must hold the original bytes, and only where the reference rewrote
+  skip.add("backups");
+  for (const side of [a, b]) {
+    for (const bk of side.backups ?? []) {
+      const [key, name, status] = bk.split(":");
+      if (status !== "equals original" || a.rewritten?.[key] !== true) {
+        problems.push(`  [backups] ${side === a ? LABELS[0] : LABELS[1]} left ${name} in ${key} (${status}; reference rewrote the file: ${a.rewritten?.[key]})`);
+      } else notes.push(`${what}: ${side === a ? LABELS[0] : LABELS[1]} kept migration backup ${name} (${status})`);
+    }
+  }
   for (const key of new Set([...Object.keys(a), ...Object.keys(b)])) {
+    if (skip.has(key)) continue;
     const d = firstRecordDiff({ [key]: a[key] }, { [key]: b[key] });
     if (d) problems.push(`  [${key}] ${formatDiff(d.diff, LABELS)}`);
   }
@@ -137,6 +195,9 @@ function compareAll(recs, what) {
 }
 
 describe(`corpus files (${LABELS.join(" vs ")})`, () => {
+  afterAll(() => {
+    if (notes.length) console.log(`[files] notes (tolerated, not failures):\n  ${[...new Set(notes)].join("\n  ")}`);
+  });
   for (const file of FILES) {
     it(`${file.name}${file.note ? ` (${file.note})` : ""}`, () => {
       const recs = IMPLS.map((impl) => fileChecks(impl, file));
