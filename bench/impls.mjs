@@ -4,8 +4,10 @@
 //              instance of the reference, so the suite can be developed and
 //              sanity-checked (every ratio should be ~1×) before ours exists.
 
-import { existsSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 export const REFERENCE_URL = new URL("../node_modules/@earendil-works/pi-coding-agent/dist/core/session-manager.js", import.meta.url).href;
@@ -27,4 +29,26 @@ export async function loadImpl(name) {
 
 export function describeOurs() {
   return SELF ? "reference (BENCH_SELF=1: reference vs reference)" : "pi-session-native (../index.js)";
+}
+
+/**
+ * Which native build is under test: the addon files next to index.js with a short
+ * hash and mtime. Compared at the end of a run, because a rebuild during the run
+ * would mix two builds (the RSS children load the binary afresh).
+ */
+export function oursBuildId() {
+  if (SELF) return "reference";
+  const root = dirname(OURS_PATH);
+  try {
+    return readdirSync(root)
+      .filter((f) => f.endsWith(".node"))
+      .map((f) => {
+        const p = join(root, f);
+        const sha = createHash("sha1").update(readFileSync(p)).digest("hex").slice(0, 10);
+        return `${f} ${sha} (${statSync(p).mtime.toISOString()})`;
+      })
+      .join(", ") || "no .node file";
+  } catch {
+    return "unknown";
+  }
 }

@@ -25,7 +25,7 @@ import v8 from "node:v8";
 import vm from "node:vm";
 import { compareSigs } from "./agree.mjs";
 import { ensureBenchData } from "./gen.mjs";
-import { describeOurs, IMPL_NAMES, loadImpl, SELF } from "./impls.mjs";
+import { describeOurs, IMPL_NAMES, loadImpl, oursBuildId, SELF } from "./impls.mjs";
 import { dataContext, defineOps } from "./ops.mjs";
 import { machineInfo, writeReport } from "./report.mjs";
 
@@ -204,6 +204,8 @@ async function main() {
       `agent dir ${D.agent.projects} projects/${D.agent.count} sessions/${(D.agent.bytes / 2 ** 20).toFixed(0)} MB`,
   );
   const machine = machineInfo();
+  machine.build = oursBuildId();
+  console.log(`  ours: ${machine.build}`);
 
   const impls = [];
   for (const name of IMPL_NAMES) {
@@ -255,6 +257,11 @@ async function main() {
     }
   }
 
+  const buildAtEnd = oursBuildId();
+  if (buildAtEnd !== machine.build) {
+    machine.buildChanged = buildAtEnd;
+    loud(["the native build changed during the run: timings and RSS may come from different builds", `  start: ${machine.build}`, `  end:   ${buildAtEnd}`]);
+  }
   const elapsed = (Date.now() - t0) / 1000;
   writeReport({ results, rss, machine, D, args, self: SELF, ours: describeOurs(), elapsed, mdPath: args.out, svgPath: args.chart });
   console.log(`  wrote ${args.out} and ${args.chart} (${elapsed.toFixed(0)} s)`);
