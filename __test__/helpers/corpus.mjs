@@ -355,6 +355,52 @@ export function corpus() {
   add("65-entries-content-odd", lines(H, J(user(1, null, null)), J({ ...asst(2, "", ID(1)), message: { role: "assistant", content: null, provider: "p", model: "m", timestamp: MS(2) } }), J(sys(3, ID(2), null)), J({ ...tool(4, ID(3)), message: { role: "toolResult", content: null, timestamp: MS(4) } }), J(entry("custom_message", 5, ID(4), { customType: "c", display: true })), J(entry("branch_summary", 6, ID(5), { fromId: "root", summary: "" }))));
   add("66-u2028-raw", lines(H, b[0], `{"type":"custom","customType":"u","data":"raw\u2028sep\u2029","id":"${ID(30)}","parentId":"${ID(1)}","timestamp":"${TS(30)}"}`));
   add(`2024-01-02T03-04-05-678Z_${SID(67)}.jsonl`, lines(J(header(67)), b[0], b[1]), "a real-looking session file name");
+  {
+    // insignificant whitespace inside JSON lines (v3: kept raw on open; re-serialised by fork/branch)
+    const spaced = (o) => JSON.stringify(o, null, 1).replace(/\n\s*/g, " ");
+    add("68-json-whitespace", Buffer.from(`${spaced(header(68))}\n\t${spaced(user(1, "spaced", null))}  \n ${spaced(asst(2, "also spaced", ID(1)))}\t\n`, "utf8"));
+  }
+  add(
+    "69-escaped-keys-and-ids",
+    lines(
+      `{"ty\u0070e":"session","version":3,"i\u0064":"${SID(69)}","timestamp":"${TS(0)}","cwd":"${CWD}"}`,
+      `{"type":"mess\u0061ge","id":"a\u0030000001","parent\u0049d":null,"timestamp":"${TS(1)}","message":{"role":"user","content":"escaped keys","timestamp":${MS(1)}}}`,
+      `{"type":"message","id":"${ID(2)}","parentId":"\u00610000001","timestamp":"${TS(2)}","message":{"role":"\u0061ssistant","content":[],"provider":"p","model":"m","timestamp":${MS(2)}}}`,
+      `{"type":"label","id":"${ID(3)}","parentId":"${ID(2)}","timestamp":"${TS(3)}","target\u0049d":"${ID(1)}","label":"esc"}`,
+      `{"type":"Message","id":"${ID(4)}","parentId":"${ID(3)}","timestamp":"${TS(4)}","message":{"role":"user","content":"wrong-case type"}}`,
+    ),
+    "escapes in keys and ids: JSON.parse decodes them",
+  );
+  add(
+    "70-numeric-ids",
+    lines(
+      H,
+      `{"type":"message","id":1,"parentId":null,"timestamp":"${TS(1)}","message":{"role":"user","content":"id 1","timestamp":${MS(1)}}}`,
+      `{"type":"message","id":"${ID(2)}","parentId":1.0,"timestamp":"${TS(2)}","message":{"role":"user","content":"parent 1.0","timestamp":${MS(2)}}}`,
+      `{"type":"message","id":"${ID(3)}","parentId":1e0,"timestamp":"${TS(3)}","message":{"role":"user","content":"parent 1e0","timestamp":${MS(3)}}}`,
+      `{"type":"message","id":-0,"parentId":"${ID(3)}","timestamp":"${TS(4)}","message":{"role":"user","content":"id -0","timestamp":${MS(4)}}}`,
+      `{"type":"message","id":"${ID(5)}","parentId":0,"timestamp":"${TS(5)}","message":{"role":"user","content":"parent 0 (falsy)","timestamp":${MS(5)}}}`,
+      `{"type":"label","id":"${ID(6)}","parentId":"${ID(3)}","timestamp":"${TS(6)}","targetId":1,"label":"numeric target"}`,
+    ),
+    "numeric ids compare as numbers (1 == 1.0 == 1e0)",
+  );
+  for (const [i, v] of ["3.0", '"3"', "true", "2.9999999999999999", "1e0", "3e0", '"1"'].entries()) {
+    add(`71-version-raw-${i}`, lines(`{"type":"session","version":${v},"id":"${SID(71 + i)}","timestamp":"${TS(0)}","cwd":"${CWD}"}`, J((({ id, parentId, ...e }) => e)(user(1, "v", null))), J(user(2, "with id", ID(1)))), `version ${v}`);
+  }
+  add(
+    "72-compaction-kept-label",
+    lines(
+      H,
+      b[0],
+      b[1],
+      J(entry("label", 3, ID(2), { targetId: ID(2), label: "L1" })),
+      J(asst(4, "after label", ID(3))),
+      J(entry("compaction", 5, ID(4), { summary: "kept from a label", firstKeptEntryId: ID(3), tokensBefore: 7 })),
+      J(entry("label", 6, ID(5), { targetId: ID(5), label: "on compaction" })),
+      J(user(7, "end", ID(6))),
+    ),
+    "createBranchedSession re-chains past labels and remaps firstKeptEntryId",
+  );
   return out;
 }
 
