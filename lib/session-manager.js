@@ -365,9 +365,11 @@ class SessionManager {
 
   /**
    * Append a compaction summary. The optional 7th argument `retainedTail` (seed format)
-   * stores the kept messages in the entry, making it a self-contained checkpoint.
+   * stores the kept messages in the entry, making it a self-contained checkpoint. It is read
+   * from `arguments` so that `appendCompaction.length` stays 6, as in pi 1.6.0.
    */
-  appendCompaction(summary, firstKeptEntryId, tokensBefore, details, fromHook, usage, retainedTail) {
+  appendCompaction(summary, firstKeptEntryId, tokensBefore, details, fromHook, usage) {
+    const retainedTail = arguments[6];
     return this.#append(() => {
     const timestamp = new Date().toISOString();
     const systemMessage = getCurrentSystemMessage(this.buildSessionProjection().messages);

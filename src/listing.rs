@@ -370,17 +370,19 @@ fn js_number(v: f64) -> String {
     b.format(v).to_owned()
 }
 
-/// `.jsonl` files of a directory, in directory order (as `readdir` returns them).
+/// `.jsonl` files of a directory in `readdir` order: libuv's scandir sorts names with
+/// `strcmp`, i.e. by bytes.
 pub fn jsonl_files(dir: &Path) -> std::io::Result<Vec<String>> {
-    let mut out = Vec::new();
+    use std::os::unix::ffi::OsStrExt;
+    let mut names = Vec::new();
     for e in fs::read_dir(dir)? {
-        let e = e?;
-        let name = e.file_name().to_string_lossy().into_owned();
-        if name.ends_with(".jsonl") {
-            out.push(name);
+        let name = e?.file_name();
+        if name.as_bytes().ends_with(b".jsonl") {
+            names.push(name);
         }
     }
-    Ok(out)
+    names.sort_by(|a, b| a.as_bytes().cmp(b.as_bytes()));
+    Ok(names.into_iter().map(|n| n.to_string_lossy().into_owned()).collect())
 }
 
 #[cfg(test)]
