@@ -42,6 +42,8 @@ function makeCtx(impl, seed) {
     files: [],
     fileCache: new Map(),
     prevEntries: undefined,
+    sparse: false,
+    knownIds: [],
   };
   mkdirSync(ctx.agentDir, { recursive: true });
   return ctx;
@@ -97,7 +99,13 @@ async function step(ctx, op, spec, { full, perId }) {
     if (value instanceof ctx.SM) {
       ctx.sm = value;
       ctx.prevEntries = undefined;
+      ctx.knownIds = [];
       value = "<SessionManager>";
+    } else if (/^append|^branchWithSummary/.test(op.name)) {
+      const id = typeof value === "string" ? value : value?.id;
+      if (typeof id === "string") ctx.knownIds.push(id);
+    } else if (/^newSession|^setSessionFile/.test(op.name)) {
+      ctx.knownIds = [];
     }
     trackFiles(ctx, value);
     if (value && typeof value === "object" && value.listing) {
@@ -141,6 +149,7 @@ async function runSeed(seed) {
   step.first = ctxs[0];
   const log = [];
   const sparse = seed % 4 === 3; // some seeds only look at the state now and then (lazy paths in ours)
+  for (const ctx of ctxs) ctx.sparse = sparse;
   const fail = (i, opName, spec, d) => {
     const where = i < 0 ? "initial" : `op #${i} ${opName}`;
     failures.push({ seed, op: opName, key: d.key.replace(/\[\d+\]/g, "[]") });

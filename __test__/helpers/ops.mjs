@@ -31,7 +31,8 @@ function idSpec(rng, { unknown = 0.15, leaf = 0.1 } = {}) {
 export function resolveId(ctx, spec) {
   if (spec.kind === "unknown") return spec.value;
   if (spec.kind === "leaf") return ctx.sm.getLeafId();
-  const ids = ctx.sm.getEntries().map((e) => e.id);
+  // "sparse" seeds pick among ids the appends returned, so they never materialise every entry (lazy paths)
+  const ids = ctx.sparse && ctx.knownIds.length ? ctx.knownIds : ctx.sm.getEntries().map((e) => e.id);
   return ids.length ? ids[Math.floor(spec.frac * ids.length)] : "no-entries";
 }
 

@@ -1,0 +1,140 @@
+// Shared state the reference exposes and callers can observe:
+//   - the caller's objects are stored as-is, so mutating them after an append changes what is written at the
+//     first flush and what context building returns;
+//   - returned entries are the stored objects, so mutating them changes later results;
+//   - two SessionManagers on one file each keep their own in-memory tree (the reference never re-reads).
+// Every scenario is run on both implementations and compared (state snapshots and file bytes).
+import { join } from "node:path";
+import { describe, it } from "vitest";
+import { firstRecordDiff } from "../helpers/compare.mjs";
+import { IMPLS } from "../helpers/impls.mjs";
+import { formatDiff, Normalizer } from "../helpers/normalize.mjs";
+import { snapshotDir, snapshotManager } from "../helpers/snapshot.mjs";
+import { makeTempRoot } from "../helpers/tmp.mjs";
+
+const LABELS = IMPLS.map((i) => i.name);
+const root = makeTempRoot("alias");
+const CWD = "/tmp/pi-diff-cwd/project-a";
+
+function scenario(name, fn) {
+  it(name, () => {
+    const recs = IMPLS.map((impl) => {
+      const dir = join(root, impl.name, name.replace(/\W+/g, "_"));
+      const norm = new Normalizer().addRoot(dir);
+      const out = {};
+      const snap = (label, sm) => {
+        const s = snapshotManager(sm, { perId: "all" });
+        out[`${label}.state`] = norm.value(s.values);
+        out[`${label}.identity`] = s.ident;
+      };
+      const files = (label) => {
+        out[`${label}.files`] = snapshotDir(dir, norm);
+      };
+      const value = (label, v) => {
+        out[label] = norm.value(v);
+      };
+      fn({ SM: impl.mod.SessionManager, dir, snap, files, value });
+      return out;
+    });
+    const problems = [];
+    for (const key of Object.keys(recs[0])) {
+      const d = firstRecordDiff({ [key]: recs[0][key] }, { [key]: recs[1][key] });
+      if (d) problems.push(`  [${key}] ${formatDiff(d.diff, LABELS)}`);
+    }
+    if (problems.length) throw new Error(`${name}: ${problems.length} difference(s)\n${problems.join("\n")}`);
+  });
+}
+
+describe(`caller mutations after append (${LABELS.join(" vs ")})`, () => {
+  scenario("a message mutated before the first flush is written mutated", ({ SM, dir, snap, files }) => {
+    const sm = SM.create(CWD, dir);
+    const sys = { role: "system", content: "original system", timestamp: 1 };
+    const data = { v: "original data" };
+    sm.appendMessage(sys);
+    sm.appendCustomEntry("ext", data);
+    sys.content = "MUTATED system";
+    data.v = "MUTATED data";
+    data.added = [1, 2];
+    sm.appendMessage({ role: "user", content: "first user message: flushes the file", timestamp: 2 });
+    files("afterFlush");
+    snap("sm", sm);
+  });
+
+  scenario("a message mutated after it was written: memory shows the mutation, the file does not", ({ SM, dir, snap, files }) => {
+    const sm = SM.create(CWD, dir);
+    const user = { role: "user", content: "original", timestamp: 1 };
+    sm.appendMessage(user);
+    user.content = "MUTATED";
+    user.extra = { added: true };
+    snap("live", sm);
+    files("file");
+    snap("reopened", SM.open(sm.getSessionFile()));
+  });
+
+  scenario("mutating a returned entry's message changes later context", ({ SM, dir, snap }) => {
+    const sm = SM.create(CWD, dir);
+    const id = sm.appendMessage({ role: "user", content: "hello", timestamp: 1 });
+    sm.appendMessage({ role: "assistant", content: [{ type: "text", text: "hi" }], provider: "p", model: "m", timestamp: 2 });
+    sm.getEntry(id).message.content = "MUTATED via getEntry";
+    snap("sm", sm);
+  });
+
+  scenario("mutating the array from getEntries() does not affect the session", ({ SM, dir, snap }) => {
+    const sm = SM.create(CWD, dir);
+    sm.appendMessage({ role: "user", content: "a", timestamp: 1 });
+    sm.appendMessage({ role: "user", content: "b", timestamp: 2 });
+    const es = sm.getEntries();
+    es.pop();
+    es.push({ type: "message", id: "ffffffff", parentId: null, timestamp: "2023-01-01T00:00:00.000Z", message: { role: "user", content: "injected" } });
+    snap("sm", sm);
+  });
+
+  scenario("mutating a returned entry's parentId (tree structure)", ({ SM, dir, snap }) => {
+    const sm = SM.create(CWD, dir);
+    const a = sm.appendMessage({ role: "user", content: "a", timestamp: 1 });
+    const b = sm.appendMessage({ role: "assistant", content: [], provider: "p", model: "m", timestamp: 2 });
+    sm.appendMessage({ role: "user", content: "c", timestamp: 3 });
+    sm.getEntry(b).parentId = null; // detach b (and c) from a
+    snap("sm", sm);
+    void a;
+  });
+
+  scenario("mutating a loaded entry after reopen", ({ SM, dir, snap, files }) => {
+    const first = SM.create(CWD, dir);
+    first.appendMessage({ role: "user", content: "a", timestamp: 1 });
+    const id = first.appendMessage({ role: "assistant", content: [{ type: "text", text: "b" }], provider: "p", model: "m", timestamp: 2 });
+    const sm = SM.open(first.getSessionFile());
+    sm.getEntry(id).message.content[0].text = "MUTATED loaded";
+    sm.appendMessage({ role: "user", content: "c", timestamp: 3 });
+    snap("sm", sm);
+    files("file");
+  });
+});
+
+describe(`two managers on one file (${LABELS.join(" vs ")})`, () => {
+  scenario("interleaved appends from two managers", ({ SM, dir, snap, files, value }) => {
+    const sm1 = SM.create(CWD, dir);
+    sm1.appendMessage({ role: "user", content: "one", timestamp: 1 });
+    sm1.appendMessage({ role: "assistant", content: [], provider: "p", model: "m", timestamp: 2 });
+    const sm2 = SM.open(sm1.getSessionFile());
+    value("sm2.append1", sm2.appendMessage({ role: "user", content: "from sm2", timestamp: 3 }));
+    value("sm1.append", sm1.appendMessage({ role: "user", content: "from sm1", timestamp: 4 }));
+    value("sm2.append2", sm2.appendMessage({ role: "user", content: "from sm2 again", timestamp: 5 }));
+    files("file");
+    snap("sm1", sm1);
+    snap("sm2", sm2);
+    snap("reopened", SM.open(sm1.getSessionFile()));
+  });
+
+  scenario("a second manager appends labels and compactions", ({ SM, dir, snap, files }) => {
+    const sm1 = SM.create(CWD, dir);
+    const u = sm1.appendMessage({ role: "user", content: "one", timestamp: 1 });
+    const sm2 = SM.open(sm1.getSessionFile());
+    sm2.appendLabelChange(u, "from sm2");
+    sm2.appendSessionInfo("named by sm2");
+    sm1.appendCompaction("sum", u, 5);
+    files("file");
+    snap("sm1", sm1);
+    snap("sm2", sm2);
+  });
+});
