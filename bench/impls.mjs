@@ -5,13 +5,15 @@
 //              sanity-checked (every ratio should be ~1×) before ours exists.
 
 import { createHash } from "node:crypto";
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { cpSync, existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 export const REFERENCE_URL = new URL("../node_modules/@earendil-works/pi-coding-agent/dist/core/session-manager.js", import.meta.url).href;
-export const OURS_PATH = fileURLToPath(new URL("../index.js", import.meta.url));
+const PACKAGE_DIR = fileURLToPath(new URL("..", import.meta.url));
+/** index.js of ours: the package, or the snapshot made by `snapshotOurs` (BENCH_OURS_DIR). */
+export const oursPath = () => join(process.env.BENCH_OURS_DIR || PACKAGE_DIR, "index.js");
 export const SELF = process.env.BENCH_SELF === "1";
 
 export const IMPL_NAMES = ["reference", "ours"];
@@ -21,24 +23,20 @@ export async function loadImpl(name) {
   if (name === "reference") return { name, mod: await import(REFERENCE_URL) };
   if (name !== "ours") throw new Error(`unknown implementation ${name}`);
   if (SELF) return { name, mod: await import(`${REFERENCE_URL}?bench-self`) };
-  if (!existsSync(OURS_PATH)) {
-    throw new Error(`${OURS_PATH} does not exist yet. Build the package first, or run with BENCH_SELF=1 to bench the reference against itself.`);
+  const path = oursPath();
+  if (!existsSync(path)) {
+    throw new Error(`${path} does not exist yet. Build the package first, or run with BENCH_SELF=1 to bench the reference against itself.`);
   }
-  return { name, mod: createRequire(import.meta.url)(OURS_PATH) };
+  return { name, mod: createRequire(import.meta.url)(path) };
 }
 
 export function describeOurs() {
-  return SELF ? "reference (BENCH_SELF=1: reference vs reference)" : "pi-session-native (../index.js)";
+  return SELF ? "reference (BENCH_SELF=1: reference vs reference)" : `pi-session-native (index.js${process.env.BENCH_OURS_DIR ? ", snapshot of the package taken at start" : ""})`;
 }
 
-/**
- * Which native build is under test: the addon files next to index.js with a short
- * hash and mtime. Compared at the end of a run, because a rebuild during the run
- * would mix two builds (the RSS children load the binary afresh).
- */
-export function oursBuildId() {
+/** Which native build is under test: the addon files next to index.js, with a short hash and mtime. */
+export function oursBuildId(root = dirname(oursPath())) {
   if (SELF) return "reference";
-  const root = dirname(OURS_PATH);
   try {
     return readdirSync(root)
       .filter((f) => f.endsWith(".node"))
@@ -51,4 +49,21 @@ export function oursBuildId() {
   } catch {
     return "unknown";
   }
+}
+
+/**
+ * Copy the runtime files of ours (index.js, lib/, binding.js, *.node, package.json)
+ * to `dir` and point BENCH_OURS_DIR there, so that a rebuild while the benchmark
+ * runs cannot mix two builds (RSS children load the addon afresh). Returns false
+ * when there is nothing to snapshot (BENCH_SELF, or ours not built).
+ */
+export function snapshotOurs(dir) {
+  if (SELF || process.env.BENCH_OURS_DIR || !existsSync(join(PACKAGE_DIR, "index.js"))) return false;
+  for (const f of readdirSync(PACKAGE_DIR)) {
+    if (f === "index.js" || f === "index.mjs" || f === "binding.js" || f === "package.json" || f === "lib" || f.endsWith(".node")) {
+      cpSync(join(PACKAGE_DIR, f), join(dir, f), { recursive: true, preserveTimestamps: true });
+    }
+  }
+  process.env.BENCH_OURS_DIR = dir;
+  return true;
 }

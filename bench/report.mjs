@@ -53,7 +53,7 @@ export function writeReport({ results, rss, machine, D, args, self, ours, elapse
   L.push(`| date | ${machine.date} |`);
   L.push(`| load average (1/5/15 min) | ${machine.loadavg} at start, ${os.loadavg().map((x) => x.toFixed(2)).join(" ")} at end (a shared machine: compare ratios, not times) |`);
   if (machine.commit) L.push(`| commit | ${machine.commit} |`);
-  if (machine.build) L.push(`| native build | ${machine.build}${machine.buildChanged ? ` — **changed during the run** to ${machine.buildChanged}` : ""} |`);
+  if (machine.build) L.push(`| native build | ${machine.build} |`);
   L.push(`| run | ${args.quick ? "quick" : "full"}, seed ${args.seed}, ${elapsed.toFixed(0)} s |`);
   L.push("");
   L.push("## Time");

@@ -17,7 +17,7 @@
 // .bench-data/ (gitignored) and PI_CODING_AGENT_DIR points at the generated agent dir.
 
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -25,7 +25,7 @@ import v8 from "node:v8";
 import vm from "node:vm";
 import { compareSigs } from "./agree.mjs";
 import { ensureBenchData } from "./gen.mjs";
-import { describeOurs, IMPL_NAMES, loadImpl, oursBuildId, SELF } from "./impls.mjs";
+import { describeOurs, IMPL_NAMES, loadImpl, oursBuildId, SELF, snapshotOurs } from "./impls.mjs";
 import { dataContext, defineOps } from "./ops.mjs";
 import { machineInfo, writeReport } from "./report.mjs";
 
@@ -197,6 +197,11 @@ async function main() {
   const cleanup = () => rmSync(tmp, { recursive: true, force: true });
   process.on("exit", cleanup);
   for (const sig of ["SIGINT", "SIGTERM"]) process.on(sig, () => process.exit(130));
+  // Measure a copy of ours, so a rebuild during the run cannot mix two builds
+  // (the RSS children load the addon afresh). Children inherit BENCH_OURS_DIR.
+  const oursDir = join(tmp, "ours");
+  mkdirSync(oursDir);
+  snapshotOurs(oursDir);
   const D = dataContext(data, tmp);
   console.log(
     `  data: S ${(D.S.bytes / 2 ** 20).toFixed(1)} MB/${D.S.entries} entries, M ${(D.M.bytes / 2 ** 20).toFixed(1)} MB/${D.M.entries}, ` +
@@ -257,11 +262,6 @@ async function main() {
     }
   }
 
-  const buildAtEnd = oursBuildId();
-  if (buildAtEnd !== machine.build) {
-    machine.buildChanged = buildAtEnd;
-    loud(["the native build changed during the run: timings and RSS may come from different builds", `  start: ${machine.build}`, `  end:   ${buildAtEnd}`]);
-  }
   const elapsed = (Date.now() - t0) / 1000;
   writeReport({ results, rss, machine, D, args, self: SELF, ours: describeOurs(), elapsed, mdPath: args.out, svgPath: args.chart });
   console.log(`  wrote ${args.out} and ${args.chart} (${elapsed.toFixed(0)} s)`);
