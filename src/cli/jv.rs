@@ -102,14 +102,6 @@ impl<'a> J<'a> {
         (self.v.kind == Kind::Number).then(|| json::number_value(self.raw()))
     }
 
-    /// `obj[a][b]...`
-    pub fn at(&self, path: &[&str]) -> Option<J<'a>> {
-        let mut cur = *self;
-        for k in path {
-            cur = cur.get(k)?;
-        }
-        Some(cur)
-    }
 }
 
 /// Decodes the escaped contents of a JSON string.
@@ -176,6 +168,8 @@ pub struct W {
     /// One entry per open container: (is array, no element written yet).
     open: Vec<(bool, bool)>,
     after_key: bool,
+    /// A line break requested before the next element or the closing bracket.
+    pending_nl: bool,
 }
 
 impl W {
@@ -193,6 +187,10 @@ impl W {
                 self.s.push(',');
             }
             *first = false;
+        }
+        if self.pending_nl {
+            self.s.push('\n');
+            self.pending_nl = false;
         }
     }
 
@@ -212,6 +210,10 @@ impl W {
 
     /// Closes the innermost object or array.
     pub fn end(&mut self) -> &mut W {
+        if self.pending_nl {
+            self.s.push('\n');
+            self.pending_nl = false;
+        }
         if let Some((is_arr, _)) = self.open.pop() {
             self.s.push(if is_arr { ']' } else { '}' });
         }
@@ -270,9 +272,9 @@ impl W {
         }
     }
 
-    /// A line break between top-level array elements (keeps output valid and greppable).
+    /// A line break before the next element (or the closing bracket): one element per line.
     pub fn nl(&mut self) -> &mut W {
-        self.s.push('\n');
+        self.pending_nl = true;
         self
     }
 }

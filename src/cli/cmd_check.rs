@@ -1,0 +1,532 @@
+//! `check`: integrity of session files, and a conservative `--repair`.
+
+use std::collections::HashMap;
+use std::fs::{self, OpenOptions};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use pi_session_native::entry::{Key, Skeleton};
+use pi_session_native::json;
+use pi_session_native::listing::mtime_ms;
+use pi_session_native::store::{self, WriteMode};
+use pi_session_native::tree::Tree;
+
+use super::args::{flag, Parsed};
+use super::fmt;
+use super::jv::{J, W};
+use super::session::{key_text, CURRENT_VERSION};
+use super::{paths, Command, CliError, Ctx, Out};
+
+pub const COMMAND: Command = Command {
+    name: "check",
+    summary: "find torn, malformed, orphaned, duplicated or cyclic entries (--repair)",
+    opts: &[flag("repair", None), flag("json", None), flag("verbose", Some('v'))],
+    help: "\
+Usage: pi-sessions check [<file|dir>] [--repair] [--json] [-v]
+
+Check session files (a file, or every *.jsonl under a directory; default: the agent
+dir's sessions). Problems reported (each makes the exit code 1):
+  missing_header   the first entry is not a session header (not a session file)
+  old_version      header version below 3 (pi rewrites the file when it opens it)
+  torn_last_line   the last line does not parse (a write cut short)
+  missing_newline  the last line parses but has no final newline
+  malformed_line   a line that is not a JSON object (pi skips it)
+  invalid_utf8     bytes that are not UTF-8 (pi reads them as U+FFFD)
+  missing_id       an entry without a string id
+  duplicate_id     several entries with one id (later ones shadow earlier ones)
+  orphan           parentId names no entry (pi shows it as a root)
+  cycle            parent links that loop (pi cannot build the path)
+
+--repair fixes what dropping lines can fix, and only in files whose first entry is a
+valid session header: it writes <file>.bak (or .bak.N) first, then atomically replaces
+the file (temp file in the same folder, fsync, rename) keeping every parsed entry line
+byte for byte, dropping malformed and blank lines and ending the last line. Orphans,
+duplicates, cycles and old versions are reported, never rewritten. Non-session files
+are never touched. The exit code then reflects the repaired files.
+
+Options:
+  --repair       repair torn/malformed lines as described
+  --json         a JSON report (see docs/cli.md)
+  -v, --verbose  list clean files too",
+    run,
+};
+
+const DETAIL_CAP: usize = 100;
+
+#[derive(Clone)]
+pub struct Problem {
+    pub kind: &'static str,
+    pub line: Option<u64>,
+    pub id: Option<String>,
+    pub message: String,
+}
+
+#[derive(Default)]
+pub struct Report {
+    pub path: PathBuf,
+    pub session: bool,
+    pub version: Option<f64>,
+    pub lines: u64,
+    pub entries: u64,
+    /// Problem details, at most DETAIL_CAP per kind; `counts` has the totals.
+    pub problems: Vec<Problem>,
+    pub counts: Vec<(&'static str, u64)>,
+    pub repair: Option<Result<Repaired, String>>,
+    pub error: Option<String>,
+}
+
+pub struct Repaired {
+    pub backup: PathBuf,
+    pub dropped: u64,
+    pub terminated: bool,
+}
+
+impl Report {
+    fn add(&mut self, kind: &'static str, line: Option<u64>, id: Option<String>, message: String) {
+        let n = match self.counts.iter_mut().find(|(k, _)| *k == kind) {
+            Some((_, n)) => {
+                *n += 1;
+                *n
+            }
+            None => {
+                self.counts.push((kind, 1));
+                1
+            }
+        };
+        if n as usize <= DETAIL_CAP {
+            self.problems.push(Problem { kind, line, id, message });
+        }
+    }
+
+    pub fn total(&self) -> u64 {
+        self.counts.iter().map(|(_, n)| n).sum::<u64>() + u64::from(self.error.is_some())
+    }
+
+    fn count(&self, kind: &str) -> u64 {
+        self.counts.iter().find(|(k, _)| *k == kind).map_or(0, |(_, n)| *n)
+    }
+}
+
+enum Status {
+    Blank,
+    /// Not an entry pi keeps: unparseable, or a falsy / non-object value.
+    Malformed(&'static str),
+    Entry(Skeleton),
+}
+
+struct Analysis {
+    report: Report,
+    /// Byte ranges (without `\n`) of lines kept by a repair.
+    keep: Vec<(usize, usize)>,
+    needs_repair: bool,
+}
+
+fn is_blank(l: &[u8]) -> bool {
+    l.iter().all(|b| matches!(b, b' ' | b'\t' | b'\r'))
+}
+
+fn analyze(path: &Path, bytes: &[u8]) -> Analysis {
+    let mut r = Report { path: path.to_path_buf(), ..Report::default() };
+    let mut statuses: Vec<(u64, usize, usize, Status)> = Vec::new();
+    let mut unique = 0u64;
+    let mut start = 0;
+    let mut line_no = 0u64;
+    let mut bad_utf8 = Vec::new();
+    while start < bytes.len() {
+        let end = memchr::memchr(b'\n', &bytes[start..]).map_or(bytes.len(), |i| start + i);
+        line_no += 1;
+        let raw = &bytes[start..end];
+        let text = String::from_utf8_lossy(raw);
+        if matches!(text, std::borrow::Cow::Owned(_)) {
+            bad_utf8.push(line_no);
+        }
+        let st = if is_blank(raw) {
+            Status::Blank
+        } else {
+            match json::parse_document(text.as_bytes()) {
+                None => Status::Malformed("not valid JSON"),
+                Some(v) if v.kind != json::Kind::Object => {
+                    Status::Malformed(if v.truthy(text.as_bytes()) { "not a JSON object" } else { "a falsy JSON value" })
+                }
+                Some(_) => match Skeleton::parse_line(text.as_bytes(), &mut unique) {
+                    Some(sk) => Status::Entry(sk),
+                    None => Status::Malformed("not valid JSON"),
+                },
+            }
+        };
+        statuses.push((line_no, start, end, st));
+        start = end + 1;
+    }
+    r.lines = line_no;
+    let terminated = bytes.last().is_none_or(|b| *b == b'\n');
+    let last_nonblank = statuses.iter().rposition(|s| !matches!(s.3, Status::Blank));
+
+    // The header: the first line pi keeps (a falsy line is skipped; any other value counts).
+    let first = statuses.iter().find(|s| match &s.3 {
+        Status::Entry(_) => true,
+        Status::Malformed(m) => *m == "not a JSON object",
+        Status::Blank => false,
+    });
+    let header = match first {
+        Some((n, _, _, Status::Entry(sk))) if store::is_header(sk) => Some(*n),
+        _ => None,
+    };
+    r.session = header.is_some();
+    let mut keep = Vec::new();
+    let mut needs_repair = false;
+    if header.is_none() {
+        let msg = match first {
+            None => "no entries: not a session file".to_string(),
+            Some((n, _, _, _)) => format!("line {n}, the first entry, is not a session header (type \"session\" with a string id)"),
+        };
+        r.add("missing_header", first.map(|f| f.0), None, msg);
+        return Analysis { report: r, keep, needs_repair };
+    }
+    let header_line = header.unwrap_or(0);
+    for (i, (n, s, e, st)) in statuses.iter().enumerate() {
+        match st {
+            Status::Blank => {}
+            Status::Malformed(why) => {
+                needs_repair = true;
+                if Some(i) == last_nonblank {
+                    let how = if terminated || i + 1 < statuses.len() { "" } else { ", no final newline" };
+                    r.add("torn_last_line", Some(*n), None, format!("last line is {why}{how} (a write cut short?)"));
+                } else {
+                    r.add("malformed_line", Some(*n), None, (*why).to_string());
+                }
+            }
+            Status::Entry(_) => keep.push((*s, *e)),
+        }
+    }
+    if !terminated && last_nonblank.is_some_and(|i| matches!(statuses[i].3, Status::Entry(_))) {
+        needs_repair = true;
+        r.add("missing_newline", Some(statuses[last_nonblank.unwrap_or(0)].0), None, "the last line has no final newline".into());
+    }
+    for n in &bad_utf8 {
+        r.add("invalid_utf8", Some(*n), None, "bytes that are not UTF-8 (read as U+FFFD)".into());
+    }
+
+    // Version.
+    let header_entry = statuses.iter().find(|s| s.0 == header_line).map(|s| &bytes[s.1..s.2]).unwrap_or_default();
+    let htext = String::from_utf8_lossy(header_entry);
+    let version = match J::parse(htext.as_bytes()).and_then(|h| h.get("version")) {
+        None => 1.0,
+        Some(v) if v.is_null() => 1.0,
+        Some(v) => v.num().unwrap_or(f64::NAN),
+    };
+    r.version = Some(version);
+    if !(version >= CURRENT_VERSION) {
+        r.add("old_version", Some(header_line), None, format!("session version {} (current is 3)", super::jv::num_text(version)));
+    }
+
+    // The entry graph (v2+: v1 files get ids and parents when pi migrates them).
+    let mut tree = Tree::new();
+    let mut line_of: Vec<u64> = Vec::new();
+    for (n, _, _, st) in &statuses {
+        if let Status::Entry(sk) = st {
+            tree.push(sk.clone());
+            line_of.push(*n);
+        }
+    }
+    let entries = tree.entries();
+    r.entries = entries.len() as u64;
+    if version >= 2.0 {
+        let mut seen: HashMap<&Key, Vec<u64>> = HashMap::new();
+        for &p in &entries {
+            let sk = tree.get(p);
+            let line = line_of[p as usize];
+            if !sk.id.is_string() {
+                r.add("missing_id", Some(line), None, format!("entry has no string id ({})", key_text(&sk.id)));
+                continue;
+            }
+            seen.entry(&sk.id).or_default().push(line);
+        }
+        let mut dups: Vec<(&Key, &Vec<u64>)> = seen.iter().filter(|(_, v)| v.len() > 1).map(|(k, v)| (*k, v)).collect();
+        dups.sort_by_key(|(_, v)| v[0]);
+        for (k, lines) in dups {
+            let list: Vec<String> = lines.iter().map(u64::to_string).collect();
+            r.add("duplicate_id", Some(lines[0]), Some(key_text(k)), format!("id used on lines {}", list.join(", ")));
+        }
+        for &p in &entries {
+            let sk = tree.get(p);
+            if sk.parent == Key::Null || sk.parent.strict_eq(&sk.id) {
+                continue;
+            }
+            if tree.lookup(&sk.parent).is_none() {
+                let msg = if sk.parent == Key::Undefined {
+                    "entry has no parentId".to_string()
+                } else {
+                    format!("parent {} not found", key_text(&sk.parent))
+                };
+                r.add("orphan", Some(line_of[p as usize]), Some(key_text(&sk.id)), msg);
+            }
+        }
+        // Cycles in the parent function (next = byId.get(parentId)).
+        let n = tree.len();
+        let next = |p: u32| -> Option<u32> {
+            let sk = tree.get(p);
+            if sk.parent.truthy() { tree.lookup(&sk.parent) } else { None }
+        };
+        let mut state = vec![0u8; n]; // 0 new, 1 on the current walk, 2 done
+        for &p in &entries {
+            let mut walk = Vec::new();
+            let mut cur = Some(p);
+            while let Some(c) = cur {
+                match state[c as usize] {
+                    0 => {
+                        state[c as usize] = 1;
+                        walk.push(c);
+                        cur = next(c);
+                    }
+                    1 => {
+                        let from = walk.iter().position(|&w| w == c).unwrap_or(0);
+                        let ids: Vec<String> = walk[from..].iter().map(|&w| key_text(&tree.get(w).id)).collect();
+                        let first = walk[from];
+                        r.add(
+                            "cycle",
+                            Some(line_of[first as usize]),
+                            Some(ids[0].clone()),
+                            format!("parent links loop: {} → {}", ids.join(" → "), ids[0]),
+                        );
+                        break;
+                    }
+                    _ => break,
+                }
+            }
+            for w in walk {
+                state[w as usize] = 2;
+            }
+        }
+    }
+    Analysis { report: r, keep, needs_repair }
+}
+
+fn backup_path(path: &Path) -> PathBuf {
+    let base = format!("{}.bak", path.display());
+    let mut candidate = PathBuf::from(&base);
+    let mut i = 1;
+    while fs::symlink_metadata(&candidate).is_ok() {
+        candidate = PathBuf::from(format!("{base}.{i}"));
+        i += 1;
+    }
+    candidate
+}
+
+fn repair(path: &Path, bytes: &[u8], a: &Analysis, before: &fs::Metadata) -> Result<Repaired, String> {
+    // Refuse if the file changed since it was read (pi may be appending to it).
+    let now = fs::metadata(path).map_err(|e| e.to_string())?;
+    if now.len() != before.len() || mtime_ms(&now) != mtime_ms(before) {
+        return Err("the file changed while it was checked; not repaired".into());
+    }
+    let backup = backup_path(path);
+    let write_backup = || -> std::io::Result<()> {
+        let mut f = OpenOptions::new().write(true).create_new(true).open(&backup)?;
+        f.write_all(bytes)?;
+        f.sync_all()
+    };
+    write_backup().map_err(|e| format!("cannot write backup {}: {e}", backup.display()))?;
+    let mut parts: Vec<&[u8]> = Vec::with_capacity(a.keep.len() * 2);
+    for &(s, e) in &a.keep {
+        parts.push(&bytes[s..e]);
+        parts.push(b"\n");
+    }
+    store::write_file(path, &parts, WriteMode::Replace).map_err(|e| format!("rewrite failed (original kept, backup at {}): {e}", backup.display()))?;
+    let _ = fs::set_permissions(path, before.permissions());
+    let kept_lines = a.keep.len() as u64;
+    Ok(Repaired {
+        backup,
+        dropped: a.report.lines.saturating_sub(kept_lines),
+        terminated: bytes.last().is_some_and(|b| *b != b'\n'),
+    })
+}
+
+/// Checks one file, repairing it when asked and possible.
+pub fn check_file(path: &Path, do_repair: bool) -> Report {
+    let meta = fs::metadata(path);
+    let bytes = match fs::read(path) {
+        Ok(b) => b,
+        Err(e) => {
+            return Report { path: path.to_path_buf(), error: Some(format!("cannot read: {e}")), ..Report::default() };
+        }
+    };
+    let a = analyze(path, &bytes);
+    if !do_repair || !a.report.session || !a.needs_repair {
+        return a.report;
+    }
+    let Ok(meta) = meta else { return a.report };
+    match repair(path, &bytes, &a, &meta) {
+        Ok(done) => {
+            // Report the file as it is now.
+            let after = fs::read(path).map(|b| analyze(path, &b).report);
+            let mut r = after.unwrap_or(a.report);
+            r.repair = Some(Ok(done));
+            r
+        }
+        Err(e) => {
+            let mut r = a.report;
+            r.repair = Some(Err(e));
+            r
+        }
+    }
+}
+
+fn collect(dir: &Path, depth: usize, out: &mut Vec<PathBuf>) {
+    let Ok(rd) = fs::read_dir(dir) else { return };
+    let mut items: Vec<PathBuf> = rd.filter_map(|e| e.ok()).map(|e| e.path()).collect();
+    items.sort();
+    for p in items {
+        if p.is_dir() {
+            if depth > 0 {
+                collect(&p, depth - 1, out);
+            }
+        } else if p.to_string_lossy().ends_with(".jsonl") && p.is_file() {
+            out.push(p);
+        }
+    }
+}
+
+fn run(ctx: &Ctx, p: &Parsed, out: Out) -> Result<i32, CliError> {
+    if p.pos.len() > 1 {
+        return Err(CliError::Usage(format!("unexpected argument {:?} for `check`", p.pos[1])));
+    }
+    let target = match p.pos.first() {
+        Some(a) => paths::resolve(a, &ctx.cwd),
+        None => ctx.dir.clone().unwrap_or_else(|| paths::sessions_dir(ctx)),
+    };
+    let files = if target.is_dir() {
+        let mut v = Vec::new();
+        collect(&target, 3, &mut v);
+        v
+    } else if target.is_file() {
+        vec![target.clone()]
+    } else {
+        return Err(CliError::NotFound(format!("no such file or directory: {}", target.display())));
+    };
+    let do_repair = p.has("repair");
+    let reports = super::par::map(&files, ctx.jobs, "checking", |f| check_file(f, do_repair));
+    let bad = reports.iter().filter(|r| r.total() > 0).count();
+    let repaired = reports.iter().filter(|r| matches!(r.repair, Some(Ok(_)))).count();
+    if p.has("json") {
+        let mut w = W::new();
+        w.obj().key("files").arr();
+        for r in &reports {
+            w.nl().obj();
+            w.key("path").str(&r.path.to_string_lossy());
+            w.key("ok").bool(r.total() == 0);
+            w.key("session").bool(r.session);
+            w.key("version");
+            match r.version {
+                Some(v) => w.num(v),
+                None => w.null(),
+            };
+            w.key("lines").int(r.lines);
+            w.key("entries").int(r.entries);
+            w.key("counts").obj();
+            for (k, n) in &r.counts {
+                w.key(k).int(*n);
+            }
+            w.end();
+            w.key("problems").arr();
+            for pr in &r.problems {
+                w.obj().key("kind").str(pr.kind);
+                w.key("line");
+                match pr.line {
+                    Some(l) => w.int(l),
+                    None => w.null(),
+                };
+                w.key("id").opt_str(pr.id.as_deref()).key("message").str(&pr.message).end();
+            }
+            w.end();
+            w.key("error").opt_str(r.error.as_deref());
+            w.key("repair");
+            match &r.repair {
+                None => w.null(),
+                Some(Ok(x)) => w
+                    .obj()
+                    .key("backup")
+                    .str(&x.backup.to_string_lossy())
+                    .key("droppedLines")
+                    .int(x.dropped)
+                    .key("terminatedLastLine")
+                    .bool(x.terminated)
+                    .end(),
+                Some(Err(e)) => w.obj().key("error").str(e).end(),
+            };
+            w.end();
+        }
+        w.nl();
+        w.end();
+        w.key("summary").obj().key("files").int(reports.len() as u64).key("clean").int((reports.len() - bad) as u64);
+        w.key("withProblems").int(bad as u64).key("repaired").int(repaired as u64).end();
+        w.end();
+        writeln!(out, "{}", w.s)?;
+        return Ok(if bad > 0 { 1 } else { 0 });
+    }
+    let paint = ctx.paint();
+    let verbose = p.has("verbose") || files.len() == 1;
+    let mut o = String::new();
+    for r in &reports {
+        let total = r.total();
+        if total == 0 && r.repair.is_none() {
+            if verbose {
+                o.push_str(&format!("{}: {}\n", r.path.display(), paint.green("ok")));
+            }
+            continue;
+        }
+        if total == 0 {
+            o.push_str(&format!("{}: {}\n", r.path.display(), paint.green("ok after repair")));
+        } else {
+            o.push_str(&format!(
+                "{}: {}\n",
+                r.path.display(),
+                paint.red(&format!("{total} problem{}", if total == 1 { "" } else { "s" }))
+            ));
+        }
+        if let Some(e) = &r.error {
+            o.push_str(&format!("  {}\n", paint.red(e)));
+        }
+        let mut shown: HashMap<&str, usize> = HashMap::new();
+        for pr in &r.problems {
+            let c = shown.entry(pr.kind).or_default();
+            *c += 1;
+            if *c > 10 {
+                continue;
+            }
+            let at = pr.line.map_or(String::new(), |l| format!("line {l}: "));
+            let id = pr.id.as_ref().map_or(String::new(), |i| format!("[{i}] "));
+            o.push_str(&format!("  {} {at}{id}{}\n", paint.yellow(&fmt::pad_right(pr.kind, 15)), pr.message));
+        }
+        for (k, n) in &r.counts {
+            if *n > 10 {
+                o.push_str(&format!("  {} … and {} more\n", paint.yellow(&fmt::pad_right(k, 15)), n - 10));
+            }
+        }
+        match &r.repair {
+            Some(Ok(x)) => o.push_str(&format!(
+                "  {} dropped {} line(s){}; backup {}\n",
+                paint.green("repaired:"),
+                x.dropped,
+                if x.terminated { ", ended the last line" } else { "" },
+                x.backup.display()
+            )),
+            Some(Err(e)) => o.push_str(&format!("  {} {e}\n", paint.red("not repaired:"))),
+            None if do_repair && !r.session && r.count("missing_header") > 0 => {
+                o.push_str(&format!("  {}\n", paint.dim("not a session file: left untouched")))
+            }
+            None if do_repair && total > 0 => {
+                o.push_str(&format!("  {}\n", paint.dim("nothing --repair can fix (it only drops malformed lines)")))
+            }
+            None => {}
+        }
+    }
+    o.push_str(&format!(
+        "checked {} file{}: {} ok, {} with problems{}\n",
+        reports.len(),
+        if reports.len() == 1 { "" } else { "s" },
+        reports.len() - bad,
+        bad,
+        if do_repair { format!(", {repaired} repaired") } else { String::new() }
+    ));
+    write!(out, "{o}")?;
+    Ok(if bad > 0 { 1 } else { 0 })
+}

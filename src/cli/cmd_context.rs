@@ -1,0 +1,344 @@
+//! `context`: the messages pi would send to the model (`buildSessionContext` on the active
+//! leaf), written from the raw JSON of the file wherever pi passes values through.
+
+use std::borrow::Cow;
+
+use pi_session_native::entry::{EntryType, Key};
+use pi_session_native::json::Kind;
+
+use super::args::{flag, Parsed};
+use super::fmt;
+use super::jv::{self, J, W};
+use super::session::{self, Block, Session};
+use super::{paths, Command, CliError, Ctx, Out};
+
+pub const COMMAND: Command = Command {
+    name: "context",
+    summary: "the messages pi would send to the model on resume",
+    opts: &[flag("json", None), flag("full", None)],
+    help: "\
+Usage: pi-sessions context <id|prefix|path> [--json] [--full]
+
+Build the model context the way pi does when it resumes the session: follow the path
+from the root to the last entry; if it holds a compaction, start with the newest one
+(its systemMessage, a compactionSummary message, then either its `retainedTail` messages
+or the kept entries from firstKeptEntryId), then the entries after it. custom_message
+entries become `custom` messages, branch_summary entries `branchSummary` messages, and
+context_edit entries replace (or drop) the content of the message they target.
+
+Options:
+  --json   a JSON array of the message objects, raw from the file where pi passes them
+           through (see docs/cli.md)
+  --full   do not shorten long text in the human view",
+    run,
+};
+
+/// One context message: its JSON text and the entry it came from.
+pub struct Msg {
+    pub json: String,
+    pub entry: u32,
+}
+
+pub struct Projection {
+    pub messages: Vec<Msg>,
+    pub thinking_level: String,
+    /// (provider, model) raw JSON values.
+    pub model: Option<(String, String)>,
+}
+
+/// `{...obj, key: value}` as JSON text: keys keep their first position and take their last
+/// value (as `JSON.parse` then spread do); `value: None` drops the key (undefined).
+fn with_member(obj: J, key: &str, value: Option<&str>) -> String {
+    let mut keys: Vec<(Cow<str>, String)> = Vec::new();
+    for (k, v) in obj.members() {
+        let text = v.raw_str().into_owned();
+        match keys.iter_mut().find(|(kk, _)| *kk == k) {
+            Some(slot) => slot.1 = text,
+            None => keys.push((k, text)),
+        }
+    }
+    match keys.iter().position(|(k, _)| k == key) {
+        Some(i) => match value {
+            Some(v) => keys[i].1 = v.to_string(),
+            None => {
+                keys.remove(i);
+            }
+        },
+        None => {
+            if let Some(v) = value {
+                keys.push((Cow::Borrowed(key), v.to_string()));
+            }
+        }
+    }
+    let mut w = W::new();
+    w.obj();
+    for (k, v) in &keys {
+        w.key(k).raw(v);
+    }
+    w.end();
+    w.s
+}
+
+fn time_json(v: Option<J>) -> String {
+    jv::num_text(fmt::date_value(v))
+}
+
+/// `sessionEntryToContextMessages(entry)`, with the seed format's `retainedTail`.
+fn entry_messages(s: &Session, pos: u32) -> Vec<(String, Option<String>)> {
+    let sk = s.tree.get(pos);
+    let j = s.j(pos);
+    // (json, role) pairs; role is what projectContextEntry tests.
+    let mut out: Vec<(String, Option<String>)> = Vec::new();
+    match sk.ty {
+        EntryType::Message => {
+            let Some(m) = j.get("message") else { return out };
+            let role = m.get("role").and_then(|r| r.str()).map(Cow::into_owned);
+            let content_null = m.get("content").is_none_or(|c| c.is_null());
+            let mut text = match role.as_deref() {
+                Some("system") if content_null && m.is_obj() => with_member(m, "content", Some("\"\"")),
+                Some("user" | "assistant" | "toolResult") if content_null && m.is_obj() => with_member(m, "content", Some("[]")),
+                _ => m.raw_str().into_owned(),
+            };
+            // v1/v2 files: pi migrates role hookMessage to custom when it opens them.
+            let mut role = role;
+            if s.version < session::CURRENT_VERSION && role.as_deref() == Some("hookMessage") {
+                text = with_member(J::parse(text.as_bytes()).expect("valid"), "role", Some("\"custom\""));
+                role = Some("custom".into());
+            }
+            out.push((text, role));
+        }
+        EntryType::CustomMessage => {
+            let [ct, content, display, details, ts] = j.pick(["customType", "content", "display", "details", "timestamp"]);
+            let mut w = W::new();
+            w.obj().key("role").str("custom");
+            if let Some(v) = ct {
+                w.key("customType").raw(&v.raw_str());
+            }
+            match content.filter(|c| !c.is_null()) {
+                Some(c) => w.key("content").raw(&c.raw_str()),
+                None => w.key("content").raw("[]"),
+            };
+            if let Some(v) = display {
+                w.key("display").raw(&v.raw_str());
+            }
+            if let Some(v) = details {
+                w.key("details").raw(&v.raw_str());
+            }
+            w.key("timestamp").raw(&time_json(ts));
+            w.end();
+            out.push((w.s, Some("custom".into())));
+        }
+        EntryType::BranchSummary => {
+            let [summary, from, ts] = j.pick(["summary", "fromId", "timestamp"]);
+            if let Some(summary) = summary.filter(|v| v.truthy()) {
+                let mut w = W::new();
+                w.obj().key("role").str("branchSummary").key("summary").raw(&summary.raw_str());
+                if let Some(f) = from {
+                    w.key("fromId").raw(&f.raw_str());
+                }
+                w.key("timestamp").raw(&time_json(ts)).end();
+                out.push((w.s, Some("branchSummary".into())));
+            }
+        }
+        EntryType::Compaction => {
+            let [summary, tokens, ts, system, tail] = j.pick(["summary", "tokensBefore", "timestamp", "systemMessage", "retainedTail"]);
+            if let Some(sys) = system.filter(|v| v.truthy()) {
+                let role = sys.get("role").and_then(|r| r.str()).map(Cow::into_owned);
+                out.push((sys.raw_str().into_owned(), role));
+            }
+            let mut w = W::new();
+            w.obj().key("role").str("compactionSummary");
+            if let Some(v) = summary {
+                w.key("summary").raw(&v.raw_str());
+            }
+            if let Some(v) = tokens {
+                w.key("tokensBefore").raw(&v.raw_str());
+            }
+            w.key("timestamp").raw(&time_json(ts)).end();
+            out.push((w.s, Some("compactionSummary".into())));
+            if let Some(tail) = tail.filter(|t| t.kind() == Kind::Array) {
+                for m in tail.items() {
+                    let role = m.get("role").and_then(|r| r.str()).map(Cow::into_owned);
+                    out.push((m.raw_str().into_owned(), role));
+                }
+            }
+        }
+        _ => {}
+    }
+    out
+}
+
+/// `projectContextEntry(entry, edit)`.
+fn apply_edit(s: &Session, msgs: Vec<(String, Option<String>)>, edit: u32) -> Vec<(String, Option<String>)> {
+    let e = s.j(edit);
+    let Some(rep) = e.get("replacement") else { return msgs };
+    if rep.is_null() {
+        return Vec::new();
+    }
+    let content = rep.get("content");
+    msgs.into_iter()
+        .map(|(text, role)| {
+            let editable = matches!(role.as_deref(), Some("user" | "assistant" | "toolResult" | "custom"));
+            if !editable {
+                return (text, role);
+            }
+            let as_blocks = matches!(role.as_deref(), Some("assistant" | "toolResult")) && content.is_some_and(|c| c.kind() == Kind::String);
+            let value = if as_blocks {
+                let c = content.expect("checked");
+                Some(format!("[{{\"type\":\"text\",\"text\":{}}}]", c.raw_str()))
+            } else {
+                content.map(|c| c.raw_str().into_owned())
+            };
+            let m = J::parse(text.as_bytes()).expect("messages are valid JSON");
+            if !m.is_obj() {
+                return (text, role);
+            }
+            (with_member(m, "content", value.as_deref()), role)
+        })
+        .collect()
+}
+
+/// `buildSessionProjection(getEntries(), leafId, byId)` for a loaded session.
+pub fn project(s: &Session) -> Result<Projection, CliError> {
+    let leaf_key = s.leaf().map_or(Key::Null, |l| s.tree.get(l).id.clone());
+    let plan = s.tree.context_plan(&leaf_key).map_err(|e| CliError::Fail(format!("{}: {e}", s.path.display())))?;
+    let Some(plan) = plan else {
+        return Err(CliError::Fail(format!(
+            "{}: a message entry on the active path has no `message` (pi fails to build this context too)",
+            s.path.display()
+        )));
+    };
+    let mut messages = Vec::new();
+    for (pos, edit, silent) in plan.entries {
+        if silent {
+            continue;
+        }
+        let mut msgs = entry_messages(s, pos);
+        if let Some(e) = edit {
+            msgs = apply_edit(s, msgs, e);
+        }
+        messages.extend(msgs.into_iter().map(|(json, _)| Msg { json, entry: pos }));
+    }
+    let thinking_level = match plan.thinking {
+        Some(p) => s.j(p).get("thinkingLevel").map(|v| v.str().map(Cow::into_owned).unwrap_or_else(|| v.raw_str().into_owned())).unwrap_or_default(),
+        None => "off".into(),
+    };
+    let raw = |v: Option<J>| v.map_or("null".to_string(), |v| v.raw_str().into_owned());
+    let model = plan.model.map(|p| {
+        let j = s.j(p);
+        if s.tree.get(p).ty == EntryType::ModelChange {
+            let [pr, m] = j.pick(["provider", "modelId"]);
+            (raw(pr), raw(m))
+        } else {
+            let m = j.get("message");
+            let [pr, mo] = m.map_or([None, None], |m| m.pick(["provider", "model"]));
+            (raw(pr), raw(mo))
+        }
+    });
+    Ok(Projection { messages, thinking_level, model })
+}
+
+fn run(ctx: &Ctx, p: &Parsed, out: Out) -> Result<i32, CliError> {
+    let [arg] = super::positionals(p, &["session"], "context")?[..] else { unreachable!() };
+    let path = paths::find_session(ctx, arg)?;
+    let s = Session::load(&path)?;
+    let proj = project(&s)?;
+    if p.has("json") {
+        let mut o = String::with_capacity(proj.messages.iter().map(|m| m.json.len() + 2).sum::<usize>() + 4);
+        o.push('[');
+        for (i, m) in proj.messages.iter().enumerate() {
+            o.push_str(if i == 0 { "\n" } else { ",\n" });
+            o.push_str(&m.json);
+        }
+        o.push_str(if proj.messages.is_empty() { "]\n" } else { "\n]\n" });
+        out.write_all(o.as_bytes())?;
+        return Ok(0);
+    }
+    let paint = ctx.paint();
+    let full = p.has("full");
+    let chars: usize = proj.messages.iter().map(|m| m.json.len()).sum();
+    let model = proj.model.as_ref().map_or("-".into(), |(pr, m)| {
+        let d = |x: &str| J::parse(x.as_bytes()).and_then(|j| j.str().map(Cow::into_owned)).unwrap_or_else(|| x.to_string());
+        format!("{}/{}", d(pr), d(m))
+    });
+    let mut o = format!(
+        "{} {} messages, model {}, thinking {}, ~{} tokens (JSON bytes / 4)\n",
+        paint.bold(&s.id()),
+        proj.messages.len(),
+        model,
+        proj.thinking_level,
+        fmt::group((chars / 4) as u64)
+    );
+    for (i, m) in proj.messages.iter().enumerate() {
+        let Some(j) = J::parse(m.json.as_bytes()) else { continue };
+        let role = session::role_name(Some(j));
+        let time = fmt::date_value(j.get("timestamp"));
+        o.push_str(&format!(
+            "\n{} {} {}{}\n",
+            paint.dim(&format!("── {}.", i + 1)),
+            paint.bold(&role),
+            paint.dim(&format!("entry {}", s.entry_id(m.entry))),
+            if time.is_nan() { String::new() } else { paint.dim(&format!(" · {}", fmt::short_time(time))) }
+        ));
+        let body = render_message(&j, &role);
+        o.push_str(&indent(&if full { body } else { shorten(&body, 12, 1200) }, "   "));
+    }
+    write!(out, "{o}")?;
+    Ok(0)
+}
+
+/// Plain text of a context message for reading.
+pub fn render_message(j: &J, role: &str) -> String {
+    let st = |v: Option<J>| v.and_then(|v| v.str()).map(Cow::into_owned).unwrap_or_default();
+    match role {
+        "compactionSummary" | "branchSummary" => st(j.get("summary")),
+        "bashExecution" => format!("$ {}\n{}", st(j.get("command")), st(j.get("output"))),
+        _ => {
+            let mut parts = Vec::new();
+            if role == "toolResult" {
+                parts.push(format!("[{}]", st(j.get("toolName"))));
+            }
+            for b in session::blocks(j.get("content")) {
+                match b {
+                    Block::Text(t) => parts.push(t.into_owned()),
+                    Block::Thinking(t) => parts.push(format!("(thinking) {}", fmt::trunc(&fmt::one_line(&t), 200))),
+                    Block::ToolCall { name, args } => {
+                        parts.push(format!("→ {name} {}", args.map(|a| a.raw_str().into_owned()).unwrap_or_default()))
+                    }
+                    Block::Image(m) => parts.push(format!("[{m}]")),
+                    Block::Other(t) => parts.push(format!("[{t}]")),
+                }
+            }
+            parts.join("\n")
+        }
+    }
+}
+
+fn shorten(s: &str, max_lines: usize, max_chars: usize) -> String {
+    let mut out = String::new();
+    let total = s.lines().count();
+    for (n, l) in s.lines().enumerate() {
+        if n == max_lines || out.len() + l.len() > max_chars {
+            let cut = fmt::trunc(l, max_chars.saturating_sub(out.len()).min(200));
+            if n < max_lines && !cut.is_empty() {
+                out.push_str(&cut);
+                out.push('\n');
+            }
+            out.push_str(&format!("… ({} more lines)\n", total - n));
+            return out;
+        }
+        out.push_str(l);
+        out.push('\n');
+    }
+    out
+}
+
+fn indent(s: &str, pad: &str) -> String {
+    let mut o = String::with_capacity(s.len() + 64);
+    for l in s.lines() {
+        o.push_str(pad);
+        o.push_str(l);
+        o.push('\n');
+    }
+    o
+}

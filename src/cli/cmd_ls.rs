@@ -1,0 +1,312 @@
+//! `ls`: sessions newest first, with the fields of pi's `SessionInfo`.
+
+use std::borrow::Cow;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+
+use pi_session_native::json::Kind;
+use pi_session_native::listing::{self, InfoScan};
+
+use super::args::{flag, opt, Parsed};
+use super::fmt::{self, date_value};
+use super::jv::{self, J, W};
+use super::{paths, Command, CliError, Ctx, Out};
+
+pub const COMMAND: Command = Command {
+    name: "ls",
+    summary: "list sessions, newest first",
+    opts: &[opt("cwd", None), flag("all", Some('a')), flag("json", None), opt("limit", Some('n'))],
+    help: "\
+Usage: pi-sessions ls [--cwd PATH | --all] [--limit N] [--json]
+
+List sessions newest first (by pi's `modified`: the latest user/assistant message
+time, else the header timestamp, else the file mtime), with the session name or
+first user message, the number of message entries, the file size and the time.
+
+Options:
+  --cwd PATH     sessions of this project (default: the current directory)
+  -a, --all      sessions of every project under the agent dir
+  -n, --limit N  only the N newest
+  --json         a JSON array of sessions (see docs/cli.md)",
+    run,
+};
+
+/// One listed session (pi's `SessionInfo`, plus size).
+pub struct Listed {
+    pub path: PathBuf,
+    pub id: String,
+    /// Raw JSON of `header.id` (a string in every valid session).
+    pub id_raw: String,
+    pub cwd: String,
+    pub name: Option<String>,
+    pub parent_raw: Option<String>,
+    pub first_message: String,
+    pub message_count: u64,
+    pub created: f64,
+    pub modified: f64,
+    pub size: u64,
+}
+
+/// `buildSessionInfo` for one file (`None`: not a session / unreadable).
+pub fn info(path: &Path) -> Option<Listed> {
+    let basic = match listing::scan_info(path, &AtomicBool::new(false)) {
+        InfoScan::Null => return None,
+        InfoScan::Info(i) => Basic::from_core(i),
+        InfoScan::Fallback => slow_info(path)?,
+    };
+    let meta = fs::metadata(path).ok()?;
+    let h = J::parse(basic.header.as_bytes())?;
+    let [id, cwd, ts, parent] = h.pick(["id", "cwd", "timestamp", "parentSession"]);
+    let header_time = match ts {
+        Some(t) if t.kind() == Kind::String => date_value(Some(t)),
+        _ => f64::NAN,
+    };
+    let modified = match basic.last_activity {
+        Some(a) if a > 0.0 => a,
+        _ if !header_time.is_nan() => header_time,
+        _ => listing::mtime_ms(&meta),
+    };
+    Some(Listed {
+        path: path.to_path_buf(),
+        id: id.map(|i| i.str().map(Cow::into_owned).unwrap_or_else(|| i.raw_str().into_owned())).unwrap_or_default(),
+        id_raw: id.map_or("null".into(), |i| i.raw_str().into_owned()),
+        cwd: cwd.and_then(|c| c.str()).map(Cow::into_owned).unwrap_or_default(),
+        name: basic.name,
+        parent_raw: parent.map(|p| p.raw_str().into_owned()),
+        first_message: if basic.first_message.is_empty() { "(no messages)".into() } else { basic.first_message },
+        message_count: basic.count,
+        created: date_value(ts),
+        modified,
+        size: meta.len(),
+    })
+}
+
+/// The decoded essentials of a `SessionInfo` scan.
+struct Basic {
+    header: String,
+    name: Option<String>,
+    count: u64,
+    last_activity: Option<f64>,
+    first_message: String,
+}
+
+impl Basic {
+    fn from_core(i: listing::Info) -> Basic {
+        let mut last = i.last_activity;
+        for raw in &i.pending_times {
+            let t = date_value(J::parse(raw.as_bytes()));
+            if !t.is_nan() {
+                last = Some(last.unwrap_or(0.0).max(t));
+            }
+        }
+        let name = i.name.as_deref().and_then(|raw| J::parse(raw.as_bytes())).and_then(|j| j.str()).map(|s| s.trim().to_string());
+        Basic {
+            header: i.header,
+            name: name.filter(|n| !n.is_empty()),
+            count: i.message_count,
+            last_activity: last,
+            first_message: jv::decode(i.first_message.as_bytes()).into_owned(),
+        }
+    }
+}
+
+/// The reference algorithm on JSON views, for the shapes the core's fast scan leaves to JS
+/// (escaped keys, non-string text blocks, non-finite timestamps).
+fn slow_info(path: &Path) -> Option<Basic> {
+    let bytes = fs::read(path).ok()?;
+    let text = String::from_utf8_lossy(&bytes);
+    let mut out = Basic { header: String::new(), name: None, count: 0, last_activity: None, first_message: String::new() };
+    let mut have_header = false;
+    // readline: lines end at \n, \r\n or \r.
+    for line in text.split('\n').flat_map(|l| l.split('\r')) {
+        let Some(e) = J::parse(line.as_bytes()) else { continue };
+        if !e.truthy() {
+            continue;
+        }
+        let [ty, name, message, ts] = e.pick(["type", "name", "message", "timestamp"]);
+        let ty = ty.and_then(|t| t.str()).unwrap_or_default();
+        if !have_header {
+            if ty != "session" {
+                return None;
+            }
+            have_header = true;
+            out.header = line.to_string();
+            continue;
+        }
+        if ty == "session_info" {
+            out.name = match name {
+                None => None,
+                Some(n) if n.is_null() => None,
+                Some(n) => Some(n.str()?.trim().to_string()).filter(|s| !s.is_empty()),
+            };
+        }
+        if ty != "message" {
+            continue;
+        }
+        out.count += 1;
+        let m = message.filter(|m| !m.is_null())?;
+        let [role, content, mts] = m.pick(["role", "content", "timestamp"]);
+        let Some(role) = role.and_then(|r| r.str()) else { continue };
+        let Some(content) = content else { continue };
+        if role != "user" && role != "assistant" {
+            continue;
+        }
+        let t = match mts.and_then(|t| t.num()) {
+            Some(n) => n,
+            None => date_value(ts),
+        };
+        if !t.is_nan() {
+            out.last_activity = Some(out.last_activity.unwrap_or(0.0).max(t));
+        }
+        let text = match content.str() {
+            Some(s) => s.into_owned(),
+            None if content.kind() == Kind::Array => {
+                let parts: Option<Vec<String>> = content
+                    .items()
+                    .iter()
+                    .filter(|b| b.get("type").and_then(|t| t.str()).as_deref() == Some("text") || b.is_null())
+                    .map(|b| if b.is_null() { None } else { Some(js_string(b.get("text"))) })
+                    .collect();
+                parts?.join(" ")
+            }
+            None => return None,
+        };
+        if text.is_empty() {
+            continue;
+        }
+        if out.first_message.is_empty() && role == "user" {
+            out.first_message = text;
+        }
+    }
+    have_header.then_some(out)
+}
+
+/// `String(value)` as `Array.prototype.join` applies it (undefined and null are empty).
+fn js_string(v: Option<J>) -> String {
+    let Some(v) = v else { return String::new() };
+    match v.kind() {
+        Kind::Null => String::new(),
+        Kind::String => v.str().unwrap_or_default().into_owned(),
+        Kind::Number => jv::num_text(v.num().unwrap_or(f64::NAN)),
+        Kind::True => "true".into(),
+        Kind::False => "false".into(),
+        Kind::Object => "[object Object]".into(),
+        Kind::Array => v.items().iter().map(|i| js_string(Some(*i))).collect::<Vec<_>>().join(","),
+    }
+}
+
+/// Lists a scope: infos of every session file, filtered and sorted newest first.
+pub fn list(ctx: &Ctx, scope: &paths::Scope) -> Vec<Listed> {
+    let mut files = paths::files(scope);
+    if scope.is_all() {
+        files.sort_by(|a, b| b.file_name().cmp(&a.file_name()));
+    }
+    let infos = super::par::map(&files, ctx.jobs, "scanning", |p| info(p));
+    let mut out: Vec<Listed> = infos.into_iter().flatten().collect();
+    if let Some(want) = scope.cwd_filter() {
+        out.retain(|s| paths::cwd_matches(Some(&s.cwd), want, &ctx.cwd));
+    }
+    out.sort_by(|a, b| b.modified.total_cmp(&a.modified));
+    out
+}
+
+/// Length of the shortest prefix (at least 8) that tells the given ids apart.
+pub fn short_len(ids: &[&str]) -> usize {
+    let mut sorted: Vec<&str> = ids.to_vec();
+    sorted.sort_unstable();
+    let mut need = 8;
+    for w in sorted.windows(2) {
+        let common = w[0].chars().zip(w[1].chars()).take_while(|(a, b)| a == b).count();
+        if w[0] != w[1] {
+            need = need.max(common + 1);
+        }
+    }
+    need
+}
+
+pub fn short(id: &str, n: usize) -> String {
+    id.chars().take(n).collect()
+}
+
+fn run(ctx: &Ctx, p: &Parsed, out: Out) -> Result<i32, CliError> {
+    super::positionals(p, &[], "ls")?;
+    let scope = paths::scope(ctx, p)?;
+    let limit = p.num("limit")?;
+    let mut sessions = list(ctx, &scope);
+    if let Some(n) = limit {
+        sessions.truncate(n);
+    }
+    if p.has("json") {
+        let mut w = W::new();
+        w.arr();
+        for s in &sessions {
+            w.nl();
+            w.obj();
+            w.key("id").raw(&s.id_raw);
+            w.key("path").str(&s.path.to_string_lossy());
+            w.key("cwd").str(&s.cwd);
+            w.key("name").opt_str(s.name.as_deref());
+            w.key("firstMessage").str(&s.first_message);
+            w.key("messageCount").int(s.message_count);
+            w.key("created").opt_str(fmt::iso(s.created).as_deref());
+            w.key("modified").opt_str(fmt::iso(s.modified).as_deref());
+            w.key("size").int(s.size);
+            w.key("parentSessionPath");
+            match &s.parent_raw {
+                Some(r) => w.raw(r),
+                None => w.null(),
+            };
+            w.end();
+        }
+        w.nl();
+        w.end();
+        writeln!(out, "{}", w.s)?;
+        return Ok(0);
+    }
+    if sessions.is_empty() {
+        eprintln!("pi-sessions: no sessions in {}", scope.describe());
+        return Ok(0);
+    }
+    let paint = ctx.paint();
+    let ids: Vec<&str> = sessions.iter().map(|s| s.id.as_str()).collect();
+    let n = short_len(&ids);
+    let all = scope.is_all();
+    let home = paths::home();
+    let cwd_of = |c: &str| -> String {
+        let h = home.to_string_lossy();
+        match c.strip_prefix(h.as_ref()) {
+            Some(rest) if !h.is_empty() && h != "/" && (rest.is_empty() || rest.starts_with('/')) => format!("~{rest}"),
+            _ => c.to_string(),
+        }
+    };
+    let cwd_w = if all { sessions.iter().map(|s| fmt::width(&cwd_of(&s.cwd)).min(40)).max().unwrap_or(3).max(3) } else { 0 };
+    let mut head = format!("{:<16}  {:>6}  {:>7}  {:<n$}", "MODIFIED (UTC)", "MSGS", "SIZE", "ID");
+    if all {
+        head.push_str(&format!("  {:<cwd_w$}", "CWD"));
+    }
+    head.push_str("  TITLE");
+    writeln!(out, "{}", paint.dim(&head))?;
+    let fixed = 16 + 2 + 6 + 2 + 7 + 2 + n + 2 + if all { cwd_w + 2 } else { 0 };
+    let room = ctx.width.saturating_sub(fixed).max(20);
+    for s in &sessions {
+        let mut line = format!(
+            "{:<16}  {:>6}  {:>7}  {}",
+            fmt::short_time(s.modified),
+            s.message_count,
+            fmt::size(s.size),
+            paint.cyan(&fmt::pad_right(&short(&s.id, n), n))
+        );
+        if all {
+            line.push_str(&format!("  {}", fmt::pad_right(&fmt::trunc(&cwd_of(&s.cwd), 40), cwd_w)));
+        }
+        let title = match &s.name {
+            Some(name) => paint.bold(&fmt::trunc(&fmt::one_line(name), room)),
+            None => fmt::trunc(&fmt::one_line(&s.first_message), room),
+        };
+        line.push_str("  ");
+        line.push_str(&title);
+        writeln!(out, "{line}")?;
+    }
+    Ok(0)
+}

@@ -1,0 +1,340 @@
+//! `show`: one session's header, counts, token use, compactions, branch points and labels.
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+
+use pi_session_native::entry::EntryType;
+
+use super::args::{flag, Parsed};
+use super::fmt;
+use super::jv::W;
+use super::session::{self, key_text, Session, Usage};
+use super::{cmd_ls, paths, Command, CliError, Ctx, Out};
+
+pub const COMMAND: Command = Command {
+    name: "show",
+    summary: "summary of one session: counts, tokens, cost, compactions, branches",
+    opts: &[flag("json", None)],
+    help: "\
+Usage: pi-sessions show <id|prefix|path> [--json]
+
+Show a session's header (id, cwd, version, times), its name, entry counts by type and
+message counts by role, tokens and cost summed over every assistant message's `usage`
+and every `usage` entry (all branches), per model, the compactions, the branch points
+(entries with more than one child), labels, and the active branch (ending at the last
+entry, where pi resumes).
+
+A unique id prefix is enough; an ambiguous prefix lists the candidates and exits 2.
+
+Options:
+  --json   one JSON object (see docs/cli.md)",
+    run,
+};
+
+/// Counters kept in first-seen order.
+#[derive(Default)]
+pub struct Counts(pub Vec<(String, u64)>);
+
+impl Counts {
+    pub fn add(&mut self, k: &str, n: u64) {
+        match self.0.iter_mut().find(|(key, _)| key == k) {
+            Some((_, c)) => *c += n,
+            None => self.0.push((k.to_string(), n)),
+        }
+    }
+
+    pub fn sorted(&self) -> Vec<(String, u64)> {
+        let mut v = self.0.clone();
+        v.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+        v
+    }
+
+    pub fn write(&self, w: &mut W) {
+        w.obj();
+        for (k, n) in self.sorted() {
+            w.key(&k).int(n);
+        }
+        w.end();
+    }
+
+    pub fn human(&self) -> String {
+        self.sorted().iter().map(|(k, n)| format!("{k} {}", fmt::group(*n))).collect::<Vec<_>>().join(", ")
+    }
+}
+
+struct Compaction {
+    id: String,
+    time: f64,
+    tokens_before: Option<f64>,
+    first_kept: String,
+    retained_tail: Option<usize>,
+    on_branch: bool,
+}
+
+fn run(ctx: &Ctx, p: &Parsed, out: Out) -> Result<i32, CliError> {
+    let [arg] = super::positionals(p, &["session"], "show")?[..] else { unreachable!() };
+    let path = paths::find_session(ctx, arg)?;
+    let s = Session::load(&path)?;
+    let info = cmd_ls::info(&path);
+    let header = s.header();
+    let [cwd, ts, parent] = header.pick(["cwd", "timestamp", "parentSession"]);
+
+    let mut by_type = Counts::default();
+    let mut by_role = Counts::default();
+    let mut usage = Usage::default();
+    let mut by_model: Vec<((String, String), Usage)> = Vec::new();
+    let mut compactions = Vec::new();
+    let active: Vec<u32> = s.active_path().unwrap_or_default();
+    let on_branch: std::collections::HashSet<u32> = active.iter().copied().collect();
+    let entries = s.tree.entries();
+    for &pos in &entries {
+        let sk = s.tree.get(pos);
+        let j = s.j(pos);
+        by_type.add(&session::type_name(sk.ty, &j), 1);
+        if sk.ty == EntryType::Message {
+            by_role.add(&session::role_name(j.get("message")), 1);
+        }
+        if let Some((u, provider, model, _)) = session::entry_usage(sk.ty, sk.role, &j) {
+            usage.add(&u);
+            let key = (provider, model);
+            match by_model.iter_mut().find(|(k, _)| *k == key) {
+                Some((_, m)) => m.add(&u),
+                None => by_model.push((key, u)),
+            }
+        }
+        if sk.ty == EntryType::Compaction {
+            let [tb, rt] = j.pick(["tokensBefore", "retainedTail"]);
+            compactions.push(Compaction {
+                id: s.entry_id(pos),
+                time: fmt::date_value(j.get("timestamp")),
+                tokens_before: tb.and_then(|t| t.num()),
+                first_kept: key_text(&sk.target),
+                retained_tail: rt.filter(|r| r.kind() == pi_session_native::json::Kind::Array).map(|r| r.items().len()),
+                on_branch: on_branch.contains(&pos),
+            });
+        }
+    }
+    by_model.sort_by(|a, b| b.1.cost.total_cmp(&a.1.cost).then_with(|| b.1.records.cmp(&a.1.records)));
+
+    // Branch points: nodes (an id's last entry) with more than one child.
+    let mut children: HashMap<u32, Vec<u32>> = HashMap::new();
+    for &pos in &entries {
+        let sk = s.tree.get(pos);
+        if sk.parent.truthy() && !sk.parent.strict_eq(&sk.id) {
+            if let Some(parent) = s.tree.lookup(&sk.parent) {
+                children.entry(parent).or_default().push(pos);
+            }
+        }
+    }
+    let mut branch_points: Vec<(u32, Vec<u32>)> = children.into_iter().filter(|(_, c)| c.len() > 1).collect();
+    branch_points.sort();
+    let labels: Vec<(String, String)> = s
+        .tree
+        .labels()
+        .into_iter()
+        .map(|pos| {
+            let sk = s.tree.get(pos);
+            let label = s.j(pos).get("label").map(|l| l.str().map(Cow::into_owned).unwrap_or_else(|| l.raw_str().into_owned()));
+            (key_text(&sk.target), label.unwrap_or_default())
+        })
+        .collect();
+
+    // Lines the loader skips (malformed or falsy), and the final newline.
+    let original = &s.bytes[..];
+    let mut nonblank = 0u64;
+    super::lines::each_line(original, |l| {
+        if l.iter().any(|b| !matches!(b, b' ' | b'\t' | b'\r')) {
+            nonblank += 1;
+        }
+        true
+    });
+    let skipped = nonblank.saturating_sub(s.kept() as u64);
+    let trailing_newline = original.last().is_none_or(|b| *b == b'\n');
+    let leaf = s.leaf().map(|l| s.entry_id(l));
+    let name = s.name();
+    let modified = info.as_ref().map_or(f64::NAN, |i| i.modified);
+    let message_count = info.as_ref().map_or(0, |i| i.message_count);
+    let first_message = info.as_ref().map(|i| i.first_message.clone()).unwrap_or_default();
+    let created = fmt::date_value(ts);
+    let cwd = cwd.and_then(|c| c.str()).map(Cow::into_owned).unwrap_or_default();
+
+    if p.has("json") {
+        let mut w = W::new();
+        w.obj();
+        w.key("id").str(&s.id());
+        w.key("path").str(&path.to_string_lossy());
+        w.key("name").opt_str(name.as_deref());
+        w.key("cwd").str(&cwd);
+        w.key("version").num(s.version);
+        w.key("created").opt_str(fmt::iso(created).as_deref());
+        w.key("modified").opt_str(fmt::iso(modified).as_deref());
+        w.key("parentSessionPath");
+        match parent {
+            Some(p) => w.raw(&p.raw_str()),
+            None => w.null(),
+        };
+        w.key("size").int(s.size);
+        w.key("firstMessage").str(&first_message);
+        w.key("messageCount").int(message_count);
+        w.key("entryCount").int(entries.len() as u64);
+        w.key("byType");
+        by_type.write(&mut w);
+        w.key("byRole");
+        by_role.write(&mut w);
+        w.key("usage").obj();
+        usage.write_fields(&mut w);
+        w.key("records").int(usage.records);
+        w.end();
+        w.key("byModel").arr();
+        for ((provider, model), u) in &by_model {
+            w.obj().key("provider").str(provider).key("model").str(model).key("records").int(u.records);
+            u.write_fields(&mut w);
+            w.end();
+        }
+        w.end();
+        w.key("activeBranch").obj().key("leafId").opt_str(leaf.as_deref()).key("length").int(active.len() as u64).end();
+        w.key("compactions").arr();
+        for c in &compactions {
+            w.obj().key("id").str(&c.id).key("timestamp").opt_str(fmt::iso(c.time).as_deref());
+            w.key("tokensBefore");
+            match c.tokens_before {
+                Some(t) => w.num(t),
+                None => w.null(),
+            };
+            w.key("firstKeptEntryId").str(&c.first_kept);
+            w.key("retainedTail");
+            match c.retained_tail {
+                Some(n) => w.int(n as u64),
+                None => w.null(),
+            };
+            w.key("onActiveBranch").bool(c.on_branch).end();
+        }
+        w.end();
+        w.key("branchPoints").arr();
+        for (pos, kids) in &branch_points {
+            w.obj().key("id").str(&s.entry_id(*pos)).key("children").arr();
+            for k in kids {
+                w.str(&s.entry_id(*k));
+            }
+            w.end().end();
+        }
+        w.end();
+        w.key("labels").arr();
+        for (target, label) in &labels {
+            w.obj().key("targetId").str(target).key("label").str(label).end();
+        }
+        w.end();
+        w.key("skippedLines").int(skipped);
+        w.key("trailingNewline").bool(trailing_newline);
+        w.end();
+        writeln!(out, "{}", w.s)?;
+        return Ok(0);
+    }
+
+    let paint = ctx.paint();
+    let row = |k: &str, v: String| format!("{} {v}", paint.dim(&format!("{k:<12}")));
+    let mut o = String::new();
+    let mut line = |s: String| {
+        o.push_str(&s);
+        o.push('\n');
+    };
+    line(row("Session", paint.cyan(&s.id())));
+    if let Some(n) = &name {
+        line(row("Name", paint.bold(n)));
+    }
+    line(row("File", format!("{} ({}, {} lines)", path.display(), fmt::size(s.size), fmt::group(nonblank))));
+    line(row("Cwd", cwd.clone()));
+    let version = if s.version >= session::CURRENT_VERSION {
+        jnum(s.version)
+    } else {
+        paint.yellow(&format!("{} (old: pi migrates it to 3 when opened)", jnum(s.version)))
+    };
+    line(row("Version", version));
+    line(row("Created", fmt::iso(created).unwrap_or_else(|| "-".into())));
+    line(row("Modified", fmt::iso(modified).unwrap_or_else(|| "-".into())));
+    if let Some(p) = parent {
+        line(row("Parent", p.str().map(Cow::into_owned).unwrap_or_else(|| p.raw_str().into_owned())));
+    }
+    line(row("First msg", fmt::trunc(&fmt::one_line(&first_message), ctx.width.saturating_sub(13).max(20))));
+    line(String::new());
+    line(row("Entries", format!("{} ({})", fmt::group(entries.len() as u64), by_type.human())));
+    line(row("Messages", format!("{} ({})", fmt::group(message_count), by_role.human())));
+    line(row(
+        "Active path",
+        format!("{} entries, leaf {}", fmt::group(active.len() as u64), leaf.as_deref().unwrap_or("-")),
+    ));
+    line(row(
+        "Tokens",
+        format!(
+            "{} total (input {}, output {}, cache read {}, cache write {})",
+            fmt::group(usage.total as u64),
+            fmt::group(usage.input as u64),
+            fmt::group(usage.output as u64),
+            fmt::group(usage.cache_read as u64),
+            fmt::group(usage.cache_write as u64)
+        ),
+    ));
+    line(row("Cost", paint.green(&fmt::money(usage.cost))));
+    if !by_model.is_empty() {
+        line(row(
+            "Models",
+            by_model
+                .iter()
+                .map(|((pr, m), u)| format!("{}/{} ({} turns, {})", pr, m, u.records, fmt::money(u.cost)))
+                .collect::<Vec<_>>()
+                .join(", "),
+        ));
+    }
+    if !compactions.is_empty() {
+        line(String::new());
+        line(paint.bold(&format!("Compactions ({})", compactions.len())));
+        for c in &compactions {
+            let mut l = format!(
+                "  {}  {}  tokensBefore {}  firstKept {}",
+                paint.cyan(&c.id),
+                fmt::short_time(c.time),
+                c.tokens_before.map_or("-".into(), |t| fmt::group(t.max(0.0) as u64)),
+                c.first_kept
+            );
+            if let Some(n) = c.retained_tail {
+                l.push_str(&format!("  retainedTail {n}"));
+            }
+            if !c.on_branch {
+                l.push_str(&paint.dim("  (off the active path)"));
+            }
+            line(l);
+        }
+    }
+    if !branch_points.is_empty() {
+        line(String::new());
+        line(paint.bold(&format!("Branch points ({})", branch_points.len())));
+        for (pos, kids) in &branch_points {
+            let ids: Vec<String> = kids.iter().map(|k| s.entry_id(*k)).collect();
+            line(format!("  {}  {} children: {}", paint.cyan(&s.entry_id(*pos)), kids.len(), ids.join(", ")));
+        }
+    }
+    if !labels.is_empty() {
+        line(String::new());
+        line(paint.bold(&format!("Labels ({})", labels.len())));
+        for (t, l) in &labels {
+            line(format!("  {}  {}", paint.cyan(t), paint.magenta(l)));
+        }
+    }
+    if skipped > 0 || !trailing_newline {
+        line(String::new());
+        let mut what = Vec::new();
+        if skipped > 0 {
+            what.push(format!("{skipped} unparseable line(s)"));
+        }
+        if !trailing_newline {
+            what.push("no final newline".into());
+        }
+        line(paint.yellow(&format!("Problems: {} (run `pi-sessions check {}`)", what.join(", "), path.display())));
+    }
+    write!(out, "{o}")?;
+    Ok(0)
+}
+
+fn jnum(v: f64) -> String {
+    super::jv::num_text(v)
+}

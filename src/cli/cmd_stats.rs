@@ -1,0 +1,241 @@
+//! `stats`: sessions, messages, tokens and cost, by model and by day.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+use pi_session_native::entry::{EntryType, Role, Skeleton};
+use pi_session_native::store;
+
+use super::args::{flag, opt, Parsed};
+use super::cmd_show::Counts;
+use super::fmt;
+use super::jv::{J, W};
+use super::lines::{each_line, Blocks};
+use super::session::{self, Usage};
+use super::{paths, Command, CliError, Ctx, Out};
+
+pub const COMMAND: Command = Command {
+    name: "stats",
+    summary: "sessions, messages, tokens and cost by model and by day",
+    opts: &[opt("cwd", None), flag("all", Some('a')), flag("json", None)],
+    help: "\
+Usage: pi-sessions stats [--cwd PATH | --all] [--json]
+
+Totals over sessions: sessions, message entries by role, and tokens and cost summed from
+every assistant message's `usage` and every `usage` entry (all branches), grouped by
+provider/model and by UTC day of the entry's timestamp.
+
+Options:
+  --cwd PATH   sessions of this project (default: the current directory)
+  -a, --all    sessions of every project
+  --json       one JSON object (see docs/cli.md)",
+    run,
+};
+
+#[derive(Default)]
+struct Day {
+    sessions: u64,
+    messages: u64,
+    usage: Usage,
+}
+
+#[derive(Default)]
+struct Acc {
+    sessions: u64,
+    messages: u64,
+    by_role: Counts,
+    usage: Usage,
+    by_model: BTreeMap<(String, String), Usage>,
+    by_day: BTreeMap<String, Day>,
+}
+
+impl Acc {
+    fn merge(&mut self, o: Acc) {
+        self.sessions += o.sessions;
+        self.messages += o.messages;
+        for (k, n) in o.by_role.0 {
+            self.by_role.add(&k, n);
+        }
+        self.usage.add(&o.usage);
+        for (k, u) in o.by_model {
+            self.by_model.entry(k).or_default().add(&u);
+        }
+        for (k, d) in o.by_day {
+            let e = self.by_day.entry(k).or_default();
+            e.sessions += d.sessions;
+            e.messages += d.messages;
+            e.usage.add(&d.usage);
+        }
+    }
+}
+
+fn role_label(role: Role, j: impl FnOnce() -> String) -> String {
+    match role {
+        Role::User => "user".into(),
+        Role::Assistant => "assistant".into(),
+        Role::ToolResult => "toolResult".into(),
+        Role::System => "system".into(),
+        Role::Custom => "custom".into(),
+        Role::HookMessage => "hookMessage".into(),
+        Role::NoMessage => "(no message)".into(),
+        Role::Other => j(),
+    }
+}
+
+fn scan_file(path: &Path, cwd_filter: Option<&Path>, cwd: &Path) -> Option<Acc> {
+    let mut blocks = Blocks::open(path, 1 << 20).ok()?;
+    let mut acc = Acc::default();
+    let mut header: Option<bool> = None;
+    let mut days: BTreeSet<String> = BTreeSet::new();
+    let mut unique = 0u64;
+    let mut fail = false;
+    while let Some(block) = blocks.next_block().ok()? {
+        each_line(block, |raw| {
+            let text = String::from_utf8_lossy(raw);
+            let line = text.as_bytes();
+            let Some(sk) = Skeleton::parse_line(line, &mut unique) else { return true };
+            if header.is_none() {
+                let ok = store::is_header(&sk);
+                header = Some(ok);
+                if ok {
+                    if let Some(want) = cwd_filter {
+                        let c = J::parse(line).and_then(|h| h.get("cwd")).and_then(|c| c.str()).map(|c| c.into_owned());
+                        if !paths::cwd_matches(c.as_deref(), want, cwd) {
+                            fail = true;
+                            return false;
+                        }
+                    }
+                    return true;
+                }
+                fail = true;
+                return false;
+            }
+            let needs_json = sk.ty == EntryType::Usage || (sk.ty == EntryType::Message && matches!(sk.role, Role::Assistant | Role::Other)) || sk.time.is_none();
+            let j = if needs_json { J::parse(line) } else { None };
+            let time = sk.time.unwrap_or_else(|| fmt::date_value(j.and_then(|j| j.get("timestamp"))));
+            let day = fmt::day(time).unwrap_or_else(|| "unknown".into());
+            if sk.ty == EntryType::Message {
+                acc.messages += 1;
+                let role = role_label(sk.role, || j.map_or("(none)".into(), |j| session::role_name(j.get("message"))));
+                acc.by_role.add(&role, 1);
+                acc.by_day.entry(day.clone()).or_default().messages += 1;
+                days.insert(day.clone());
+            }
+            if let Some(j) = j {
+                if let Some((u, provider, model, _)) = session::entry_usage(sk.ty, sk.role, &j) {
+                    acc.usage.add(&u);
+                    acc.by_model.entry((provider, model)).or_default().add(&u);
+                    acc.by_day.entry(day.clone()).or_default().usage.add(&u);
+                    days.insert(day);
+                }
+            }
+            true
+        });
+        if fail {
+            return None;
+        }
+    }
+    if header != Some(true) {
+        return None;
+    }
+    acc.sessions = 1;
+    for d in days {
+        acc.by_day.entry(d).or_default().sessions += 1;
+    }
+    Some(acc)
+}
+
+fn run(ctx: &Ctx, p: &Parsed, out: Out) -> Result<i32, CliError> {
+    super::positionals(p, &[], "stats")?;
+    let scope = paths::scope(ctx, p)?;
+    let mut files = paths::files(&scope);
+    // Largest first spreads the work evenly over the threads.
+    files.sort_by_cached_key(|f| std::cmp::Reverse(std::fs::metadata(f).map_or(0, |m| m.len())));
+    let results = super::par::map(&files, ctx.jobs, "reading", |f| scan_file(f, scope.cwd_filter(), &ctx.cwd));
+    let mut acc = Acc::default();
+    for r in results.into_iter().flatten() {
+        acc.merge(r);
+    }
+    let mut models: Vec<(&(String, String), &Usage)> = acc.by_model.iter().collect();
+    models.sort_by(|a, b| b.1.cost.total_cmp(&a.1.cost).then_with(|| b.1.records.cmp(&a.1.records)));
+    if p.has("json") {
+        let mut w = W::new();
+        w.obj();
+        w.key("sessions").int(acc.sessions);
+        w.key("messages").int(acc.messages);
+        w.key("byRole");
+        acc.by_role.write(&mut w);
+        w.key("usage").obj();
+        acc.usage.write_fields(&mut w);
+        w.key("records").int(acc.usage.records).end();
+        w.key("byModel").arr();
+        for ((provider, model), u) in &models {
+            w.nl().obj().key("provider").str(provider).key("model").str(model).key("records").int(u.records);
+            u.write_fields(&mut w);
+            w.end();
+        }
+        w.end();
+        w.key("byDay").arr();
+        for (day, d) in &acc.by_day {
+            w.nl().obj().key("day").str(day).key("sessions").int(d.sessions).key("messages").int(d.messages);
+            w.key("records").int(d.usage.records);
+            d.usage.write_fields(&mut w);
+            w.end();
+        }
+        w.end();
+        w.end();
+        writeln!(out, "{}", w.s)?;
+        return Ok(0);
+    }
+    let paint = ctx.paint();
+    let g = |v: f64| fmt::group(v.max(0.0) as u64);
+    let mut o = String::new();
+    o.push_str(&format!("{} {}\n", paint.dim(&format!("{:<10}", "Scope")), scope.describe()));
+    o.push_str(&format!("{} {}\n", paint.dim(&format!("{:<10}", "Sessions")), fmt::group(acc.sessions)));
+    o.push_str(&format!("{} {} ({})\n", paint.dim(&format!("{:<10}", "Messages")), fmt::group(acc.messages), acc.by_role.human()));
+    o.push_str(&format!(
+        "{} {} (input {}, output {}, cache read {}, cache write {})\n",
+        paint.dim(&format!("{:<10}", "Tokens")),
+        g(acc.usage.total),
+        g(acc.usage.input),
+        g(acc.usage.output),
+        g(acc.usage.cache_read),
+        g(acc.usage.cache_write)
+    ));
+    o.push_str(&format!("{} {}\n", paint.dim(&format!("{:<10}", "Cost")), paint.green(&fmt::money(acc.usage.cost))));
+    let cols = |first: &str, w0: usize, rest: [String; 7]| -> String {
+        let mut s = fmt::pad_right(first, w0);
+        for (i, c) in rest.iter().enumerate() {
+            s.push_str("  ");
+            s.push_str(&fmt::pad_left(c, if i == 0 { 8 } else { 13 }));
+        }
+        s
+    };
+    if !models.is_empty() {
+        let names: Vec<String> = models.iter().map(|((pr, m), _)| format!("{pr}/{m}")).collect();
+        let w0 = names.iter().map(|n| fmt::width(n)).max().unwrap_or(5).max(5);
+        o.push('\n');
+        let head = ["TURNS", "INPUT", "OUTPUT", "CACHE READ", "CACHE WRITE", "TOTAL", "COST"].map(String::from);
+        o.push_str(&paint.dim(&cols("MODEL", w0, head)));
+        o.push('\n');
+        for (name, (_, u)) in names.iter().zip(&models) {
+            let row = [fmt::group(u.records), g(u.input), g(u.output), g(u.cache_read), g(u.cache_write), g(u.total), fmt::money(u.cost)];
+            o.push_str(&cols(name, w0, row));
+            o.push('\n');
+        }
+    }
+    if !acc.by_day.is_empty() {
+        o.push('\n');
+        let head = ["SESSIONS", "MESSAGES", "TURNS", "INPUT", "OUTPUT", "TOTAL", "COST"].map(String::from);
+        o.push_str(&paint.dim(&cols("DAY (UTC)", 10, head)));
+        o.push('\n');
+        for (day, d) in &acc.by_day {
+            let u = &d.usage;
+            let row = [fmt::group(d.sessions), fmt::group(d.messages), fmt::group(u.records), g(u.input), g(u.output), g(u.total), fmt::money(u.cost)];
+            o.push_str(&cols(day, 10, row));
+            o.push('\n');
+        }
+    }
+    write!(out, "{o}")?;
+    Ok(0)
+}

@@ -1,0 +1,267 @@
+//! `tree`: the entry tree, children under parents, linear runs kept flat.
+
+use std::borrow::Cow;
+
+use pi_session_native::entry::{EntryType, Key};
+
+use super::args::{flag, opt, Parsed};
+use super::fmt::{self, Paint};
+use super::jv::J;
+use super::session::{self, key_text, Block, Session};
+use super::{paths, Command, CliError, Ctx, Out};
+
+pub const COMMAND: Command = Command {
+    name: "tree",
+    summary: "the entry tree with branches, labels and the active leaf",
+    opts: &[flag("active", None), opt("width", Some('w'))],
+    help: "\
+Usage: pi-sessions tree <id|prefix|path> [--active] [--width N]
+
+Print every entry under its parent. A chain of single children stays in one column;
+branches are drawn with ├─/└─ and siblings are ordered by timestamp, as in pi's tree.
+Entries on the active path (root to the last entry, where pi resumes) are marked `*`,
+the leaf with `← leaf`; labels are shown in [brackets]; text is cut to the width.
+Orphans (parent missing) are shown as roots, entries in a parent cycle at the end.
+
+Options:
+  --active       only the active path
+  -w, --width N  line width (default: $COLUMNS, else 120)",
+    run,
+};
+
+/// A one-line description of an entry: (kind, detail).
+pub fn describe(s: &Session, pos: u32) -> (String, String) {
+    let sk = s.tree.get(pos);
+    let j = s.j(pos);
+    let st = |v: Option<J>| v.and_then(|v| v.str()).map(Cow::into_owned).unwrap_or_default();
+    match sk.ty {
+        EntryType::Message => {
+            let m = j.get("message");
+            let role = session::role_name(m);
+            let Some(m) = m else { return (role, String::new()) };
+            let [content, tool, command, custom_type] = m.pick(["content", "toolName", "command", "customType"]);
+            let detail = match role.as_str() {
+                "toolResult" => format!("{}: {}", st(tool), session::text_of(content)),
+                "bashExecution" => format!("$ {}", st(command)),
+                "custom" => format!("{}: {}", st(custom_type), session::text_of(content)),
+                _ => summarize_blocks(&session::blocks(content)),
+            };
+            (role, detail)
+        }
+        EntryType::ModelChange => ("model".into(), format!("{}/{}", st(j.get("provider")), st(j.get("modelId")))),
+        EntryType::ThinkingLevelChange => ("thinking".into(), st(j.get("thinkingLevel"))),
+        EntryType::Compaction => {
+            let [tb, summary] = j.pick(["tokensBefore", "summary"]);
+            let tb = tb.and_then(|t| t.num()).map_or("?".into(), |t| fmt::group(t.max(0.0) as u64));
+            ("compaction".into(), format!("{tb} tokens → {}", st(summary)))
+        }
+        EntryType::BranchSummary => ("branch_summary".into(), st(j.get("summary"))),
+        EntryType::Custom => ("custom".into(), st(j.get("customType"))),
+        EntryType::CustomMessage => {
+            let [ct, content] = j.pick(["customType", "content"]);
+            ("custom_message".into(), format!("{}: {}", st(ct), session::text_of(content)))
+        }
+        EntryType::ContextEdit => {
+            let r = j.get("replacement");
+            let what = match r {
+                Some(r) if r.is_null() => "(removed)".to_string(),
+                Some(r) => session::text_of(r.get("content")),
+                None => String::new(),
+            };
+            ("context_edit".into(), format!("{} ← {what}", key_text(&sk.target)))
+        }
+        EntryType::Label => {
+            let l = st(j.get("label"));
+            let t = key_text(&sk.target);
+            ("label".into(), if sk.label_truthy { format!("{t} = {l}") } else { format!("{t} cleared") })
+        }
+        EntryType::SessionInfo => ("session_info".into(), st(j.get("name"))),
+        EntryType::Usage => {
+            let [kind, provider, model, usage] = j.pick(["kind", "provider", "model", "usage"]);
+            let total = usage.map(|u| session::Usage::from_json(u).total).unwrap_or(0.0);
+            ("usage".into(), format!("{} {}/{} {} tokens", st(kind), st(provider), st(model), fmt::group(total as u64)))
+        }
+        EntryType::Session => ("session".into(), String::new()),
+        EntryType::Other => (session::type_name(sk.ty, &j), String::new()),
+    }
+}
+
+/// Text of content blocks, or the tool calls when there is no text.
+pub fn summarize_blocks(blocks: &[Block]) -> String {
+    let mut text = String::new();
+    let mut calls = Vec::new();
+    let mut thinking = false;
+    for b in blocks {
+        match b {
+            Block::Text(t) => {
+                if !text.is_empty() {
+                    text.push(' ');
+                }
+                text.push_str(t);
+            }
+            Block::ToolCall { name, args } => {
+                let a = args.map(|a| fmt::trunc(&fmt::one_line(&a.raw_str()), 60)).unwrap_or_default();
+                calls.push(format!("{name}({a})"));
+            }
+            Block::Thinking(_) => thinking = true,
+            Block::Image(m) => text.push_str(&format!("[{m}]")),
+            Block::Other(_) => {}
+        }
+    }
+    if !calls.is_empty() {
+        let c = format!("→ {}", calls.join(", "));
+        if text.is_empty() { c } else { format!("{text} {c}") }
+    } else if text.is_empty() && thinking {
+        "(thinking)".into()
+    } else {
+        text
+    }
+}
+
+fn paint_kind(paint: &Paint, kind: &str) -> String {
+    match kind {
+        "user" => paint.green(kind),
+        "assistant" => paint.blue(kind),
+        "toolResult" | "bashExecution" => paint.dim(kind),
+        "compaction" | "branch_summary" | "custom_message" | "custom" => paint.yellow(kind),
+        "label" | "session_info" => paint.magenta(kind),
+        _ => kind.to_string(),
+    }
+}
+
+fn run(ctx: &Ctx, p: &Parsed, out: Out) -> Result<i32, CliError> {
+    let [arg] = super::positionals(p, &["session"], "tree")?[..] else { unreachable!() };
+    let width = p.num("width")?.unwrap_or(ctx.width).max(40);
+    let path = paths::find_session(ctx, arg)?;
+    let s = Session::load(&path)?;
+    let paint = ctx.paint();
+    let n = s.tree.len();
+    let leaf = s.leaf();
+    let active = s.active_path().unwrap_or_default();
+    let mut on_path = vec![false; n];
+    for &a in &active {
+        on_path[a as usize] = true;
+    }
+
+    let line_for = |pos: u32, prefix: &str, note: &str| -> String {
+        let sk = s.tree.get(pos);
+        let (kind, detail) = describe(&s, pos);
+        let marker = if on_path[pos as usize] { paint.bold("*") } else { " ".into() };
+        let id = s.entry_id(pos);
+        let label = s.tree.label(&sk.id).and_then(|l| s.j(l).get("label")).and_then(|l| l.str().map(Cow::into_owned));
+        let mut head = format!("{prefix}{id} {kind}");
+        let mut shown = format!("{marker} {prefix}{} {}", paint.cyan(&id), paint_kind(&paint, &kind));
+        if let Some(l) = &label {
+            head.push_str(&format!(" [{l}]"));
+            shown.push_str(&format!(" {}", paint.magenta(&format!("[{l}]"))));
+        }
+        let mut tail = String::new();
+        if !note.is_empty() {
+            tail.push_str(&format!("  ({note})"));
+        }
+        if Some(pos) == leaf {
+            tail.push_str("  ← leaf");
+        }
+        let room = width.saturating_sub(2 + fmt::width(&head) + fmt::width(&tail) + 2);
+        let detail = fmt::one_line(&detail);
+        if !detail.is_empty() && room >= 8 {
+            let d = fmt::trunc(&detail, room);
+            shown.push_str(": ");
+            shown.push_str(&if on_path[pos as usize] { d } else { paint.dim(&d) });
+        }
+        if !note.is_empty() {
+            shown.push_str(&paint.red(&format!("  ({note})")));
+        }
+        if Some(pos) == leaf {
+            shown.push_str(&paint.bold("  ← leaf"));
+        }
+        shown
+    };
+
+    let mut o = String::new();
+    o.push_str(&format!("{} {}\n", paint.bold(&s.id()), paint.dim(&path.display().to_string())));
+    if p.has("active") {
+        for &pos in &active {
+            o.push_str(&line_for(pos, "", ""));
+            o.push('\n');
+        }
+        write!(out, "{o}")?;
+        return Ok(0);
+    }
+
+    // Parent links: `null` or itself → root; a parent that is not found → orphan root.
+    let entries = s.tree.entries();
+    let mut parent: Vec<Option<u32>> = vec![None; n];
+    let mut note: Vec<&str> = vec![""; n];
+    for &pos in &entries {
+        let sk = s.tree.get(pos);
+        if sk.parent == Key::Null {
+            continue;
+        }
+        if sk.parent.strict_eq(&sk.id) {
+            note[pos as usize] = "parent is itself";
+            continue;
+        }
+        match s.tree.lookup(&sk.parent) {
+            Some(pp) => parent[pos as usize] = Some(pp),
+            None if sk.parent == Key::Undefined => note[pos as usize] = "no parentId",
+            None => note[pos as usize] = "orphan: parent not found",
+        }
+        if s.tree.lookup(&sk.id) != Some(pos) && !matches!(sk.id, Key::Unique(_)) {
+            note[pos as usize] = "duplicate id";
+        }
+    }
+    let time = |pos: u32| -> f64 {
+        let t = s.tree.get(pos).time.unwrap_or_else(|| fmt::date_value(s.j(pos).get("timestamp")));
+        if t.is_nan() { f64::INFINITY } else { t }
+    };
+    let mut children: Vec<Vec<u32>> = vec![Vec::new(); n];
+    let mut roots = Vec::new();
+    for &pos in &entries {
+        match parent[pos as usize] {
+            Some(pp) => children[pp as usize].push(pos),
+            None => roots.push(pos),
+        }
+    }
+    for c in children.iter_mut().filter(|c| c.len() > 1) {
+        c.sort_by(|a, b| time(*a).total_cmp(&time(*b)));
+    }
+
+    let mut visited = vec![false; n];
+    let draw = |start: u32, o: &mut String, visited: &mut Vec<bool>| {
+        let mut stack: Vec<(u32, String, String)> = vec![(start, String::new(), String::new())];
+        while let Some((pos, first, rest)) = stack.pop() {
+            if visited[pos as usize] {
+                continue;
+            }
+            visited[pos as usize] = true;
+            o.push_str(&line_for(pos, &first, note[pos as usize]));
+            o.push('\n');
+            let kids: Vec<u32> = children[pos as usize].iter().copied().filter(|k| !visited[*k as usize]).collect();
+            if kids.len() == 1 {
+                stack.push((kids[0], rest.clone(), rest));
+                continue;
+            }
+            for (i, &k) in kids.iter().enumerate().rev() {
+                let last = i + 1 == kids.len();
+                let f = format!("{rest}{}", if last { "└─ " } else { "├─ " });
+                let r = format!("{rest}{}", if last { "   " } else { "│  " });
+                stack.push((k, f, r));
+            }
+        }
+    };
+    for &r in &roots {
+        draw(r, &mut o, &mut visited);
+    }
+    let stray: Vec<u32> = entries.iter().copied().filter(|p| !visited[*p as usize]).collect();
+    if !stray.is_empty() {
+        o.push_str(&paint.red(&format!("{} entries in a parent cycle (unreachable from any root):\n", stray.len())));
+        for pos in stray {
+            if !visited[pos as usize] {
+                draw(pos, &mut o, &mut visited);
+            }
+        }
+    }
+    write!(out, "{o}")?;
+    Ok(0)
+}

@@ -1,0 +1,383 @@
+//! A session file loaded read-only for inspection: the core's line parse and tree index,
+//! with v1/v2 files migrated in memory (never on disk) so trees and contexts work.
+
+use std::borrow::Cow;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use pi_session_native::entry::{EntryType, Key, Role, Skeleton};
+use pi_session_native::json::Kind;
+use pi_session_native::store;
+use pi_session_native::tree::Tree;
+
+use super::CliError;
+use super::jv::J;
+
+pub const CURRENT_VERSION: f64 = 3.0;
+
+/// Where a kept line's text is: in the file bytes, or (not UTF-8) in the repaired copies.
+#[derive(Clone, Copy)]
+struct Span {
+    start: usize,
+    end: usize,
+    repaired: bool,
+}
+
+pub struct Session {
+    pub path: PathBuf,
+    /// The file's bytes, as read.
+    pub bytes: Vec<u8>,
+    /// U+FFFD-repaired copies of lines that were not UTF-8 (as Node's decoder reads them).
+    repaired: Vec<u8>,
+    /// Text of each tree position (the header is position 0).
+    spans: Vec<Span>,
+    pub tree: Tree,
+    /// `header.version ?? 1` (NaN when not a number).
+    pub version: f64,
+    pub size: u64,
+}
+
+impl Session {
+    /// Reads and indexes a session without modifying the file (unlike opening it in pi,
+    /// which appends a missing final newline and rewrites old versions). Lines are split
+    /// at `\n` and kept when they parse to a truthy value, as `loadEntriesFromFile` does.
+    pub fn load(path: &Path) -> Result<Session, CliError> {
+        let bytes = fs::read(path).map_err(|e| CliError::Fail(format!("cannot read {}: {e}", path.display())))?;
+        let size = bytes.len() as u64;
+        let mut repaired = Vec::new();
+        let mut spans = Vec::new();
+        let mut skeletons = Vec::new();
+        let mut unique = 0u64;
+        let mut start = 0;
+        while start < bytes.len() {
+            let end = memchr::memchr(b'\n', &bytes[start..]).map_or(bytes.len(), |i| start + i);
+            let raw = &bytes[start..end];
+            let span = match std::str::from_utf8(raw) {
+                Ok(_) => Span { start, end, repaired: false },
+                Err(_) => {
+                    let s = repaired.len();
+                    repaired.extend_from_slice(String::from_utf8_lossy(raw).as_bytes());
+                    Span { start: s, end: repaired.len(), repaired: true }
+                }
+            };
+            let text = if span.repaired { &repaired[span.start..span.end] } else { raw };
+            if let Some(sk) = Skeleton::parse_line(text, &mut unique) {
+                skeletons.push(sk);
+                spans.push(span);
+            }
+            start = end + 1;
+        }
+        if !skeletons.first().is_some_and(store::is_header) {
+            return Err(CliError::Fail(format!(
+                "{} is not a session file (its first entry is not a session header)",
+                path.display()
+            )));
+        }
+        let text_of = |sp: &Span| if sp.repaired { &repaired[sp.start..sp.end] } else { &bytes[sp.start..sp.end] };
+        let version = match J::parse(text_of(&spans[0])).and_then(|h| h.get("version")) {
+            None => 1.0,
+            Some(v) if v.is_null() => 1.0,
+            Some(v) => v.num().or_else(|| v.str().and_then(|s| s.trim().parse().ok())).unwrap_or(f64::NAN),
+        };
+        if version < 2.0 {
+            migrate_v1(&mut skeletons, |i| J::parse(text_of(&spans[i])).and_then(|j| j.get("firstKeptEntryIndex")).and_then(|v| v.num()));
+        }
+        if version < CURRENT_VERSION {
+            for sk in &mut skeletons {
+                if sk.ty == EntryType::Message && sk.role == Role::HookMessage {
+                    sk.role = Role::Custom;
+                }
+            }
+        }
+        let mut tree = Tree::new();
+        for sk in skeletons {
+            tree.push(sk);
+        }
+        Ok(Session { path: path.to_path_buf(), bytes, repaired, spans, tree, version, size })
+    }
+
+    pub fn line(&self, pos: u32) -> &[u8] {
+        let sp = self.spans[pos as usize];
+        if sp.repaired { &self.repaired[sp.start..sp.end] } else { &self.bytes[sp.start..sp.end] }
+    }
+
+    /// Number of kept (parsed) lines, header included.
+    pub fn kept(&self) -> usize {
+        self.spans.len()
+    }
+
+    /// The entry at a position as a JSON view (every kept line parsed once already).
+    pub fn j(&self, pos: u32) -> J<'_> {
+        J::parse(self.line(pos)).or_else(|| J::parse(b"null")).expect("kept lines parse")
+    }
+
+    pub fn header(&self) -> J<'_> {
+        self.j(0)
+    }
+
+    /// The session id (the header's string id).
+    pub fn id(&self) -> String {
+        self.header().get("id").and_then(|v| v.str()).map(Cow::into_owned).unwrap_or_default()
+    }
+
+    /// The active leaf: the last entry (`leafId` after loading).
+    pub fn leaf(&self) -> Option<u32> {
+        self.tree.last_entry()
+    }
+
+    /// Root-first positions of the active branch (`getBranch()`).
+    pub fn active_path(&self) -> Result<Vec<u32>, CliError> {
+        let Some(leaf) = self.leaf() else { return Ok(Vec::new()) };
+        let key = self.tree.get(leaf).id.clone();
+        let path = if key.truthy() { self.tree.branch(&key) } else { self.tree.session_path(&Key::Undefined) };
+        path.map_err(|e| CliError::Fail(format!("{}: {e}", self.path.display())))
+    }
+
+    /// The latest `session_info` name, trimmed (`getSessionName`).
+    pub fn name(&self) -> Option<String> {
+        let pos = self.tree.last_session_info()?;
+        let n = self.j(pos).get("name")?.str()?.trim().to_string();
+        (!n.is_empty()).then_some(n)
+    }
+
+    /// Display id of an entry (synthetic ids of migrated v1 files included).
+    pub fn entry_id(&self, pos: u32) -> String {
+        key_text(&self.tree.get(pos).id)
+    }
+}
+
+/// A key for display: strings as they are, other values as JSON-ish text.
+pub fn key_text(k: &Key) -> String {
+    match k {
+        Key::Str(s) => s.to_string(),
+        Key::IllStr(s) => s.to_string(),
+        Key::Undefined => "(no id)".into(),
+        Key::Null => "null".into(),
+        Key::Bool(b) => b.to_string(),
+        Key::Num(bits) => super::jv::num_text(f64::from_bits(*bits)),
+        Key::Unique(_) => "(object id)".into(),
+    }
+}
+
+/// `migrateV1ToV2` in memory: sequential ids and a parent chain, `firstKeptEntryIndex`
+/// turned into a target. Ids are synthetic (`v1-<n>`) since the file is not rewritten.
+fn migrate_v1(sks: &mut [Skeleton], first_kept_index: impl Fn(usize) -> Option<f64>) {
+    let mut ids: Vec<Key> = Vec::with_capacity(sks.len());
+    let mut prev = Key::Null;
+    let mut n = 0;
+    for sk in sks.iter_mut() {
+        if sk.ty == EntryType::Session {
+            ids.push(sk.id.clone());
+            continue;
+        }
+        n += 1;
+        let id = Key::Str(format!("v1-{n}").into());
+        sk.id = id.clone();
+        sk.parent = prev;
+        prev = id.clone();
+        ids.push(id);
+    }
+    for i in 0..sks.len() {
+        if sks[i].ty != EntryType::Compaction {
+            continue;
+        }
+        if let Some(idx) = first_kept_index(i).filter(|x| *x >= 0.0 && x.fract() == 0.0) {
+            let idx = idx as usize;
+            if sks.get(idx).is_some_and(|t| t.ty != EntryType::Session) {
+                sks[i].target = ids[idx].clone();
+            }
+        }
+    }
+}
+
+/// The name of an entry's type as written in the file.
+pub fn type_name(ty: EntryType, j: &J) -> String {
+    let known = match ty {
+        EntryType::Session => "session",
+        EntryType::Message => "message",
+        EntryType::ThinkingLevelChange => "thinking_level_change",
+        EntryType::ModelChange => "model_change",
+        EntryType::Compaction => "compaction",
+        EntryType::BranchSummary => "branch_summary",
+        EntryType::Custom => "custom",
+        EntryType::CustomMessage => "custom_message",
+        EntryType::ContextEdit => "context_edit",
+        EntryType::Label => "label",
+        EntryType::SessionInfo => "session_info",
+        EntryType::Usage => "usage",
+        EntryType::Other => "",
+    };
+    if !known.is_empty() {
+        return known.into();
+    }
+    match j.get("type") {
+        Some(t) => t.str().map(Cow::into_owned).unwrap_or_else(|| format!("({})", t.raw_str())),
+        None => "(no type)".into(),
+    }
+}
+
+/// The role of a message object as written (`(none)` when missing).
+pub fn role_name(message: Option<J>) -> String {
+    match message.and_then(|m| m.get("role")) {
+        Some(r) => r.str().map(Cow::into_owned).unwrap_or_else(|| r.raw_str().into_owned()),
+        None => "(none)".into(),
+    }
+}
+
+/// One piece of message content.
+pub enum Block<'a> {
+    Text(Cow<'a, str>),
+    Thinking(Cow<'a, str>),
+    ToolCall { name: Cow<'a, str>, args: Option<J<'a>> },
+    Image(String),
+    Other(String),
+}
+
+/// The blocks of a `content` value: a string is one text block.
+pub fn blocks<'a>(content: Option<J<'a>>) -> Vec<Block<'a>> {
+    let Some(c) = content else { return Vec::new() };
+    if let Some(s) = c.str() {
+        return vec![Block::Text(s)];
+    }
+    let mut out = Vec::new();
+    for b in c.items() {
+        if !b.is_obj() {
+            if let Some(s) = b.str() {
+                out.push(Block::Text(s));
+            }
+            continue;
+        }
+        let [ty, text, thinking, name, args, mime] = b.pick(["type", "text", "thinking", "name", "arguments", "mimeType"]);
+        let ty = ty.and_then(|t| t.str()).unwrap_or_default();
+        match &*ty {
+            "text" => out.push(Block::Text(text.and_then(|t| t.str()).unwrap_or_default())),
+            "thinking" => out.push(Block::Thinking(thinking.and_then(|t| t.str()).unwrap_or_default())),
+            "toolCall" => out.push(Block::ToolCall { name: name.and_then(|n| n.str()).unwrap_or_default(), args }),
+            "image" => out.push(Block::Image(mime.and_then(|m| m.str()).map(Cow::into_owned).unwrap_or_else(|| "image".into()))),
+            other => out.push(Block::Other(other.to_string())),
+        }
+    }
+    out
+}
+
+/// The text blocks of a content value, joined by newlines.
+pub fn text_of(content: Option<J>) -> String {
+    let mut out = String::new();
+    for b in blocks(content) {
+        if let Block::Text(t) = b {
+            if !out.is_empty() {
+                out.push('\n');
+            }
+            out.push_str(&t);
+        }
+    }
+    out
+}
+
+/// The searchable and displayable text of an entry: (role or kind, text).
+/// Messages give their text blocks (bashExecution: command and output); custom messages
+/// their content; summaries their summary. Other entries give nothing.
+pub fn entry_text(ty: EntryType, j: &J) -> Option<(String, String)> {
+    match ty {
+        EntryType::Message => {
+            let m = j.get("message")?;
+            let role = role_name(Some(m));
+            let [content, command, output] = m.pick(["content", "command", "output"]);
+            let text = if role == "bashExecution" {
+                let c = command.and_then(|c| c.str()).unwrap_or_default();
+                let o = output.and_then(|o| o.str()).unwrap_or_default();
+                format!("$ {c}\n{o}")
+            } else {
+                text_of(content)
+            };
+            Some((role, text))
+        }
+        EntryType::CustomMessage => Some(("custom".into(), text_of(j.get("content")))),
+        EntryType::BranchSummary => Some(("branchSummary".into(), j.get("summary")?.str()?.into_owned())),
+        EntryType::Compaction => Some(("compactionSummary".into(), j.get("summary")?.str()?.into_owned())),
+        _ => None,
+    }
+}
+
+/// Token and cost totals.
+#[derive(Default, Clone, Copy, Debug)]
+pub struct Usage {
+    pub input: f64,
+    pub output: f64,
+    pub cache_read: f64,
+    pub cache_write: f64,
+    pub total: f64,
+    pub cost: f64,
+    /// Usage records counted (assistant turns and usage entries).
+    pub records: u64,
+}
+
+impl Usage {
+    /// Reads a `usage` object (`input`, `output`, `cacheRead`, `cacheWrite`, `totalTokens`,
+    /// `cost.total`); missing numbers count as 0, a missing total as the sum of the parts.
+    pub fn from_json(u: J) -> Usage {
+        let n = |v: Option<J>| v.and_then(|v| v.num()).filter(|x| x.is_finite()).unwrap_or(0.0);
+        let [input, output, cr, cw, total, cost] = u.pick(["input", "output", "cacheRead", "cacheWrite", "totalTokens", "cost"]);
+        let (input, output, cache_read, cache_write) = (n(input), n(output), n(cr), n(cw));
+        let total = total.and_then(|t| t.num()).filter(|x| x.is_finite()).unwrap_or(input + output + cache_read + cache_write);
+        let cost = match cost {
+            Some(c) if c.kind() == Kind::Number => n(Some(c)),
+            Some(c) => {
+                let [t, ci, co, ccr, ccw] = c.pick(["total", "input", "output", "cacheRead", "cacheWrite"]);
+                t.and_then(|t| t.num()).filter(|x| x.is_finite()).unwrap_or(n(ci) + n(co) + n(ccr) + n(ccw))
+            }
+            None => 0.0,
+        };
+        Usage { input, output, cache_read, cache_write, total, cost, records: 1 }
+    }
+
+    pub fn add(&mut self, o: &Usage) {
+        self.input += o.input;
+        self.output += o.output;
+        self.cache_read += o.cache_read;
+        self.cache_write += o.cache_write;
+        self.total += o.total;
+        self.cost += o.cost;
+        self.records += o.records;
+    }
+
+    /// Writes the fields of a usage object (inside an open JSON object).
+    pub fn write_fields(&self, w: &mut super::jv::W) {
+        w.key("input").num(self.input);
+        w.key("output").num(self.output);
+        w.key("cacheRead").num(self.cache_read);
+        w.key("cacheWrite").num(self.cache_write);
+        w.key("totalTokens").num(self.total);
+        w.key("cost").num(round_cost(self.cost));
+    }
+}
+
+/// Costs summed from floats: round to 1e-9 dollars so output is stable.
+pub fn round_cost(v: f64) -> f64 {
+    (v * 1e9).round() / 1e9
+}
+
+/// Usage carried by an entry: an assistant message's `message.usage` or a usage entry's
+/// `usage`, with its (provider, model) and time (`message.timestamp`, else the entry's).
+pub fn entry_usage(ty: EntryType, role: Role, j: &J) -> Option<(Usage, String, String, f64)> {
+    let s = |v: Option<J>| v.and_then(|v| v.str()).map(Cow::into_owned).unwrap_or_default();
+    match (ty, role) {
+        (EntryType::Message, Role::Assistant) => {
+            let [m, ts] = j.pick(["message", "timestamp"]);
+            let m = m?;
+            let [usage, provider, model, mts] = m.pick(["usage", "provider", "model", "timestamp"]);
+            let usage = usage.filter(|u| u.is_obj())?;
+            let t = match mts.and_then(|t| t.num()) {
+                Some(t) => t,
+                None => super::fmt::date_value(ts),
+            };
+            Some((Usage::from_json(usage), s(provider), s(model), t))
+        }
+        (EntryType::Usage, _) => {
+            let [usage, provider, model, ts] = j.pick(["usage", "provider", "model", "timestamp"]);
+            let usage = usage.filter(|u| u.is_obj())?;
+            Some((Usage::from_json(usage), s(provider), s(model), super::fmt::date_value(ts)))
+        }
+        _ => None,
+    }
+}
