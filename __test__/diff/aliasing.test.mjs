@@ -4,6 +4,7 @@
 //   - returned entries are the stored objects, so mutating them changes later results;
 //   - two SessionManagers on one file each keep their own in-memory tree (the reference never re-reads).
 // Every scenario is run on both implementations and compared (state snapshots and file bytes).
+import { appendFileSync, rmSync, truncateSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, it } from "vitest";
 import { firstRecordDiff } from "../helpers/compare.mjs";
@@ -136,5 +137,58 @@ describe(`two managers on one file (${LABELS.join(" vs ")})`, () => {
     files("file");
     snap("sm1", sm1);
     snap("sm2", sm2);
+  });
+});
+
+describe(`external changes to the session file between appends (${LABELS.join(" vs ")})`, () => {
+  const start = (SM, dir) => {
+    const sm = SM.create(CWD, dir);
+    sm.appendMessage({ role: "user", content: "one", timestamp: 1 });
+    sm.appendMessage({ role: "assistant", content: [], provider: "p", model: "m", timestamp: 2 });
+    return sm;
+  };
+  const after = (SM, sm, { snap, files, value }) => {
+    value("append", (() => {
+      try {
+        return sm.appendMessage({ role: "user", content: "after the external change", timestamp: 3 });
+      } catch (e) {
+        return `threw ${e?.name}: ${e?.message}`;
+      }
+    })());
+    files("file");
+    snap("sm", sm);
+    value("reopen", (() => {
+      try {
+        return SM.open(sm.getSessionFile()).getEntries();
+      } catch (e) {
+        return `threw ${e?.name}: ${e?.message}`;
+      }
+    })());
+  };
+
+  scenario("file deleted", (t) => {
+    const sm = start(t.SM, t.dir);
+    rmSync(sm.getSessionFile());
+    after(t.SM, sm, t);
+  });
+  scenario("file truncated to 0 bytes", (t) => {
+    const sm = start(t.SM, t.dir);
+    truncateSync(sm.getSessionFile(), 0);
+    after(t.SM, sm, t);
+  });
+  scenario("a torn line (no newline) left by another writer", (t) => {
+    const sm = start(t.SM, t.dir);
+    appendFileSync(sm.getSessionFile(), '{"type":"message","id":"torn0001","parentId":null,"mess');
+    after(t.SM, sm, t);
+  });
+  scenario("a complete entry appended by another writer", (t) => {
+    const sm = start(t.SM, t.dir);
+    appendFileSync(sm.getSessionFile(), `${JSON.stringify({ type: "message", id: "ext00001", parentId: null, timestamp: "2023-01-01T00:00:00.000Z", message: { role: "user", content: "external", timestamp: 9 } })}\n`);
+    after(t.SM, sm, t);
+  });
+  scenario("file replaced by another session", (t) => {
+    const sm = start(t.SM, t.dir);
+    writeFileSync(sm.getSessionFile(), `${JSON.stringify({ type: "session", version: 3, id: "0190dddd-0000-7000-8000-000000000001", timestamp: "2023-01-01T00:00:00.000Z", cwd: "/elsewhere" })}\n`);
+    after(t.SM, sm, t);
   });
 });

@@ -312,7 +312,10 @@ describe(`discovery and listing over the corpus (${LABELS.join(" vs ")})`, () =>
     ["listAll(dir, progress, live signal)", (s, SM, fn) => SM.listAll(s.dir, fn, new AbortController().signal), false],
     ["list with aborted signal", (s, SM, fn) => SM.list(CWD, s.dir, fn, AbortSignal.abort()), true],
     ["listAll with aborted signal (reason)", (s, SM, fn) => SM.listAll(s.dir, fn, AbortSignal.abort(new Error("custom reason"))), true],
-    ["listAll(signal) overload, aborted", (s, SM) => SM.listAll(AbortSignal.abort()), true],
+    // not an overload: the reference treats a signal in first position as neither dir nor callback, and ignores it
+    ["listAll(abortedSignal) as first argument", (s, SM) => SM.listAll(AbortSignal.abort()), true],
+    ["listAll(undefined, abortedSignal)", (s, SM) => SM.listAll(undefined, AbortSignal.abort()), true],
+    ["listAll(progress, abortedSignal)", (s, SM, fn) => SM.listAll(fn, AbortSignal.abort()), true],
   ]) {
     it(name, async () => {
       const recs = await each((s, _mod, SM) => listCall(s.norm, (fn) => call(s, SM, fn), { exactPartials }));

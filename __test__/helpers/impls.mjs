@@ -178,6 +178,35 @@ export const SABOTAGES = {
     const orig = mod.getDefaultSessionDir;
     mod.getDefaultSessionDir = (...args) => orig(...args).replace(/--$/, "-");
   },
+  /** loadEntriesFromFile() (the export) drops the last entry. */
+  load(mod) {
+    const orig = mod.loadEntriesFromFile;
+    mod.loadEntriesFromFile = (path) => orig(path).slice(0, -1);
+  },
+  /** Full-file rewrites (migration, createBranchedSession) end lines with CRLF. */
+  rewrite(mod) {
+    const proto = mod.SessionManager.prototype;
+    const { openSync, writeFileSync, closeSync } = createRequire(import.meta.url)("node:fs");
+    proto._rewriteFile = function () {
+      if (!this.persist || !this.sessionFile) return;
+      const fd = openSync(this.sessionFile, "w");
+      try {
+        for (const entry of this.fileEntries) writeFileSync(fd, `${JSON.stringify(entry)}\r\n`);
+      } finally {
+        closeSync(fd);
+      }
+    };
+  },
+  /** listAll() swaps its first two results. */
+  listall(mod) {
+    const SM = mod.SessionManager;
+    const orig = SM.listAll;
+    SM.listAll = async function (...args) {
+      const r = await orig.apply(this, args);
+      if (r.length > 1) [r[0], r[1]] = [r[1], r[0]];
+      return r;
+    };
+  },
   /** The -0 of a compaction's tokensBefore is kept as 0 in memory. */
   negzero(mod) {
     const proto = mod.SessionManager.prototype;

@@ -260,9 +260,9 @@ export function deepDiff(a, b, rootPath = "$") {
       const same = new Set(kxs).size === kys.length && kys.every((k) => kxs.includes(k));
       return {
         path,
-        reason: same ? "same keys, different order" : "different keys",
-        a: kxs,
-        b: kys,
+        reason: same ? `same keys, different order: [${kxs}] vs [${kys}]` : `different keys: [${kxs}] vs [${kys}]`,
+        a: x,
+        b: y,
       };
     }
     for (let i = kxs.length - 1; i >= 0; i--) {

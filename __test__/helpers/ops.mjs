@@ -6,7 +6,7 @@
 // sees objects the other one stored.
 //
 // appendCompaction's 7th argument (retainedTail) exists only in ours and is never passed here.
-import { closeSync, existsSync, mkdirSync, openSync, readdirSync, utimesSync, writeFileSync } from "node:fs";
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ref } from "./impls.mjs";
 import * as P from "./payloads.mjs";
@@ -23,6 +23,7 @@ const callArity = (obj, name, args, arity) => obj[name](...args.slice(0, arity))
 
 function idSpec(rng, { unknown = 0.15, leaf = 0.1 } = {}) {
   const r = rng.float();
+  if (r < 0.03) return { kind: "unknown", value: rng.pick([null, undefined, 0, 5]) };
   if (r < unknown) return { kind: "unknown", value: rng.pick(UNKNOWN_IDS) };
   if (r < unknown + leaf) return { kind: "leaf" };
   return { kind: "entry", frac: rng.float() };
@@ -87,6 +88,7 @@ function optionsSpec(rng, st) {
     [1, () => ({})],
     [1, () => ({ id: `sess-${st.counter++}.custom_id` })],
     [1, () => ({ id: rng.pick(["-bad", "bad-", "with space", "", "a/b", "ok..ok", "ü"]) })],
+    [0.2, () => ({ id: rng.pick([5, 12.5, true]) })], // the reference's regex coerces: a number id is accepted
     [1, () => ({ parentSession: "/tmp/pi-diff-cwd/parent.jsonl" })],
     [1, () => ({ id: `x${st.counter++}`, parentSession: undefined })],
   ])();
@@ -133,19 +135,20 @@ export const OPS = [
   {
     name: "appendMessage",
     weight: 25,
-    gen: (rng) => ({ message: P.anyMessage(rng) }),
+    // rarely a message that is not an object with a role: the reference stores whatever it is given
+    gen: (rng) => ({ message: rng.bool(0.02) ? rng.pick(["just a string", 42, [], {}, { role: 5, content: "x" }, { content: "no role" }]) : P.anyMessage(rng) }),
     run: (ctx, s) => ctx.sm.appendMessage(clone(s.message)),
   },
   {
     name: "appendThinkingLevelChange",
     weight: 3,
-    gen: (rng) => ({ level: rng.pick(["off", "minimal", "low", "medium", "high", "xhigh", P.advString(rng)]) }),
+    gen: (rng) => ({ level: rng.pick(["off", "minimal", "low", "medium", "high", "xhigh", P.advString(rng), undefined, null, 3]) }),
     run: (ctx, s) => ctx.sm.appendThinkingLevelChange(s.level),
   },
   {
     name: "appendModelChange",
     weight: 3,
-    gen: (rng) => ({ provider: rng.pick(["anthropic", "openai", P.advString(rng)]), modelId: rng.pick(["m1", "gpt-5", P.advString(rng)]) }),
+    gen: (rng) => ({ provider: rng.pick(["anthropic", "openai", P.advString(rng), undefined]), modelId: rng.pick(["m1", "gpt-5", P.advString(rng), null]) }),
     run: (ctx, s) => ctx.sm.appendModelChange(s.provider, s.modelId),
   },
   {
@@ -182,7 +185,7 @@ export const OPS = [
   {
     name: "appendCustomEntry",
     weight: 3,
-    gen: (rng) => ({ type: rng.pick(["ext-state", "😀", ""]), data: P.advValue(rng), arity: rng.pick([1, 2, 2]) }),
+    gen: (rng) => ({ type: rng.pick(["ext-state", "😀", "", 5, undefined]), data: P.advValue(rng), arity: rng.pick([1, 2, 2]) }),
     run: (ctx, s) => callArity(ctx.sm, "appendCustomEntry", [s.type, clone(s.data)], s.arity),
   },
   {
@@ -246,7 +249,10 @@ export const OPS = [
   {
     name: "getterWithArgs",
     weight: 4,
-    gen: (rng) => ({ which: rng.pick(["getEntry", "getChildren", "getLabel", "getBranch", "getBranch()"]), target: idSpec(rng, { unknown: 0.3 }) }),
+    gen: (rng) => ({
+      which: rng.pick(["getEntry", "getChildren", "getLabel", "getBranch", "getBranch()"]),
+      target: rng.bool(0.15) ? { kind: "unknown", value: rng.pick([null, undefined, ""]) } : idSpec(rng, { unknown: 0.3 }),
+    }),
     run: (ctx, s) => (s.which === "getBranch()" ? ctx.sm.getBranch() : ctx.sm[s.which](resolveId(ctx, s.target))),
   },
   {
@@ -363,6 +369,17 @@ export const OPS = [
           return { listing: s.which, result, calls: p.calls, atResolve };
         }
       }
+    },
+  },
+  {
+    // another process (or the user) deletes the current session file; the next append recreates it
+    name: "externalDelete",
+    weight: 0.5,
+    gen: () => ({}),
+    run: (ctx) => {
+      const f = ctx.sm.getSessionFile();
+      if (f && existsSync(f)) rmSync(f);
+      return f ? "deleted" : "none";
     },
   },
   {
