@@ -150,18 +150,23 @@ async function measure(op, impls, D) {
   }
   const per = {};
   const inner = {};
-  for (const impl of impls) {
-    per[impl.name] = await warm(op, impl, D, states[impl.name], first[impl.name]);
-    inner[impl.name] = Math.max(1, Math.min(10000, Math.ceil(MODE.minSampleMs / Math.max(per[impl.name], 0.001))));
-  }
-  const roundMs = impls.reduce((n, impl) => n + per[impl.name] * inner[impl.name], 0);
-  const rounds = Math.max(MODE.minRounds, Math.min(MODE.maxRounds, Math.floor(MODE.budgetMs / roundMs)));
   const samples = Object.fromEntries(impls.map((i) => [i.name, []]));
-  for (let r = 0; r < rounds; r++) {
-    const order = r % 2 ? [...impls].reverse() : impls;
-    for (const impl of order) samples[impl.name].push(await sample(op, impl, D, states[impl.name], inner[impl.name]));
+  let rounds;
+  try {
+    for (const impl of impls) {
+      per[impl.name] = await warm(op, impl, D, states[impl.name], first[impl.name]);
+      inner[impl.name] = Math.max(1, Math.min(10000, Math.ceil(MODE.minSampleMs / Math.max(per[impl.name], 0.001))));
+    }
+    const roundMs = impls.reduce((n, impl) => n + per[impl.name] * inner[impl.name], 0);
+    rounds = Math.max(MODE.minRounds, Math.min(MODE.maxRounds, Math.floor(MODE.budgetMs / roundMs)));
+    for (let r = 0; r < rounds; r++) {
+      const order = r % 2 ? [...impls].reverse() : impls;
+      for (const impl of order) samples[impl.name].push(await sample(op, impl, D, states[impl.name], inner[impl.name]));
+    }
+  } catch (error) {
+    loud([`ERROR while timing ${op.label}: ${error?.stack?.split("\n").slice(0, 4).join(" | ") ?? error}`, "operation skipped"]);
+    return { op, status: "error", error: String(error?.message ?? error) };
   }
-  for (const impl of impls) await op.teardown?.(states[impl.name]);
   const ref = stats(samples.reference);
   const ours = stats(samples.ours);
   return { op, status: "ok", reference: ref, ours, ratio: ref.median / ours.median, rounds, inner };
