@@ -190,6 +190,8 @@ async function main() {
     for (const op of allOps) console.log(`${op.key.padEnd(18)} ${op.label}${op.quick ? "" : "  (full only)"}${op.rss ? "  [rss]" : ""}`);
     return;
   }
+  const unknown = [...(args.only ?? []), ...args.skip].filter((k) => !allOps.some((o) => o.key === k));
+  if (unknown.length) throw new Error(`unknown operation key(s): ${unknown.join(", ")} (see --list)`);
   let ops = allOps.filter((op) => (args.only ? args.only.includes(op.key) : !args.quick || op.quick)).filter((op) => !args.skip.includes(op.key));
   // The floors are needed for the "vs floor" column of the operations that run.
   if (args.only) for (const f of new Set(ops.map((o) => o.floor).filter(Boolean))) if (!ops.some((o) => o.key === `floor-${f}`)) ops.unshift(allOps.find((o) => o.key === `floor-${f}`));
