@@ -164,12 +164,19 @@ fn head_chars(s: &str, start: usize, n: usize) -> (bool, &str) {
 }
 
 fn check_line(line: &[u8], line_no: u64, o: &Opts, fh: &mut FileHits) {
-    let text = String::from_utf8_lossy(line);
-    let Some(j) = J::parse(text.as_bytes()) else { return };
-    let [ty, id, ts] = j.pick(["type", "id", "timestamp"]);
+    // Strings are decoded (and invalid UTF-8 replaced) one by one, so the line is not
+    // validated as UTF-8 as a whole.
+    let Some((_, [ty, id, ts, message, content, summary])) =
+        J::parse_pick(line, ["type", "id", "timestamp", "message", "content", "summary"])
+    else {
+        return;
+    };
     let Some(ty) = ty.and_then(|t| t.str()) else { return };
     let et = EntryType::from_name(&ty);
-    let Some((role, body)) = session::entry_text(et, &j) else { return };
+    if o.role.is_some_and(|r| !role_may_match(et, r)) {
+        return;
+    }
+    let Some((role, body)) = session::entry_text_of(et, message, content, summary) else { return };
     if o.role.is_some_and(|r| r != role) {
         return;
     }
@@ -187,7 +194,7 @@ fn check_line(line: &[u8], line_no: u64, o: &Opts, fh: &mut FileHits) {
         }
         x
     };
-    let time = match j.get("message").and_then(|m| m.get("timestamp")).and_then(|t| t.num()) {
+    let time = match message.and_then(|m| m.get("timestamp")).and_then(|t| t.num()) {
         Some(t) => t,
         None => fmt::date_value(ts),
     };
@@ -202,6 +209,17 @@ fn check_line(line: &[u8], line_no: u64, o: &Opts, fh: &mut FileHits) {
         matched: oneish(&body[s..e], false, false),
         after: oneish(after, false, cut_after),
     });
+}
+
+/// Whether an entry type can carry a message of `role` (skips parsing the rest early).
+fn role_may_match(et: EntryType, role: &str) -> bool {
+    match et {
+        EntryType::Message => !matches!(role, "branchSummary" | "compactionSummary"),
+        EntryType::CustomMessage => role == "custom",
+        EntryType::BranchSummary => role == "branchSummary",
+        EntryType::Compaction => role == "compactionSummary",
+        _ => false,
+    }
 }
 
 /// Searches one file. `None`: not a session file (or filtered out by cwd).

@@ -13,13 +13,34 @@ pub struct J<'a> {
 }
 
 fn key_eq(raw: &[u8], key: &str) -> bool {
-    if raw.contains(&b'\\') { json::decode_string(raw).ok().as_deref() == Some(key) } else { raw == key.as_bytes() }
+    if raw.contains(&b'\\') { decode(raw) == key } else { raw == key.as_bytes() }
 }
 
 impl<'a> J<'a> {
     /// Parses a whole JSON text (`JSON.parse` grammar).
     pub fn parse(src: &'a [u8]) -> Option<J<'a>> {
         json::parse_document(src).map(|v| J { src, v })
+    }
+
+    /// Parses a whole JSON text and picks members of the top-level object in the same
+    /// validating pass (one scan instead of a parse and a `pick`).
+    pub fn parse_pick<const N: usize>(src: &'a [u8], keys: [&str; N]) -> Option<(J<'a>, [Option<J<'a>>; N])> {
+        let start = json::skip_whitespace(src, 0);
+        if src.get(start) != Some(&b'{') {
+            return J::parse(src).map(|j| (j, [None; N]));
+        }
+        let mut out = [None; N];
+        let end = json::scan_object_members(src, start, |k, at| {
+            let v = json::scan_value(src, at)?;
+            if let Some(i) = keys.iter().position(|key| key_eq(k, key)) {
+                out[i] = Some(J { src, v });
+            }
+            Some(v)
+        })?;
+        if json::skip_whitespace(src, end) != src.len() {
+            return None;
+        }
+        Some((J { src, v: Value { kind: Kind::Object, start, end } }, out))
     }
 
     pub fn kind(&self) -> Kind {
@@ -93,6 +114,50 @@ impl<'a> J<'a> {
         out
     }
 
+    /// For each element of an array: the element and the chosen members (for objects),
+    /// read in one pass per element.
+    pub fn each_pick<const N: usize>(&self, keys: [&str; N], mut f: impl FnMut(J<'a>, [Option<J<'a>>; N])) {
+        if self.v.kind != Kind::Array {
+            return;
+        }
+        let src = self.src;
+        let mut i = json::skip_whitespace(src, self.v.start + 1);
+        if src[i] == b']' {
+            return;
+        }
+        loop {
+            let mut out = [None; N];
+            let v = if src[i] == b'{' {
+                let end = json::scan_object_members(src, i, |k, at| {
+                    let v = json::scan_value(src, at)?;
+                    if let Some(n) = keys.iter().position(|key| key_eq(k, key)) {
+                        out[n] = Some(J { src, v });
+                    }
+                    Some(v)
+                })
+                .expect("validated");
+                Value { kind: Kind::Object, start: i, end }
+            } else {
+                json::scan_value(src, i).expect("validated")
+            };
+            f(J { src, v }, out);
+            i = json::skip_whitespace(src, v.end);
+            if src[i] == b']' {
+                return;
+            }
+            i = json::skip_whitespace(src, i + 1);
+        }
+    }
+
+    /// Whether this is the string `s` (compared on the raw text when it has no escapes).
+    pub fn is_str(&self, s: &str) -> bool {
+        if self.v.kind != Kind::String {
+            return false;
+        }
+        let raw = &self.src[self.v.start + 1..self.v.end - 1];
+        if raw.contains(&b'\\') { decode(raw) == s } else { raw == s.as_bytes() }
+    }
+
     /// The decoded string, when this is a string (lone surrogates become U+FFFD).
     pub fn str(&self) -> Option<Cow<'a, str>> {
         (self.v.kind == Kind::String).then(|| decode(&self.src[self.v.start + 1..self.v.end - 1]))
@@ -104,14 +169,49 @@ impl<'a> J<'a> {
 
 }
 
-/// Decodes the escaped contents of a JSON string.
+/// Decodes the contents of a validated JSON string (between the quotes). Lone surrogates
+/// become U+FFFD, as does invalid UTF-8. Copies only when there is an escape.
 pub fn decode(raw: &[u8]) -> Cow<'_, str> {
-    if !raw.contains(&b'\\') {
-        return String::from_utf8_lossy(raw);
+    let Some(first) = memchr::memchr(b'\\', raw) else { return String::from_utf8_lossy(raw) };
+    let mut out: Vec<u8> = Vec::with_capacity(raw.len());
+    let mut i = 0;
+    let mut next = Some(first);
+    while let Some(k) = next {
+        out.extend_from_slice(&raw[i..k]);
+        i = k + 2;
+        match raw.get(k + 1) {
+            Some(b'n') => out.push(b'\n'),
+            Some(b't') => out.push(b'\t'),
+            Some(b'r') => out.push(b'\r'),
+            Some(b'b') => out.push(0x08),
+            Some(b'f') => out.push(0x0c),
+            Some(b'u') => {
+                let unit = |at: usize| raw.get(at..at + 4).and_then(|h| std::str::from_utf8(h).ok()).and_then(|h| u32::from_str_radix(h, 16).ok());
+                let u = unit(k + 2).unwrap_or(0xfffd);
+                i = k + 6;
+                let c = if (0xd800..0xdc00).contains(&u) && raw.get(k + 6..k + 8) == Some(b"\\u") {
+                    match unit(k + 8) {
+                        Some(lo) if (0xdc00..0xe000).contains(&lo) => {
+                            i = k + 12;
+                            char::from_u32(0x10000 + ((u - 0xd800) << 10) + (lo - 0xdc00))
+                        }
+                        _ => None,
+                    }
+                } else {
+                    char::from_u32(u)
+                };
+                let mut buf = [0u8; 4];
+                out.extend_from_slice(c.unwrap_or('\u{fffd}').encode_utf8(&mut buf).as_bytes());
+            }
+            Some(&c) => out.push(c), // \" \\ \/
+            None => {}
+        }
+        next = memchr::memchr(b'\\', raw.get(i..).unwrap_or_default()).map(|x| x + i);
     }
-    match json::decode_string(raw) {
+    out.extend_from_slice(raw.get(i..).unwrap_or_default());
+    match String::from_utf8(out) {
         Ok(s) => Cow::Owned(s),
-        Err(units) => Cow::Owned(String::from_utf16_lossy(&units)),
+        Err(e) => Cow::Owned(String::from_utf8_lossy(e.as_bytes()).into_owned()),
     }
 }
 
@@ -276,5 +376,21 @@ impl W {
     pub fn nl(&mut self) -> &mut W {
         self.pending_nl = true;
         self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn decode_matches_json_parse() {
+        assert_eq!(decode(br"plain"), "plain");
+        assert_eq!(decode(br#"a\nb\t\"q\" \\ \/ \u00e9\ud83d\ude00 end"#), "a\nb\t\"q\" \\ / é😀 end");
+        assert_eq!(decode(br"lone \ud800 x \udc00"), "lone \u{fffd} x \u{fffd}");
+        assert_eq!(decode(br"\ud800\u0041"), "\u{fffd}A");
+        let mut out = String::new();
+        esc(&mut out, "a\"b\\\n\u{1}é");
+        assert_eq!(out, "\"a\\\"b\\\\\\n\\u0001é\"");
     }
 }

@@ -260,29 +260,46 @@ pub fn blocks<'a>(content: Option<J<'a>>) -> Vec<Block<'a>> {
     out
 }
 
-/// The text blocks of a content value, joined by newlines.
+/// The text blocks of a content value, joined by newlines (only text blocks are decoded).
 pub fn text_of(content: Option<J>) -> String {
-    let mut out = String::new();
-    for b in blocks(content) {
-        if let Block::Text(t) = b {
-            if !out.is_empty() {
-                out.push('\n');
-            }
-            out.push_str(&t);
-        }
+    let Some(c) = content else { return String::new() };
+    if let Some(s) = c.str() {
+        return s.into_owned();
     }
+    let mut out = String::new();
+    c.each_pick(["type", "text"], |el, [ty, text]| {
+        let t = if el.is_obj() {
+            if !ty.is_some_and(|t| t.is_str("text")) {
+                return;
+            }
+            text.and_then(|t| t.str()).unwrap_or_default()
+        } else {
+            match el.str() {
+                Some(s) => s,
+                None => return,
+            }
+        };
+        if !out.is_empty() {
+            out.push('\n');
+        }
+        out.push_str(&t);
+    });
     out
 }
 
-/// The searchable and displayable text of an entry: (role or kind, text).
-/// Messages give their text blocks (bashExecution: command and output); custom messages
-/// their content; summaries their summary. Other entries give nothing.
-pub fn entry_text(ty: EntryType, j: &J) -> Option<(String, String)> {
+/// The searchable and displayable text of an entry, from its `message`, `content` and
+/// `summary` members: (role or kind, text). Messages give their text blocks
+/// (bashExecution: command and output); custom messages their content; summaries their
+/// summary. Other entries give nothing.
+pub fn entry_text_of(ty: EntryType, message: Option<J>, content: Option<J>, summary: Option<J>) -> Option<(String, String)> {
     match ty {
         EntryType::Message => {
-            let m = j.get("message")?;
-            let role = role_name(Some(m));
-            let [content, command, output] = m.pick(["content", "command", "output"]);
+            let m = message?;
+            let [role, content, command, output] = m.pick(["role", "content", "command", "output"]);
+            let role = match role {
+                Some(r) => r.str().map(Cow::into_owned).unwrap_or_else(|| r.raw_str().into_owned()),
+                None => "(none)".into(),
+            };
             let text = if role == "bashExecution" {
                 let c = command.and_then(|c| c.str()).unwrap_or_default();
                 let o = output.and_then(|o| o.str()).unwrap_or_default();
@@ -292,9 +309,9 @@ pub fn entry_text(ty: EntryType, j: &J) -> Option<(String, String)> {
             };
             Some((role, text))
         }
-        EntryType::CustomMessage => Some(("custom".into(), text_of(j.get("content")))),
-        EntryType::BranchSummary => Some(("branchSummary".into(), j.get("summary")?.str()?.into_owned())),
-        EntryType::Compaction => Some(("compactionSummary".into(), j.get("summary")?.str()?.into_owned())),
+        EntryType::CustomMessage => Some(("custom".into(), text_of(content))),
+        EntryType::BranchSummary => Some(("branchSummary".into(), summary?.str()?.into_owned())),
+        EntryType::Compaction => Some(("compactionSummary".into(), summary?.str()?.into_owned())),
         _ => None,
     }
 }
