@@ -129,7 +129,24 @@ let ctxDiff = 0;
 const limit = Number(args["context-files"] ?? 50);
 for (const f of readdirSync(copy).filter((n) => n.endsWith(".jsonl")).slice(0, limit)) {
   const path = join(copy, f);
-  const want = SessionManager.open(path).buildSessionContext().messages.map((m) => JSON.stringify(m));
+  let want;
+  try {
+    want = SessionManager.open(path).buildSessionContext().messages.map((m) => JSON.stringify(m));
+  } catch (e) {
+    // pi refuses the file (not a session): the CLI must fail too.
+    let failed = false;
+    try {
+      cli("context", path, "--json");
+    } catch {
+      failed = true;
+    }
+    ctxFiles++;
+    if (!failed) {
+      ctxDiff++;
+      console.log(`context ${f}: pi refuses it (${e.message}) but the CLI does not`);
+    }
+    continue;
+  }
   const got = JSON.parse(cli("context", path, "--json")).map((m) => JSON.stringify(m));
   ctxFiles++;
   if (want.length !== got.length || want.some((w, i) => w !== got[i])) {
