@@ -64,23 +64,57 @@ function timeOf(timestamp) {
   }
 }
 
-/** Pushes an entry object's skeleton into a NativeSession. Reads `entry.type` first, so a
- * null entry throws the reference's TypeError. */
-function pushSkeleton(native, entry) {
-  const ty = typeCode(entry.type);
-  let target = "u";
-  if (ty === T.label || ty === T.context_edit) target = keyOf(entry.targetId);
-  else if (ty === T.compaction) target = keyOf(entry.firstKeptEntryId);
-  return native.push(
-    ty,
-    keyOf(entry.id),
-    keyOf(entry.parentId),
-    target,
-    ty === T.label && !!entry.label,
-    ty === T.message ? roleCode(entry.message) : ROLE_OTHER,
-    ty === T.compaction && Array.isArray(entry.retainedTail),
-    timeOf(entry.timestamp),
-  );
+/**
+ * Skeletons of entry objects waiting to be pushed into a NativeSession in one call. They
+ * are computed when the entry is added (reading `entry.type` first, so a null entry throws
+ * the reference's TypeError at the same moment), and pushed when the core is next asked.
+ */
+class PendingSkeletons {
+  flags = [];
+  fields = [];
+
+  get length() {
+    return this.flags.length;
+  }
+
+  add(entry) {
+    const ty = typeCode(entry.type);
+    let target = "u";
+    if (ty === T.label || ty === T.context_edit) target = keyOf(entry.targetId);
+    else if (ty === T.compaction) target = keyOf(entry.firstKeptEntryId);
+    const ts = entry.timestamp;
+    this.flags.push(skeletonFlags(ty, entry));
+    this.fields.push(keyOf(entry.id), keyOf(entry.parentId), target, typeof ts === "string" ? ts : "");
+  }
+
+  /** Drops the last entry (rollback of a failed first write). */
+  pop() {
+    this.flags.pop();
+    this.fields.length -= 4;
+  }
+
+  /** Pushes everything into `native` and empties the queue. */
+  flushInto(native) {
+    if (this.flags.length === 0) return;
+    native.pushBatch(Uint32Array.from(this.flags), JSON.stringify(this.fields));
+    this.flags = [];
+    this.fields = [];
+  }
 }
 
-module.exports = { keyOf, pushSkeleton, timeOf };
+/** type | role << 4 | label truthy << 8 | retainedTail << 9 (see `NativeSession.pushBatch`). */
+function skeletonFlags(ty, entry) {
+  const role = ty === T.message ? roleCode(entry.message) : ROLE_OTHER;
+  const labelTruthy = ty === T.label && !!entry.label ? 1 : 0;
+  const retainedTail = ty === T.compaction && Array.isArray(entry.retainedTail) ? 1 : 0;
+  return ty | (role << 4) | (labelTruthy << 8) | (retainedTail << 9);
+}
+
+/** The target key of an entry (label/context edit `targetId`, compaction `firstKeptEntryId`). */
+function targetKey(ty, entry) {
+  if (ty === T.label || ty === T.context_edit) return keyOf(entry.targetId);
+  if (ty === T.compaction) return keyOf(entry.firstKeptEntryId);
+  return "u";
+}
+
+module.exports = { PendingSkeletons, T, keyOf, skeletonFlags, targetKey, timeOf, typeCode };

@@ -8,8 +8,9 @@
 
 const { existsSync, mkdirSync, statSync } = require("node:fs");
 const { join, resolve } = require("node:path");
-const { binding, call } = require("./native.js");
-const { keyOf, pushSkeleton, timeOf } = require("./keys.js");
+const { binding, call, toJsError } = require("./native.js");
+const { randomUUID } = require("node:crypto");
+const { PendingSkeletons, keyOf, skeletonFlags, targetKey, timeOf, typeCode } = require("./keys.js");
 const { generateId, uuidv7 } = require("./ids.js");
 const {
   APP_NAME,
@@ -41,8 +42,16 @@ function stringifyLines(entries) {
 
 class SessionManager {
   #native = new NativeSession();
-  /** `fileEntries`: one slot per position, filled lazily for loaded lines. */
+  /** Skeletons of JS-built entries not yet pushed into `#native` (see `#n()`). */
+  #pending = new PendingSkeletons();
+  /** `fileEntries`: one slot per item, filled lazily for loaded lines. */
   #objs = [];
+  /**
+   * `byId`'s keys while every entry is a JS object (new, in-memory and unflushed sessions):
+   * ids are then generated and checked here, as the reference does. Null once the core is
+   * the authority (a loaded or flushed file).
+   */
+  #jsIds = new Set();
   #sessionId = "";
   #sessionFile;
   #sessionDir;
@@ -50,6 +59,8 @@ class SessionManager {
   #persist;
   #flushed = false;
   #leafId = null;
+  /** The id generated for the append in progress. */
+  #preparedId;
 
   constructor(cwd, sessionDir, sessionFile, persist, newSessionOptions, preloaded) {
     this.#cwd = resolvePath(cwd);
@@ -68,13 +79,19 @@ class SessionManager {
   }
 
   // ---------------------------------------------------------------------------
-  // Entry objects
+  // Entry objects and the index
+
+  /** The core, with every pending skeleton pushed. */
+  #n() {
+    if (this.#pending.length > 0) this.#pending.flushInto(this.#native);
+    return this.#native;
+  }
 
   /** The object at a position, parsed from its line on first use. */
   #obj(pos) {
     let e = this.#objs[pos];
     if (e === undefined) {
-      e = JSON.parse(this.#native.line(pos));
+      e = JSON.parse(call(() => this.#native.line(pos)));
       this.#objs[pos] = e;
     }
     return e;
@@ -82,44 +99,75 @@ class SessionManager {
 
   /** Objects at many positions; unparsed lines cross in one JSON array. */
   #objsAt(positions) {
-    const missing = [];
-    for (const p of positions) if (this.#objs[p] === undefined) missing.push(p);
-    if (missing.length > 0) {
-      const parsed = JSON.parse(call(() => this.#native.linesJson(Uint32Array.from(missing))));
-      for (let i = 0; i < missing.length; i++) this.#objs[missing[i]] = parsed[i];
-    }
+    const objs = this.#objs;
     const out = new Array(positions.length);
-    for (let i = 0; i < positions.length; i++) out[i] = this.#objs[positions[i]];
+    let missing;
+    for (let i = 0; i < positions.length; i++) {
+      const e = objs[positions[i]];
+      if (e === undefined) (missing ??= []).push(positions[i]);
+      out[i] = e;
+    }
+    if (missing === undefined) return out;
+    const parsed = JSON.parse(call(() => this.#native.linesJson(Uint32Array.from(missing))));
+    for (let i = 0; i < missing.length; i++) objs[missing[i]] = parsed[i];
+    for (let i = 0; i < positions.length; i++) out[i] = objs[positions[i]];
     return out;
   }
 
   #allObjs() {
-    const n = this.#native.count();
-    const all = new Array(n);
+    const n = this.#objs.length;
+    const all = new Uint32Array(n);
     for (let i = 0; i < n; i++) all[i] = i;
     return this.#objsAt(all);
   }
 
+  /** `byId.has(id)`. */
   #has(id) {
-    return this.#native.lookup(keyOf(id)) >= 0;
+    return this.#jsIds !== null ? this.#jsIds.has(id) : this.#n().lookup(keyOf(id)) >= 0;
   }
 
+  /** The id for the entry being appended (`generateId(this.byId)`). */
   #newId() {
-    return generateId((id) => this.#has(id));
+    const id = this.#preparedId;
+    this.#preparedId = undefined;
+    return id ?? generateId((candidate) => this.#has(candidate));
+  }
+
+  /** Pads `fileEntries` with unparsed slots for entries the core read from other writers. */
+  #padTo(count) {
+    while (this.#objs.length < count) this.#objs.push(undefined);
   }
 
   /** Replaces `fileEntries` with JS objects and rebuilds the index (`_buildIndex`). */
   #resetTo(entries) {
-    const native = new NativeSession();
-    for (const e of entries) pushSkeleton(native, e);
-    this.#native = native;
+    const pending = new PendingSkeletons();
+    const ids = new Set();
+    let leafId = null;
+    for (const e of entries) {
+      pending.add(e);
+      if (e.type === "session") continue;
+      ids.add(e.id);
+      leafId = e.id;
+    }
+    this.#native = new NativeSession();
+    this.#pending = pending;
+    this.#jsIds = ids;
+    this.#objs = entries;
+    this.#leafId = leafId;
+  }
+
+  /** Writes `text` (the JSONL of `entries`) as the whole file and indexes it from the same text. */
+  #replaceFromText(entries, text, exclusive) {
+    this.#native = call(() => NativeSession.fromText(text, this.#sessionFile, exclusive));
+    this.#pending = new PendingSkeletons();
+    this.#jsIds = null;
     this.#objs = entries;
     this.#syncLeaf();
   }
 
   /** `_buildIndex`'s leaf: the id of the last non-header entry. */
   #syncLeaf() {
-    const last = this.#native.lastEntry();
+    const last = this.#n().lastEntry();
     this.#leafId = last >= 0 ? this.#obj(last).id : null;
   }
 
@@ -165,18 +213,17 @@ class SessionManager {
   /** `_loadEntries` for a loaded file: its first entry is the header. */
   #loadNative(native) {
     this.#native = native;
+    this.#pending = new PendingSkeletons();
+    this.#jsIds = null;
     this.#objs = new Array(native.count());
     const header = this.#obj(0);
     this.#sessionId = header.id;
     const version = header?.version ?? 1;
     if (!(version >= CURRENT_SESSION_VERSION)) {
       const entries = this.#allObjs();
-      const migrated = migrateToCurrentVersion(entries);
-      this.#resetTo(entries);
-      if (migrated) {
-        this.#backupBeforeMigration(version);
-        this.#rewriteFile();
-      }
+      migrateToCurrentVersion(entries);
+      this.#backupBeforeMigration(version);
+      this.#replaceFromText(entries, stringifyLines(entries), false);
       return;
     }
     this.#syncLeaf();
@@ -206,7 +253,7 @@ class SessionManager {
   #rewriteFile() {
     if (!this.#persist || !this.#sessionFile) return;
     const text = stringifyLines(this.#allObjs());
-    call(() => this.#native.writeAll(this.#sessionFile, text, false));
+    call(() => this.#n().writeAll(this.#sessionFile, text, false));
   }
 
   newSession(options) {
@@ -222,7 +269,6 @@ class SessionManager {
       parentSession: options?.parentSession,
     };
     this.#resetTo([header]);
-    this.#leafId = null;
     this.#flushed = false;
     if (this.#persist) {
       const fileTimestamp = timestamp.replace(/[:.]/g, "-");
@@ -256,14 +302,19 @@ class SessionManager {
   }
 
   #hasConversation() {
-    const known = this.#native.hasConversation();
-    if (known >= 0) return known === 1;
+    if (this.#jsIds === null) {
+      const known = this.#n().hasConversation();
+      if (known >= 0) return known === 1;
+    }
     return this.#allObjs().some(
       (e) => e.type === "message" && (e.message.role === "user" || e.message.role === "assistant"),
     );
   }
 
-  /** Writes an appended entry: the whole file on first conversation, else one line. */
+  /**
+   * Writes an appended entry: the whole file once the session has a conversation, else one
+   * line (kept public, as in the reference).
+   */
   _persist(entry) {
     if (!this.#persist || !this.#sessionFile) return;
     if (!this.#flushed) {
@@ -271,47 +322,85 @@ class SessionManager {
       // Serialised before the file is created: a value JSON cannot hold throws here
       // and leaves no half-written file behind (the reference would).
       const text = stringifyLines(this.#allObjs());
-      call(() => this.#native.writeAll(this.#sessionFile, text, true));
+      call(() => this.#n().writeAll(this.#sessionFile, text, true));
       this.#flushed = true;
+      // The file exists now: from here on the core checks ids and takes the append lock.
+      this.#jsIds = null;
     } else {
       const line = `${JSON.stringify(entry)}\n`;
-      call(() => this.#native.appendLine(this.#sessionFile, line, SYNC_APPENDS));
+      call(() => this.#n().appendLine(this.#sessionFile, line, SYNC_APPENDS));
     }
   }
 
-  /**
-   * Runs one append: takes the file's append lock and first reads what other processes
-   * appended (so ids stay unique and the tree matches the file), then builds and writes
-   * the entry. Our leaf stays where it was: another writer's entries form their own branch.
-   */
+  /** Builds and appends one entry (`_appendEntry`), through the file path when on disk. */
   #append(build) {
-    let locked = false;
-    if (this.#persist && this.#flushed && this.#sessionFile) {
-      const added = this.#native.beginAppend(this.#sessionFile);
-      locked = true;
-      for (let i = 0; i < added; i++) this.#objs.push(undefined);
-    }
-    try {
-      const entry = build();
-      this.#appendEntry(entry);
-      return entry;
-    } finally {
-      if (locked) this.#native.endAppend();
-    }
-  }
-
-  #appendEntry(entry) {
+    if (this.#persist && this.#flushed && this.#sessionFile) return this.#appendToFile(build);
+    this.#preparedId = undefined;
+    const entry = build();
     const previousLeafId = this.#leafId;
     this.#objs.push(entry);
-    pushSkeleton(this.#native, entry);
+    this.#pending.add(entry);
+    this.#jsIds?.add(entry.id);
     this.#leafId = entry.id;
     try {
       this._persist(entry);
     } catch (error) {
+      // Keep memory in line with the file, as the reference does.
       this.#objs.pop();
-      this.#native.pop();
+      if (this.#pending.length > 0) this.#pending.pop();
+      else this.#native.pop();
+      this.#jsIds?.delete(entry.id);
       this.#leafId = previousLeafId;
       throw error;
+    }
+    return entry;
+  }
+
+  /**
+   * Appends to a session file on disk. The core takes the file's append lock, first reads
+   * what other processes appended (so the tree matches the file), checks the id is unused
+   * (else we build again with another id, as `generateId` would have picked one) and writes
+   * the entry as one line. Our leaf stays where it was: another writer's entries form their
+   * own branch.
+   */
+  #appendToFile(build) {
+    // The file exists: the core is the authority on ids from here on.
+    this.#jsIds = null;
+    const native = this.#n();
+    for (let attempt = 0; ; attempt++) {
+      this.#preparedId = attempt < 100 ? randomUUID().slice(0, 8) : randomUUID();
+      let entry;
+      try {
+        entry = build();
+      } finally {
+        this.#preparedId = undefined;
+      }
+      const line = `${JSON.stringify(entry)}\n`;
+      const ty = typeCode(entry.type);
+      let count;
+      try {
+        count = native.commitLine(
+          skeletonFlags(ty, entry),
+          entry.id,
+          keyOf(entry.parentId),
+          targetKey(ty, entry),
+          typeof entry.timestamp === "string" ? entry.timestamp : "",
+          line,
+          this.#sessionFile,
+          SYNC_APPENDS,
+        );
+      } catch (error) {
+        this.#padTo(native.count());
+        throw toJsError(error);
+      }
+      if (count < 0) {
+        this.#padTo(-count - 1);
+        continue;
+      }
+      this.#padTo(count - 1);
+      this.#objs.push(entry);
+      this.#leafId = entry.id;
+      return entry;
     }
   }
 
@@ -414,7 +503,7 @@ class SessionManager {
   }
 
   getSessionName() {
-    const pos = this.#native.lastSessionInfo();
+    const pos = this.#n().lastSessionInfo();
     if (pos < 0) return undefined;
     return this.#obj(pos).name?.trim() || undefined;
   }
@@ -484,16 +573,16 @@ class SessionManager {
   }
 
   getEntry(id) {
-    const pos = this.#native.lookup(keyOf(id));
+    const pos = this.#n().lookup(keyOf(id));
     return pos < 0 ? undefined : this.#obj(pos);
   }
 
   getChildren(parentId) {
-    return this.#objsAt(this.#native.children(keyOf(parentId)));
+    return this.#objsAt(this.#n().children(keyOf(parentId)));
   }
 
   getLabel(id) {
-    const pos = this.#native.label(keyOf(id));
+    const pos = this.#n().label(keyOf(id));
     return pos < 0 ? undefined : this.#obj(pos).label;
   }
 
@@ -515,11 +604,11 @@ class SessionManager {
 
   getBranch(fromId) {
     const startId = fromId ?? this.#leafId;
-    return this.#objsAt(call(() => this.#native.branch(keyOf(startId))));
+    return this.#objsAt(call(() => this.#n().branch(keyOf(startId))));
   }
 
   buildContextEntries() {
-    const plan = call(() => this.#native.contextPlan(keyOf(this.#leafId)));
+    const plan = call(() => this.#n().contextPlan(keyOf(this.#leafId)));
     if (plan === null) return context.buildContextEntries(this.getEntries(), this.#leafId, this.#byIdMap());
     const positions = [];
     for (let i = 2; i < plan.length; i += 3) positions.push(plan[i]);
@@ -527,7 +616,7 @@ class SessionManager {
   }
 
   buildSessionProjection() {
-    const plan = call(() => this.#native.contextPlan(keyOf(this.#leafId)));
+    const plan = call(() => this.#n().contextPlan(keyOf(this.#leafId)));
     if (plan === null) return context.buildSessionProjection(this.getEntries(), this.#leafId, this.#byIdMap());
     let thinkingLevel = "off";
     if (plan[0] >= 0) thinkingLevel = this.#obj(plan[0]).thinkingLevel;
@@ -566,22 +655,22 @@ class SessionManager {
   }
 
   getHeader() {
-    const pos = this.#native.header();
+    const pos = this.#n().header();
     return pos < 0 ? null : this.#obj(pos);
   }
 
   getEntryCount() {
-    return this.#native.entryCount();
+    return this.#jsIds !== null ? this.#jsIds.size : this.#n().entryCount();
   }
 
   getEntries() {
-    return this.#objsAt(this.#native.entries());
+    return this.#objsAt(this.#n().entries());
   }
 
   #labelMaps() {
     const labels = new Map();
     const stamps = new Map();
-    for (const e of this.#objsAt(this.#native.labels())) {
+    for (const e of this.#objsAt(this.#n().labels())) {
       labels.set(e.targetId, e.label);
       stamps.set(e.targetId, e.timestamp);
     }
@@ -589,11 +678,11 @@ class SessionManager {
   }
 
   getTree() {
-    const positions = this.#native.entries();
+    const positions = this.#n().entries();
     const entries = this.#objsAt(positions);
     const { labels, stamps } = this.#labelMaps();
-    const links = call(() => this.#native.treeLinks());
-    const times = this.#native.times();
+    const links = call(() => this.#n().treeLinks());
+    const times = this.#n().times();
     const nodeAt = new Map();
     const timeOfNode = new Map();
     const roots = [];
@@ -717,11 +806,13 @@ class SessionManager {
         labelEntries.push(labelEntry);
         parentId = labelEntry.id;
       }
-      this.#resetTo([header, ...pathWithoutLabels, ...labelEntries]);
+      const entries = [header, ...pathWithoutLabels, ...labelEntries];
+      this.#resetTo(entries);
       this.#sessionId = newSessionId;
       this.#sessionFile = newSessionFile;
       if (this.#hasConversation()) {
-        this.#rewriteFile();
+        // Serialise once: the same text is written and indexed.
+        this.#replaceFromText(entries, stringifyLines(entries), false);
         this.#flushed = true;
       } else {
         this.#flushed = false;

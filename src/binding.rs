@@ -13,7 +13,8 @@ use napi_derive::napi;
 use crate::entry::{EntryType, Key, Role, Skeleton};
 use crate::error::Error as CoreError;
 use crate::listing;
-use crate::store::{self, HeaderScan, Loaded, Text, WriteMode};
+use crate::lines::LineStore;
+use crate::store::{self, HeaderScan, Loaded, WriteMode};
 use crate::tree::Tree;
 
 /// Marker that tells the facade an error is a system-call failure to rebuild Node-style.
@@ -47,22 +48,16 @@ fn pos_or_minus(p: Option<u32>) -> i32 {
     p.map_or(-1, |p| p as i32)
 }
 
-/// Raw line text of each item, when it came from a file.
-struct Store {
-    text: Text,
-    spans: Vec<Option<(usize, usize)>>,
-}
-
 /// One session's entries, index and loaded text.
 #[napi]
 pub struct NativeSession {
     tree: Tree,
-    store: Store,
+    store: LineStore,
     status: u32,
     /// Length of the session file as far as this session has read or written it.
     known_len: u64,
-    /// Held between `begin_append` and the write (or `end_append`).
-    locked: Option<store::LockedFile>,
+    /// The session file kept open for appends (locked only inside `commit_line`).
+    append: Option<store::AppendHandle>,
     /// Batches of lines read from other writers (numbers their object-id keys).
     ingests: u64,
 }
@@ -74,10 +69,10 @@ impl NativeSession {
     pub fn new() -> Self {
         NativeSession {
             tree: Tree::new(),
-            store: Store { text: Text::default(), spans: Vec::new() },
+            store: LineStore::new(),
             status: 2,
             known_len: 0,
-            locked: None,
+            append: None,
             ingests: 0,
         }
     }
@@ -90,14 +85,12 @@ impl NativeSession {
             match store::load(Path::new(&path))? {
                 Loaded::Missing => s.status = 0,
                 Loaded::NotSession => s.status = 1,
-                Loaded::Session { text, lines, len } => {
+                Loaded::Session { skeletons, store, len } => {
                     s.known_len = len;
-                    s.store.spans.reserve(lines.len());
-                    for l in lines {
-                        s.store.spans.push(Some((l.start, l.len)));
-                        s.tree.push(l.sk);
+                    s.store = store;
+                    for sk in skeletons {
+                        s.tree.push(sk);
                     }
-                    s.store.text = text;
                 }
             }
             Ok(s)
@@ -119,122 +112,166 @@ impl NativeSession {
     #[napi]
     pub fn lines_json(&self, positions: Uint32Array) -> Result<String> {
         guard(|| {
-            let mut out = Vec::with_capacity(positions.len() * 64 + 2);
-            out.push(b'[');
-            for (i, &p) in positions.iter().enumerate() {
-                if i > 0 {
-                    out.push(b',');
-                }
-                match self.store.spans.get(p as usize).copied().flatten() {
-                    Some((s, l)) => out.extend_from_slice(&self.store.text.buf[s..s + l]),
-                    None => out.extend_from_slice(b"null"),
-                }
-            }
-            out.push(b']');
+            let out = self.store.json_array(&positions).map_err(|e| CoreError::io(e, "read", None))?;
             String::from_utf8(out).map_err(|_| CoreError::Msg("invalid UTF-8 in session text".into()))
-        })
-    }
-
-    /// Like `lines_json`, as UTF-8 bytes (decoded in JS, which is faster for large text).
-    #[napi]
-    pub fn lines_buffer(&self, positions: Uint32Array) -> Result<Buffer> {
-        guard(|| {
-            let mut out = Vec::with_capacity(positions.len() * 64 + 2);
-            out.push(b'[');
-            for (i, &p) in positions.iter().enumerate() {
-                if i > 0 {
-                    out.push(b',');
-                }
-                match self.store.spans.get(p as usize).copied().flatten() {
-                    Some((s, l)) => out.extend_from_slice(&self.store.text.buf[s..s + l]),
-                    None => out.extend_from_slice(b"null"),
-                }
-            }
-            out.push(b']');
-            Ok(out.into())
         })
     }
 
     /// Raw line of one item, or null.
     #[napi]
-    pub fn line(&self, pos: u32) -> Option<String> {
-        let (s, l) = self.store.spans.get(pos as usize).copied().flatten()?;
-        Some(String::from_utf8_lossy(&self.store.text.buf[s..s + l]).into_owned())
+    pub fn line(&self, pos: u32) -> Result<Option<String>> {
+        guard(|| {
+            let line = self.store.line(pos).map_err(|e| CoreError::io(e, "read", None))?;
+            Ok(line.map(|l| String::from_utf8_lossy(&l).into_owned()))
+        })
     }
 
-    /// Adds an entry built by the facade (which keeps the object itself).
+    /// Adds entries built by the facade (which keeps the objects), in one call. Per entry:
+    /// `flags` = type | role << 4 | label truthy << 8 | retainedTail << 9, and four strings
+    /// in `fields_json` (a JSON array): the id, parentId and target keys, and the timestamp
+    /// when it is a string ("" otherwise: JS computes its time when needed).
     #[napi]
-    #[allow(clippy::too_many_arguments)] // mirrors the skeleton's fields one to one
-    pub fn push(
+    pub fn push_batch(&mut self, flags: Uint32Array, fields_json: String) -> Result<()> {
+        guard(|| {
+            let fields = decode_strings(&fields_json)?;
+            if fields.len() != flags.len() * 4 {
+                return Err(CoreError::Msg("pushBatch: mismatched lengths".into()));
+            }
+            for (i, &f) in flags.iter().enumerate() {
+                let [id, parent, target, ts] = &fields[i * 4..i * 4 + 4] else { break };
+                let time = crate::entry::parse_iso_ms(ts.as_bytes()).unwrap_or(f64::INFINITY);
+                self.store.push(crate::lines::Span::None);
+                self.tree.push(skeleton_from_flags(f, Key::decode(id), Key::decode(parent), Key::decode(target), time));
+            }
+            Ok(())
+        })
+    }
+
+    /// Indexes lines held in memory; returns how many entries they held.
+    fn ingest(&mut self, text: &[u8]) -> u32 {
+        self.ingests += 1;
+        let parsed = store::parse_text(text, self.ingests + 1);
+        let mut added = 0;
+        let all: Vec<u32> = (0..parsed.skeletons.len() as u32).collect();
+        let _ = parsed.store.for_each(&all, |i, line| {
+            let span = self.store.keep(line.unwrap_or(b"null"));
+            self.store.push(span);
+            self.tree.push(parsed.skeletons[i].clone());
+            added += 1;
+        });
+        added
+    }
+
+    /// A session indexed from JSONL text built by the facade (one entry per line), which is
+    /// also written to `path` when given (atomically; `exclusive` as `openSync(path, "wx")`).
+    #[napi(factory)]
+    pub fn from_text(text: String, path: Option<String>, exclusive: bool) -> Result<NativeSession> {
+        guard(|| {
+            let mut s = NativeSession::new();
+            if let Some(path) = path {
+                let mode = if exclusive { WriteMode::Exclusive } else { WriteMode::Replace };
+                store::write_file(Path::new(&path), &[text.as_bytes()], mode)?;
+                s.known_len = text.len() as u64;
+            }
+            s.ingest(text.as_bytes());
+            Ok(s)
+        })
+    }
+
+    /// Appends one entry the facade built to a session already on disk: takes the file's
+    /// append lock, reads what other writers appended since this session last read or wrote
+    /// the file, checks the new id is unused, indexes the entry and writes `line` with one
+    /// `write`, then releases the lock. Returns the item count afterwards; `-(count + 1)` when
+    /// the id is taken (nothing written: the facade retries with another id). A failed write
+    /// removes the entry again (the reference's rollback) and throws.
+    #[napi]
+    #[allow(clippy::too_many_arguments)] // the skeleton's fields plus the write
+    pub fn commit_line(
         &mut self,
-        ty: u32,
+        flags: u32,
         id: String,
         parent: String,
         target: String,
-        label_truthy: bool,
-        role: u32,
-        retained_tail: bool,
-        time: f64,
-    ) -> u32 {
-        let sk = Skeleton {
-            ty: EntryType::from_code(ty),
-            id: Key::decode(&id),
-            parent: Key::decode(&parent),
-            target: Key::decode(&target),
-            label_truthy,
-            role: Role::from_code(role),
-            retained_tail,
-            time: if time.is_infinite() { None } else { Some(time) },
-        };
-        self.store.spans.push(None);
-        self.tree.push(sk)
+        timestamp: String,
+        line: String,
+        path: String,
+        sync: bool,
+    ) -> Result<i64> {
+        guard(|| {
+            self.begin_append(&path);
+            let id = Key::Str(id.into());
+            if self.tree.lookup(&id).is_some() {
+                self.end_append();
+                return Ok(-(self.tree.len() as i64) - 1);
+            }
+            self.store.push(crate::lines::Span::None);
+            let time = crate::entry::parse_iso_ms(timestamp.as_bytes()).unwrap_or(f64::INFINITY);
+            self.tree.push(skeleton_from_flags(flags, id, Key::decode(&parent), Key::decode(&target), time));
+            if let Err(e) = self.write_line(&path, line.as_bytes(), sync) {
+                self.store.pop();
+                self.tree.pop();
+                return Err(e);
+            }
+            Ok(self.tree.len() as i64)
+        })
     }
 
     /// Takes the append lock on `path` and reads entries other writers appended since this
     /// session last read or wrote the file; returns how many were added. I/O problems are
     /// not reported here (the write that follows reports them as the reference would).
-    #[napi]
-    pub fn begin_append(&mut self, path: String) -> Result<u32> {
-        guard(|| {
-            self.locked = None;
-            let Ok(lf) = store::LockedFile::open(Path::new(&path)) else { return Ok(0) };
-            let mut added = 0;
-            if lf.len > self.known_len {
-                let Ok(bytes) = lf.read_new(self.known_len) else { return Ok(0) };
-                self.known_len += bytes.len() as u64;
-                self.ingests += 1;
-                let (text, lines) = store::parse_more_lines(bytes, (self.ingests + 1) << 48);
-                let base = self.store.text.buf.len();
-                self.store.text.buf.extend_from_slice(&text.buf);
-                for l in lines {
-                    self.store.spans.push(Some((base + l.start, l.len)));
-                    self.tree.push(l.sk);
-                    added += 1;
-                }
+    fn begin_append(&mut self, path: &str) -> u32 {
+        let path = Path::new(path);
+        let mut len = None;
+        for _ in 0..2 {
+            if !self.append.as_ref().is_some_and(|h| h.path() == path) {
+                self.append = store::AppendHandle::open(path).ok();
             }
-            self.locked = Some(lf);
-            Ok(added)
-        })
+            let Some(h) = self.append.as_mut() else { return 0 };
+            match h.lock() {
+                Ok(Some(l)) => {
+                    len = Some(l);
+                    break;
+                }
+                // Unlinked or replaced since we opened it: open the path again.
+                Ok(None) => self.append = None,
+                Err(_) => return 0,
+            }
+        }
+        let (Some(len), Some(h)) = (len, self.append.as_mut()) else { return 0 };
+        if len <= self.known_len {
+            return 0;
+        }
+        let Ok(bytes) = h.read_new(self.known_len, len) else { return 0 };
+        self.known_len += bytes.len() as u64;
+        self.ingest(&bytes)
     }
 
-    /// Appends `line` to `path` (through the held lock if any), then releases the lock.
+    /// Appends `line` to `path` (through the held lock if any), then releases the lock
+    /// (the `_persist` path for callers outside `commit_line`).
     #[napi]
     pub fn append_line(&mut self, path: String, line: String, sync: bool) -> Result<()> {
-        guard(|| {
-            let locked = self.locked.take();
-            let len = match &locked {
-                Some(lf) => lf.append(line.as_bytes(), sync)?,
-                None => store::append_bytes(Path::new(&path), line.as_bytes(), sync)?,
-            };
-            self.known_len = len;
-            Ok(())
-        })
+        guard(|| self.write_line(&path, line.as_bytes(), sync))
+    }
+
+    fn write_line(&mut self, path: &str, line: &[u8], sync: bool) -> std::result::Result<(), CoreError> {
+        let len = match self.append.as_mut() {
+            Some(h) if h.is_locked() => {
+                let r = h.append(line, sync);
+                h.unlock();
+                r?
+            }
+            _ => store::append_bytes(Path::new(path), line, sync)?,
+        };
+        self.known_len = len;
+        Ok(())
     }
 
     /// Releases the append lock without writing.
     #[napi]
     pub fn end_append(&mut self) {
-        self.locked = None;
+        if let Some(h) = self.append.as_mut() {
+            h.unlock();
+        }
     }
 
     /// Writes the whole file atomically (`exclusive`: like `openSync(path, "wx")`).
@@ -251,7 +288,7 @@ impl NativeSession {
     /// Removes the last item (rollback of a failed append).
     #[napi]
     pub fn pop(&mut self) {
-        self.store.spans.pop();
+        self.store.pop();
         self.tree.pop();
     }
 
@@ -365,6 +402,33 @@ impl NativeSession {
     }
 }
 
+fn skeleton_from_flags(flags: u32, id: Key, parent: Key, target: Key, time: f64) -> Skeleton {
+    Skeleton {
+        ty: EntryType::from_code(flags & 15),
+        id,
+        parent,
+        target,
+        label_truthy: flags & (1 << 8) != 0,
+        role: Role::from_code((flags >> 4) & 15),
+        retained_tail: flags & (1 << 9) != 0,
+        time: if time.is_infinite() { None } else { Some(time) },
+    }
+}
+
+/// A JSON array of strings from the facade.
+fn decode_strings(json_text: &str) -> std::result::Result<Vec<String>, CoreError> {
+    let src = json_text.as_bytes();
+    let bad = || CoreError::Msg("pushBatch: fields must be a JSON array of strings".into());
+    let v = crate::json::parse_document(src).filter(|v| v.kind == crate::json::Kind::Array).ok_or_else(bad)?;
+    let mut out = Vec::new();
+    let mut ok = true;
+    crate::json::for_each_element(src, v, |e| match crate::json::decode_string(&src[e.start + 1..e.end - 1]) {
+        Ok(s) if e.kind == crate::json::Kind::String => out.push(s),
+        _ => ok = false,
+    });
+    if ok { Ok(out) } else { Err(bad()) }
+}
+
 impl Default for NativeSession {
     fn default() -> Self {
         Self::new()
@@ -375,16 +439,9 @@ impl Default for NativeSession {
 #[napi]
 pub fn load_entries_json(path: String) -> Result<String> {
     guard(|| match store::load(Path::new(&path))? {
-        Loaded::Session { text, lines, .. } => {
-            let mut out = Vec::with_capacity(text.buf.len() + 2);
-            out.push(b'[');
-            for (i, l) in lines.iter().enumerate() {
-                if i > 0 {
-                    out.push(b',');
-                }
-                out.extend_from_slice(text.line(l));
-            }
-            out.push(b']');
+        Loaded::Session { skeletons, store, .. } => {
+            let all: Vec<u32> = (0..skeletons.len() as u32).collect();
+            let out = store.json_array(&all).map_err(|e| CoreError::io(e, "read", None))?;
             String::from_utf8(out).map_err(|_| CoreError::Msg("invalid UTF-8 in session text".into()))
         }
         _ => Ok("[]".into()),
@@ -420,14 +477,15 @@ pub fn write_text_file(path: String, text: String, exclusive: bool) -> Result<()
 
 /// Whether each line is already what `JSON.stringify(JSON.parse(line))` would write.
 #[napi]
-pub fn canonical_lines(session: &NativeSession, positions: Uint32Array) -> Vec<bool> {
-    positions
-        .iter()
-        .map(|&p| match session.store.spans.get(p as usize).copied().flatten() {
-            Some((s, l)) => crate::json::is_canonical(&session.store.text.buf[s..s + l]),
-            None => false,
-        })
-        .collect()
+pub fn canonical_lines(session: &NativeSession, positions: Uint32Array) -> Result<Vec<bool>> {
+    guard(|| {
+        let mut out = vec![false; positions.len()];
+        session
+            .store
+            .for_each(&positions, |i, line| out[i] = line.is_some_and(crate::json::is_canonical))
+            .map_err(|e| CoreError::io(e, "read", None))?;
+        Ok(out)
+    })
 }
 
 /// Copies a session file to a backup path before a migration rewrite.
@@ -517,21 +575,26 @@ pub fn write_session_file(
     guard(|| {
         let overrides: std::collections::HashMap<u32, &str> =
             override_pos.iter().copied().zip(override_text.iter().map(String::as_str)).collect();
-        let mut parts: Vec<&[u8]> = Vec::with_capacity(positions.len() * 2 + 1);
-        parts.push(prefix.as_bytes());
-        for p in positions.iter() {
-            let line: &[u8] = match overrides.get(p) {
-                Some(t) => t.as_bytes(),
-                None => match session.store.spans.get(*p as usize).copied().flatten() {
-                    Some((s, l)) => &session.store.text.buf[s..s + l],
-                    None => return Err(CoreError::Msg(format!("entry {p} has no stored line"))),
-                },
-            };
-            parts.push(line);
-            parts.push(b"\n");
+        let mut text: Vec<u8> = Vec::with_capacity(prefix.len() + positions.len() * 256);
+        text.extend_from_slice(prefix.as_bytes());
+        let mut missing = None;
+        session
+            .store
+            .for_each(&positions, |i, line| {
+                let p = positions[i];
+                match (overrides.get(&p), line) {
+                    (Some(t), _) => text.extend_from_slice(t.as_bytes()),
+                    (None, Some(l)) => text.extend_from_slice(l),
+                    (None, None) => missing = Some(p),
+                }
+                text.push(b'\n');
+            })
+            .map_err(|e| CoreError::io(e, "read", None))?;
+        if let Some(p) = missing {
+            return Err(CoreError::Msg(format!("entry {p} has no stored line")));
         }
         let mode = if exclusive { WriteMode::Exclusive } else { WriteMode::Replace };
-        store::write_file(Path::new(&path), &parts, mode)
+        store::write_file(Path::new(&path), &[&text], mode)
     })
 }
 

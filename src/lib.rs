@@ -3,8 +3,10 @@
 //! The core (everything but `binding`) has no Node types and is tested with `cargo test`.
 
 pub mod entry;
+pub mod ids;
 pub mod error;
 pub mod json;
+pub mod lines;
 pub mod listing;
 pub mod store;
 pub mod tree;

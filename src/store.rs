@@ -15,25 +15,15 @@ use std::path::{Path, PathBuf};
 use crate::entry::{EntryType, Skeleton};
 use crate::error::{Error, Result};
 use crate::json::{self, Kind};
+use crate::lines::{LineStore, Span};
 
-/// One parsed line of a file: its skeleton and where its (UTF-8) text lives in `Text`.
+/// One parsed line: its skeleton and its byte range (in the parsed slice, or in the side
+/// buffer of U+FFFD-repaired lines when `start >= EXTRA_FLAG`).
 #[derive(Clone, Debug)]
-pub struct Line {
-    pub sk: Skeleton,
-    pub start: usize,
-    pub len: usize,
-}
-
-/// The bytes of a loaded file, plus the U+FFFD-repaired copies of lines that were not UTF-8.
-#[derive(Default, Debug)]
-pub struct Text {
-    pub buf: Vec<u8>,
-}
-
-impl Text {
-    pub fn line(&self, l: &Line) -> &[u8] {
-        &self.buf[l.start..l.start + l.len]
-    }
+struct Line {
+    sk: Skeleton,
+    start: usize,
+    len: usize,
 }
 
 /// Result of reading a file the way `loadEntriesFromFile` does.
@@ -43,30 +33,134 @@ pub enum Loaded {
     Missing,
     /// Exists, but holds no parsed entry or its first entry is not a session header.
     NotSession,
-    /// `len`: the file's length after the newline repair.
-    Session { text: Text, lines: Vec<Line>, len: u64 },
+    /// The parsed entries; `len` is the file's length after the newline repair.
+    Session { skeletons: Vec<Skeleton>, store: LineStore, len: u64 },
 }
 
-/// Reads and indexes a session file. Repairs a missing final newline of a valid session.
+/// Files at least this large keep their lines on disk (read back on demand).
+const FILE_BACKED_MIN: u64 = 1 << 20;
+/// Read size of the streaming load.
+const CHUNK: usize = 8 << 20;
+/// Chunks at least this large are parsed on two threads.
+const PARALLEL_MIN: usize = 2 << 20;
+
+/// Reads and indexes a session file in bounded memory. Repairs a missing final newline of
+/// a valid session (as the reference does).
 pub fn load(path: &Path) -> Result<Loaded> {
     if fs::symlink_metadata(path).is_err() && fs::metadata(path).is_err() {
         return Ok(Loaded::Missing);
     }
     let mut file = File::open(path).map_err(|e| Error::io(e, "open", Some(path)))?;
-    let mut buf = Vec::new();
-    file.read_to_end(&mut buf).map_err(|e| Error::io(e, "read", None))?;
-    drop(file);
-    let mut len = buf.len() as u64;
-    let (text, lines, pending) = parse_lines(buf);
-    match lines.first() {
+    let file_backed = file.metadata().map(|m| m.len() >= FILE_BACKED_MIN).unwrap_or(false);
+    let mut parsed = Parsed::new(file_backed);
+    let mut chunk = vec![0u8; CHUNK];
+    let mut carry: Vec<u8> = Vec::new();
+    let mut carry_off = 0u64;
+    let mut offset = 0u64;
+    loop {
+        let n = file.read(&mut chunk).map_err(|e| Error::io(e, "read", None))?;
+        if n == 0 {
+            break;
+        }
+        let (work, base): (&[u8], u64) = if carry.is_empty() {
+            (&chunk[..n], offset)
+        } else {
+            carry.extend_from_slice(&chunk[..n]);
+            (&carry, carry_off)
+        };
+        offset += n as u64;
+        let Some(last_nl) = memchr::memrchr(b'\n', work) else {
+            if carry.is_empty() {
+                carry = chunk[..n].to_vec();
+                carry_off = base;
+            }
+            continue;
+        };
+        parsed.add(&work[..=last_nl], base);
+        let rest = work[last_nl + 1..].to_vec();
+        carry = rest;
+        carry_off = base + last_nl as u64 + 1;
+    }
+    let pending = !carry.is_empty();
+    if pending {
+        parsed.add(&carry, carry_off);
+    }
+    match parsed.skeletons.first() {
         None => return Ok(Loaded::NotSession),
-        Some(first) if !is_header(&first.sk) => return Ok(Loaded::NotSession),
+        Some(first) if !is_header(first) => return Ok(Loaded::NotSession),
         _ => {}
     }
+    let mut len = offset;
     if pending {
         len = append_bytes(path, b"\n", false)?;
     }
-    Ok(Loaded::Session { text, lines, len })
+    let Parsed { skeletons, mut store, .. } = parsed;
+    if file_backed {
+        store.set_file(file);
+    }
+    Ok(Loaded::Session { skeletons, store, len })
+}
+
+/// Skeletons and line locations accumulated over the chunks of a file or text.
+pub struct Parsed {
+    pub skeletons: Vec<Skeleton>,
+    pub store: LineStore,
+    file_backed: bool,
+    batches: u64,
+}
+
+impl Parsed {
+    /// `file_backed`: lines stay in the file (their spans are file offsets); otherwise
+    /// they are copied into memory.
+    pub fn new(file_backed: bool) -> Parsed {
+        Parsed { skeletons: Vec::new(), store: LineStore::new(), file_backed, batches: 0 }
+    }
+
+    /// Parses the lines of `work` (complete lines, the last one may lack its newline),
+    /// which starts at offset `base` of the file.
+    pub fn add(&mut self, work: &[u8], base: u64) {
+        self.batches += 1;
+        let unique_base = self.batches << 40;
+        let split = if work.len() >= PARALLEL_MIN {
+            memchr::memchr(b'\n', &work[work.len() / 2..]).map(|i| work.len() / 2 + i + 1)
+        } else {
+            None
+        };
+        let parts = match split {
+            None => vec![parse_range(work, unique_base)],
+            Some(mid) => std::thread::scope(|sc| {
+                let second = sc.spawn(|| parse_range(&work[mid..], unique_base + (1 << 39)));
+                let first = parse_range(&work[..mid], unique_base);
+                let mut second = second.join().unwrap_or_default();
+                for l in second.1.iter_mut().filter(|l| l.start < EXTRA_FLAG) {
+                    l.start += mid;
+                }
+                vec![first, second]
+            }),
+        };
+        for (extra, lines) in parts {
+            for l in lines {
+                let span = if l.start >= EXTRA_FLAG {
+                    let s = l.start - EXTRA_FLAG;
+                    self.store.keep(&extra[s..s + l.len])
+                } else if self.file_backed {
+                    Span::File { off: base + l.start as u64, len: l.len as u64 }
+                } else {
+                    self.store.keep(&work[l.start..l.start + l.len])
+                };
+                self.store.push(span);
+                self.skeletons.push(l.sk);
+            }
+        }
+    }
+}
+
+/// Parses text held in memory (lines written by the facade, or read from other writers).
+pub fn parse_text(text: &[u8], batch: u64) -> Parsed {
+    let mut p = Parsed::new(false);
+    p.batches = batch << 8;
+    p.add(text, 0);
+    p
 }
 
 /// `header.type === "session" && typeof header.id === "string"`.
@@ -74,99 +168,35 @@ pub fn is_header(sk: &Skeleton) -> bool {
     sk.ty == EntryType::Session && sk.id.is_string()
 }
 
-/// Splits on `\n`, decodes, parses. Returns the text, the parsed lines, and whether bytes
-/// follow the last newline (the reference then appends a newline). Large files are parsed
-/// on two threads, split at a newline; the result is the same as one pass.
-pub fn parse_lines(buf: Vec<u8>) -> (Text, Vec<Line>, bool) {
-    parse_lines_from(buf, 4 << 20, 0)
-}
-
-/// `parse_lines` with object-id keys numbered from `unique_base`, so lines parsed later
-/// (appends by other processes) never share a key with earlier ones.
-pub fn parse_more_lines(buf: Vec<u8>, unique_base: u64) -> (Text, Vec<Line>) {
-    let (text, lines, _) = parse_lines_from(buf, usize::MAX, unique_base);
-    (text, lines)
-}
-
-fn parse_lines_from(buf: Vec<u8>, parallel_min: usize, unique_base: u64) -> (Text, Vec<Line>, bool) {
-    let len = buf.len();
-    let pending = len > 0 && buf[len - 1] != b'\n';
-    let split = if len >= parallel_min { memchr::memchr(b'\n', &buf[len / 2..]).map(|i| len / 2 + i + 1) } else { None };
-    let Some(mid) = split else {
-        let (extra, lines) = parse_range(&buf, 0, len, unique_base);
-        return (Text::with_extra(buf, extra), lines, pending);
-    };
-    let ((extra_a, mut lines_a), (extra_b, lines_b)) = std::thread::scope(|sc| {
-        let second = sc.spawn(|| parse_range(&buf, mid, len, unique_base + (1 << 47)));
-        let first = parse_range(&buf, 0, mid, unique_base);
-        (first, second.join().unwrap_or_else(|_| (Vec::new(), Vec::new())))
-    });
-    // Lines repaired to U+FFFD live after the file bytes: first half's, then second half's.
-    let base_a = len;
-    let base_b = len + extra_a.len();
-    for l in lines_a.iter_mut().filter(|l| l.start >= EXTRA_FLAG) {
-        l.start = l.start - EXTRA_FLAG + base_a;
-    }
-    lines_a.extend(lines_b.into_iter().map(|mut l| {
-        if l.start >= EXTRA_FLAG {
-            l.start = l.start - EXTRA_FLAG + base_b;
-        }
-        l
-    }));
-    let mut extra = extra_a;
-    extra.extend_from_slice(&extra_b);
-    (Text::with_extra(buf, extra), lines_a, pending)
-}
-
 /// Marks a line start as an offset into the repaired-lines side buffer.
 const EXTRA_FLAG: usize = 1 << 62;
 
-impl Text {
-    fn with_extra(mut buf: Vec<u8>, extra: Vec<u8>) -> Text {
-        buf.extend_from_slice(&extra);
-        Text { buf }
-    }
-}
-
-/// Parses the lines in `buf[from..to]`. Invalid UTF-8 lines are repaired into a side
-/// buffer (their `start` is `EXTRA_FLAG + offset` there, or a plain offset when the side
-/// buffer is appended at `buf.len()` by a single-range parse).
-fn parse_range(buf: &[u8], from: usize, to: usize, unique_base: u64) -> (Vec<u8>, Vec<Line>) {
+/// Parses the lines of `buf`. Invalid UTF-8 lines are repaired into a side buffer (their
+/// `start` is `EXTRA_FLAG + offset` there).
+fn parse_range(buf: &[u8], unique_base: u64) -> (Vec<u8>, Vec<Line>) {
     let mut extra = Vec::new();
     let mut lines = Vec::new();
     let mut unique = unique_base;
-    let single = from == 0 && to == buf.len();
-    let mut start = from;
-    while start < to {
-        let end = memchr::memchr(b'\n', &buf[start..to]).map_or(to, |i| start + i);
-        add_line(buf, start, end, &mut extra, &mut lines, &mut unique, if single { buf.len() } else { EXTRA_FLAG });
+    let mut start = 0;
+    while start < buf.len() {
+        let end = memchr::memchr(b'\n', &buf[start..]).map_or(buf.len(), |i| start + i);
+        let raw = &buf[start..end];
+        let (line, at) = match std::str::from_utf8(raw) {
+            Ok(_) => (raw, start),
+            Err(_) => {
+                let fixed = String::from_utf8_lossy(raw).into_owned().into_bytes();
+                let s = extra.len();
+                extra.extend_from_slice(&fixed);
+                (&extra[s..], EXTRA_FLAG + s)
+            }
+        };
+        // `if (entry)`: malformed lines and null, false, 0 and "" are skipped.
+        if let Some(sk) = Skeleton::parse_line(line, &mut unique) {
+            lines.push(Line { sk, start: at, len: line.len() });
+        }
         start = end + 1;
     }
     (extra, lines)
-}
-
-fn add_line(
-    buf: &[u8],
-    start: usize,
-    end: usize,
-    extra: &mut Vec<u8>,
-    lines: &mut Vec<Line>,
-    unique: &mut u64,
-    extra_base: usize,
-) {
-    let raw = &buf[start..end];
-    let (line, start) = match std::str::from_utf8(raw) {
-        Ok(_) => (raw, start),
-        Err(_) => {
-            let fixed = String::from_utf8_lossy(raw).into_owned().into_bytes();
-            let s = extra.len();
-            extra.extend_from_slice(&fixed);
-            (&extra[s..], extra_base + s)
-        }
-    };
-    // `if (entry)`: malformed lines and null, false, 0 and "" are skipped.
-    let Some(sk) = Skeleton::parse_line(line, unique) else { return };
-    lines.push(Line { sk, start, len: line.len() });
 }
 
 /// What the bounded header scan (`readSessionHeader`) found.
@@ -270,40 +300,98 @@ fn write_appending(mut file: &File, bytes: &[u8], sync: bool) -> Result<u64> {
     Ok(file.metadata().map(|m| m.len()).unwrap_or(0))
 }
 
-/// A session file opened for one append under an exclusive advisory lock (`flock`), so
-/// that cooperating writers (two pi processes on one session) never interleave and each
-/// can first read what the other appended. Dropping it releases the lock.
-pub struct LockedFile {
+/// A session file kept open for appends. Each append takes an exclusive advisory lock
+/// (`flock`) so that cooperating writers (two pi processes on one session) never interleave
+/// and each can first read what the other appended.
+pub struct AppendHandle {
+    path: PathBuf,
     file: File,
-    /// Length when the lock was taken.
-    pub len: u64,
+    dev: u64,
+    ino: u64,
+    /// The file's length when the lock was taken; `Some` while locked.
+    locked_len: Option<u64>,
 }
 
-impl LockedFile {
-    pub fn open(path: &Path) -> std::io::Result<LockedFile> {
+impl AppendHandle {
+    /// Opens (creating, like `appendFileSync`) `path` for appends and reads.
+    pub fn open(path: &Path) -> std::io::Result<AppendHandle> {
+        use std::os::unix::fs::MetadataExt;
         let file = OpenOptions::new().read(true).append(true).create(true).mode(0o666).open(path)?;
-        file.lock()?;
-        let len = file.metadata()?.len();
-        Ok(LockedFile { file, len })
+        let meta = file.metadata()?;
+        Ok(AppendHandle { path: path.to_path_buf(), file, dev: meta.dev(), ino: meta.ino(), locked_len: None })
     }
 
-    /// The complete lines between `from` and the current end (a trailing partial line of a
-    /// writer that does not lock is left for later).
-    pub fn read_new(&self, from: u64) -> std::io::Result<Vec<u8>> {
+    /// Whether this descriptor is still the file at its path (a rename or unlink replaces it).
+    pub fn is_current_for(&self, path: &Path) -> bool {
+        use std::os::unix::fs::MetadataExt;
+        self.path == path && fs::metadata(path).is_ok_and(|m| m.dev() == self.dev && m.ino() == self.ino)
+    }
+
+    /// Takes the lock; returns the file's length, or `None` (unlocked again) when the file
+    /// was unlinked or replaced since it was opened (`nlink == 0`): reopen it then.
+    pub fn lock(&mut self) -> std::io::Result<Option<u64>> {
+        use std::os::unix::fs::MetadataExt;
+        self.file.lock()?;
+        match self.file.metadata() {
+            Ok(m) if m.nlink() > 0 => {
+                self.locked_len = Some(m.len());
+                Ok(Some(m.len()))
+            }
+            Ok(_) => {
+                let _ = self.file.unlock();
+                Ok(None)
+            }
+            Err(e) => {
+                let _ = self.file.unlock();
+                Err(e)
+            }
+        }
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    pub fn unlock(&mut self) {
+        if self.locked_len.take().is_some() {
+            let _ = self.file.unlock();
+        }
+    }
+
+    pub fn is_locked(&self) -> bool {
+        self.locked_len.is_some()
+    }
+
+    /// The complete lines in `from..to` (a trailing partial line of a writer that does not
+    /// lock is left for later).
+    pub fn read_new(&self, from: u64, to: u64) -> std::io::Result<Vec<u8>> {
         use std::os::unix::fs::FileExt;
-        if self.len <= from {
+        if to <= from {
             return Ok(Vec::new());
         }
-        let mut buf = vec![0u8; (self.len - from) as usize];
+        let mut buf = vec![0u8; (to - from) as usize];
         self.file.read_exact_at(&mut buf, from)?;
         let keep = memchr::memrchr(b'\n', &buf).map_or(0, |i| i + 1);
         buf.truncate(keep);
         Ok(buf)
     }
 
-    /// Appends like `append_bytes`, through the locked descriptor.
-    pub fn append(&self, bytes: &[u8], sync: bool) -> Result<u64> {
-        write_appending(&self.file, bytes, sync)
+    /// Appends with one `write` under the lock, truncating back on failure; returns the new
+    /// length.
+    pub fn append(&mut self, bytes: &[u8], sync: bool) -> Result<u64> {
+        let Some(before) = self.locked_len else { return write_appending(&self.file, bytes, sync) };
+        let result = (&self.file).write_all(bytes).and_then(|_| if sync { self.file.sync_data() } else { Ok(()) });
+        if let Err(e) = result {
+            let _ = self.file.set_len(before);
+            return Err(Error::io(e, "write", None));
+        }
+        Ok(before + bytes.len() as u64)
+    }
+}
+
+impl Drop for AppendHandle {
+    fn drop(&mut self) {
+        self.unlock();
     }
 }
 
@@ -406,13 +494,20 @@ mod tests {
         d
     }
 
+    fn load_lines(p: &Path) -> Vec<String> {
+        let Loaded::Session { skeletons, store, .. } = load(p).unwrap() else { panic!("not a session") };
+        let all: Vec<u32> = (0..skeletons.len() as u32).collect();
+        let mut out = Vec::new();
+        store.for_each(&all, |_, l| out.push(String::from_utf8(l.unwrap().to_vec()).unwrap())).unwrap();
+        out
+    }
+
     #[test]
     fn load_skips_malformed_and_repairs_tail() {
         let d = tmpdir();
         let p = d.join("a.jsonl");
         fs::write(&p, b"{\"type\":\"session\",\"id\":\"s\"}\n\nnot json\nnull\n{\"type\":\"message\",\"id\":\"a\"}").unwrap();
-        let Loaded::Session { lines, .. } = load(&p).unwrap() else { panic!() };
-        assert_eq!(lines.len(), 2);
+        assert_eq!(load_lines(&p).len(), 2);
         assert!(fs::read(&p).unwrap().ends_with(b"}\n"));
     }
 
@@ -428,30 +523,37 @@ mod tests {
 
     #[test]
     fn invalid_utf8_becomes_replacement() {
-        let (text, lines, _) = parse_lines(b"{\"type\":\"session\",\"id\":\"s\",\"x\":\"\xff\"}\n".to_vec());
-        assert_eq!(text.line(&lines[0]), "{\"type\":\"session\",\"id\":\"s\",\"x\":\"\u{fffd}\"}".as_bytes());
+        let d = tmpdir();
+        let p = d.join("u.jsonl");
+        fs::write(&p, b"{\"type\":\"session\",\"id\":\"s\",\"x\":\"\xff\"}\n").unwrap();
+        assert_eq!(load_lines(&p), vec!["{\"type\":\"session\",\"id\":\"s\",\"x\":\"\u{fffd}\"}".to_string()]);
     }
 
     #[test]
-    fn parallel_parse_equals_sequential() {
-        let mut buf = Vec::new();
-        for i in 0..200 {
-            buf.extend_from_slice(format!("{{\"type\":\"message\",\"id\":{{\"o\":{i}}},\"x\":\"").as_bytes());
-            if i % 7 == 0 {
-                buf.extend_from_slice(b"\xff\xfe");
-            }
-            buf.extend_from_slice(b"\"}\nnot json\n");
+    fn large_files_stream_in_chunks_and_match_a_single_pass() {
+        // > CHUNK bytes with lines straddling chunk borders, repaired lines on both
+        // threads' halves, a long line, and object ids that must stay distinct.
+        let d = tmpdir();
+        let p = d.join("big.jsonl");
+        let mut buf = b"{\"type\":\"session\",\"id\":\"s\"}\n".to_vec();
+        let mut expected = vec![String::from("{\"type\":\"session\",\"id\":\"s\"}")];
+        let mut i = 0;
+        while buf.len() < CHUNK * 2 + 12345 {
+            let pad = "y".repeat((i * 7919) % 3000 + if i % 997 == 0 { 300_000 } else { 0 });
+            let bad = i % 13 == 0;
+            let line = format!("{{\"type\":\"message\",\"id\":{{\"o\":{i}}},\"x\":\"{pad}{}\"}}", if bad { "\u{fffd}" } else { "" });
+            let raw = if bad { line.replace('\u{fffd}', "\u{0}").into_bytes() } else { line.clone().into_bytes() };
+            let raw: Vec<u8> = raw.into_iter().map(|b| if b == 0 { 0xff } else { b }).collect();
+            buf.extend_from_slice(&raw);
+            buf.extend_from_slice(b"\nnot json\n");
+            expected.push(line);
+            i += 1;
         }
-        buf.extend_from_slice(b"{\"tail\":1}");
-        let (ta, la, pa) = parse_lines_from(buf.clone(), usize::MAX, 0);
-        let (tb, lb, pb) = parse_lines_from(buf, 1, 0);
-        assert_eq!(pa, pb);
-        assert_eq!(la.len(), lb.len());
-        let mut ids = std::collections::HashSet::new();
-        for (a, b) in la.iter().zip(&lb) {
-            assert_eq!(ta.line(a), tb.line(b));
-            assert!(ids.insert(b.sk.id.clone()), "object ids stay distinct across threads");
-        }
+        fs::write(&p, &buf).unwrap();
+        let Loaded::Session { skeletons, .. } = load(&p).unwrap() else { panic!() };
+        let ids: std::collections::HashSet<_> = skeletons.iter().map(|s| s.id.clone()).collect();
+        assert_eq!(ids.len(), skeletons.len(), "object ids stay distinct across chunks and threads");
+        assert_eq!(load_lines(&p), expected);
     }
 
     #[test]
@@ -473,13 +575,22 @@ mod tests {
         fs::write(&p, b"{\"a\":1}\n").unwrap();
         let known = 8;
         append_bytes(&p, b"{\"b\":2}\n{\"par", false).unwrap();
-        let lf = LockedFile::open(&p).unwrap();
-        assert_eq!(lf.read_new(known).unwrap(), b"{\"b\":2}\n");
+        let mut h = AppendHandle::open(&p).unwrap();
+        let len = h.lock().unwrap().unwrap();
+        assert_eq!(h.read_new(known, len).unwrap(), b"{\"b\":2}\n");
         // A second locker waits: try_lock on another descriptor fails while held.
         let other = OpenOptions::new().read(true).open(&p).unwrap();
         assert!(other.try_lock().is_err());
-        drop(lf);
+        assert_eq!(h.append(b"x\n", false).unwrap(), len + 2);
+        h.unlock();
         assert!(other.try_lock().is_ok());
+        other.unlock().unwrap();
+        // A replaced file is noticed.
+        assert!(h.is_current_for(&p));
+        fs::write(d.join("g.jsonl"), b"").unwrap();
+        fs::rename(d.join("g.jsonl"), &p).unwrap();
+        assert!(!h.is_current_for(&p));
+        assert_eq!(h.lock().unwrap(), None);
     }
 
     #[test]

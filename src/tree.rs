@@ -22,7 +22,14 @@ pub struct Tree {
     labels: IndexMap<Key, u32>,
     last_session_info: Option<u32>,
     last_entry: Option<u32>,
+    /// Resolved parent position of each item (`NO_PARENT`: none), valid while `!links_dirty`.
+    parent_pos: std::cell::RefCell<Vec<u32>>,
+    links_dirty: std::cell::Cell<bool>,
+    /// Parent keys that resolved to nothing (orphans): an entry with such an id relinks them.
+    unresolved: std::collections::HashSet<Key>,
 }
+
+const NO_PARENT: u32 = u32::MAX;
 
 /// What `buildSessionProjection` needs, as positions. `None` when the reference would
 /// throw a `TypeError` (a `message` entry without a message), so the facade replays
@@ -59,7 +66,11 @@ impl Tree {
             match self.by_id.insert(sk.id.clone(), pos) {
                 None => self.id_order.push(pos),
                 Some(_) if matches!(sk.id, Key::Unique(_)) => self.id_order.push(pos),
-                Some(_) => {}
+                // A duplicate id moves every link to that id: recompute links lazily.
+                Some(_) => self.links_dirty.set(true),
+            }
+            if self.unresolved.contains(&sk.id) {
+                self.links_dirty.set(true);
             }
             self.last_entry = Some(pos);
             if sk.ty == EntryType::SessionInfo {
@@ -73,8 +84,33 @@ impl Tree {
                 }
             }
         }
+        let parent = self.resolve_parent(&sk);
+        if parent == NO_PARENT && sk.parent.truthy() {
+            self.unresolved.insert(sk.parent.clone());
+        }
         self.items.push(sk);
+        if !self.links_dirty.get() {
+            self.parent_pos.borrow_mut().push(parent);
+        }
         pos
+    }
+
+    fn resolve_parent(&self, sk: &Skeleton) -> u32 {
+        if sk.ty == EntryType::Session || !sk.parent.truthy() {
+            return NO_PARENT;
+        }
+        self.lookup(&sk.parent).unwrap_or(NO_PARENT)
+    }
+
+    /// The resolved parent of `pos` (`current.parentId ? byId.get(current.parentId) : undefined`).
+    fn parent_of(&self, pos: u32) -> Option<u32> {
+        if self.links_dirty.get() {
+            let links: Vec<u32> = self.items.iter().map(|sk| self.resolve_parent(sk)).collect();
+            *self.parent_pos.borrow_mut() = links;
+            self.links_dirty.set(false);
+        }
+        let p = self.parent_pos.borrow()[pos as usize];
+        (p != NO_PARENT).then_some(p)
     }
 
     /// Undoes the last `push` of an entry whose write failed (`_appendEntry`'s rollback:
@@ -82,6 +118,7 @@ impl Tree {
     pub fn pop(&mut self) {
         let Some(sk) = self.items.pop() else { return };
         let pos = self.items.len() as u32;
+        self.links_dirty.set(true);
         if sk.ty == EntryType::Session {
             return;
         }
@@ -200,8 +237,7 @@ impl Tree {
                 return Err(Error::Cycle { id: format!("{:?}", self.items[pos as usize].id) });
             }
             path.push(pos);
-            let sk = &self.items[pos as usize];
-            current = if sk.parent.truthy() { self.lookup(&sk.parent) } else { None };
+            current = self.parent_of(pos);
         }
         path.reverse();
         Ok(path)
@@ -395,6 +431,21 @@ mod tests {
         assert_eq!(t.entry_count(), 2);
         assert_eq!(t.children(&Key::Null), vec![3]);
         assert_eq!(t.tree_links(), vec![(3, None), (2, Some(3)), (3, None)]);
+    }
+
+    #[test]
+    fn links_follow_later_entries_and_rollbacks() {
+        let mut t = tree(&[
+            r#"{"type":"session","id":"s"}"#,
+            r#"{"type":"message","id":"a","parentId":"x","message":{"role":"user"}}"#,
+        ]);
+        assert_eq!(t.branch(&s("a")).unwrap(), vec![1]);
+        // An entry whose id an orphan points to relinks the orphan.
+        let v = json::parse_document(br#"{"type":"message","id":"x","parentId":null}"#).unwrap();
+        t.push(Skeleton::from_value(br#"{"type":"message","id":"x","parentId":null}"#, v, &mut 0));
+        assert_eq!(t.branch(&s("a")).unwrap(), vec![2, 1]);
+        t.pop();
+        assert_eq!(t.branch(&s("a")).unwrap(), vec![1]);
     }
 
     #[test]

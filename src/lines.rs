@@ -1,0 +1,162 @@
+//! Where each entry's line text lives: in the session file itself (read back with `pread`
+//! when JS first needs the entry), or in memory (small files, repaired lines, lines read
+//! from other writers). A multi-GB session is never held whole in memory.
+
+use std::fs::File;
+use std::io;
+use std::os::unix::fs::FileExt;
+
+/// Location of one item's line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Span {
+    /// The item was built in JS; the facade holds its object.
+    None,
+    File { off: u64, len: u64 },
+    Mem { off: u64, len: u64 },
+}
+
+/// Line texts by item position.
+#[derive(Debug, Default)]
+pub struct LineStore {
+    file: Option<File>,
+    mem: Vec<u8>,
+    spans: Vec<Span>,
+}
+
+/// Reads that are closer than this are merged into one `pread`.
+const MERGE_GAP: u64 = 64 * 1024;
+/// Largest merged read.
+const MAX_RUN: u64 = 16 * 1024 * 1024;
+
+impl LineStore {
+    pub fn new() -> LineStore {
+        LineStore::default()
+    }
+
+    /// Keeps `file` open to read `Span::File` lines from. Reads go to this descriptor, so a
+    /// file renamed or unlinked later still reads back the bytes that were loaded.
+    pub fn set_file(&mut self, file: File) {
+        self.file = Some(file);
+    }
+
+    pub fn len(&self) -> usize {
+        self.spans.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.spans.is_empty()
+    }
+
+    pub fn push(&mut self, span: Span) {
+        self.spans.push(span);
+    }
+
+    /// Stores `bytes` in memory and returns its span (not yet pushed).
+    pub fn keep(&mut self, bytes: &[u8]) -> Span {
+        let off = self.mem.len() as u64;
+        self.mem.extend_from_slice(bytes);
+        Span::Mem { off, len: bytes.len() as u64 }
+    }
+
+    pub fn pop(&mut self) {
+        self.spans.pop();
+    }
+
+    pub fn span(&self, pos: u32) -> Span {
+        self.spans.get(pos as usize).copied().unwrap_or(Span::None)
+    }
+
+    /// Bytes held in memory (for reporting to the JS engine's GC).
+    pub fn mem_bytes(&self) -> usize {
+        self.mem.capacity() + self.spans.capacity() * std::mem::size_of::<Span>()
+    }
+
+    /// Calls `f(index, line)` for each position (`None` when it has no line), in order.
+    /// File lines that lie close together are read with one `pread`.
+    pub fn for_each(&self, positions: &[u32], mut f: impl FnMut(usize, Option<&[u8]>)) -> io::Result<()> {
+        let mut buf = Vec::new();
+        let mut i = 0;
+        while i < positions.len() {
+            match self.span(positions[i]) {
+                Span::None => {
+                    f(i, None);
+                    i += 1;
+                }
+                Span::Mem { off, len } => {
+                    f(i, Some(&self.mem[off as usize..(off + len) as usize]));
+                    i += 1;
+                }
+                Span::File { off, len } => {
+                    // Extend the run while the next file span follows closely.
+                    let (start, mut end, mut j) = (off, off + len, i + 1);
+                    while j < positions.len() {
+                        match self.span(positions[j]) {
+                            Span::File { off: o, len: l } if o >= end && o - end <= MERGE_GAP && o + l - start <= MAX_RUN => {
+                                end = o + l;
+                                j += 1;
+                            }
+                            _ => break,
+                        }
+                    }
+                    let file = self.file.as_ref().ok_or_else(|| io::Error::other("session file is not open"))?;
+                    buf.resize((end - start) as usize, 0);
+                    file.read_exact_at(&mut buf, start)?;
+                    for (k, &p) in positions[i..j].iter().enumerate() {
+                        if let Span::File { off: o, len: l } = self.span(p) {
+                            f(i + k, Some(&buf[(o - start) as usize..(o - start + l) as usize]));
+                        }
+                    }
+                    i = j;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// `[line,line,…]` for the positions (`null` where an item has no line).
+    pub fn json_array(&self, positions: &[u32]) -> io::Result<Vec<u8>> {
+        let mut out = Vec::with_capacity(positions.len() * 256 + 2);
+        out.push(b'[');
+        self.for_each(positions, |i, line| {
+            if i > 0 {
+                out.push(b',');
+            }
+            out.extend_from_slice(line.unwrap_or(b"null"));
+        })?;
+        out.push(b']');
+        Ok(out)
+    }
+
+    /// One line, if the item has one.
+    pub fn line(&self, pos: u32) -> io::Result<Option<Vec<u8>>> {
+        let mut out = None;
+        self.for_each(&[pos], |_, l| out = l.map(<[u8]>::to_vec))?;
+        Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    #[test]
+    fn file_and_memory_lines() {
+        let p = std::env::temp_dir().join(format!("psn-lines-{}", uuid::Uuid::new_v4()));
+        let mut f = File::create(&p).unwrap();
+        f.write_all(b"{\"a\":1}\n{\"b\":2}\n{\"c\":3}\n").unwrap();
+        let mut s = LineStore::new();
+        s.set_file(File::open(&p).unwrap());
+        s.push(Span::File { off: 0, len: 7 });
+        s.push(Span::None);
+        let kept = s.keep(b"{\"m\":0}");
+        s.push(kept);
+        s.push(Span::File { off: 16, len: 7 });
+        s.push(Span::File { off: 8, len: 7 });
+        assert_eq!(s.json_array(&[0, 1, 2, 3, 4]).unwrap(), b"[{\"a\":1},null,{\"m\":0},{\"c\":3},{\"b\":2}]");
+        assert_eq!(s.line(3).unwrap().unwrap(), b"{\"c\":3}");
+        // Unlinking the file does not lose the loaded lines.
+        std::fs::remove_file(&p).unwrap();
+        assert_eq!(s.json_array(&[0, 4]).unwrap(), b"[{\"a\":1},{\"b\":2}]");
+    }
+}
