@@ -85,7 +85,9 @@ function shapeListing(norm, v) {
 
 async function step(ctx, op, spec, { full, perId }) {
   process.env.PI_CODING_AGENT_DIR = ctx.agentDir;
+  ctx.norm.beginEpoch();
   const r = await captureAsync(() => op.run(ctx, spec));
+  ctx.norm.endEpoch();
   if (process.env.DIFF_STATS && ctx === step.first) {
     const k = `${op.name}: ${"error" in r ? `threw ${String(r.error?.message).replace(/[0-9a-f]{8}/g, "<id>").slice(0, 70)}` : "ok"}`;
     stats.set(k, (stats.get(k) ?? 0) + 1);

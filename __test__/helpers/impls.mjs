@@ -207,6 +207,15 @@ export const SABOTAGES = {
       return r;
     };
   },
+  /** createBranchedSession() stamps re-created label entries with the current time instead of the label's own. */
+  labeltime(mod) {
+    const proto = mod.SessionManager.prototype;
+    const orig = proto.createBranchedSession;
+    proto.createBranchedSession = function (leafId) {
+      for (const k of this.labelTimestampsById.keys()) this.labelTimestampsById.set(k, new Date().toISOString());
+      return orig.call(this, leafId);
+    };
+  },
   /** The -0 of a compaction's tokensBefore is kept as 0 in memory. */
   negzero(mod) {
     const proto = mod.SessionManager.prototype;

@@ -3,9 +3,9 @@
 // Random parts (and only those) are replaced so two runs compare equal:
 //   - entry ids (8 hex chars)              -> <ID1>, <ID2>, ...   by order of first appearance
 //   - UUIDs (session ids, fallback ids)     -> <UUID1>, ...       by order of first appearance
-//   - ISO timestamps generated "now"        -> <NOW>
-//   - file-name timestamps generated "now"  -> <FNOW>             (`2026-01-02T03-04-05-678Z`)
-//   - millisecond numbers generated "now"   -> "<NOWMS>"          (numbers and 13-digit runs in file text)
+//   - ISO timestamps generated "now"        -> <NOW> or <NOW@k>   (k: the operation that generated it, see beginEpoch)
+//   - file-name timestamps generated "now"  -> <FNOW>/<FNOW@k>    (`2026-01-02T03-04-05-678Z`)
+//   - millisecond numbers generated "now"   -> "<NOWMS>"/"<NOWMS@k>" (numbers and 13-digit runs in file text)
 //   - temp-dir roots                        -> <ROOT> (or the label given to addRoot)
 // Ids map by first appearance, so structure (which id is whose parent) is still compared.
 // Nothing the implementation controls is normalised: key order, undefined-valued keys, -0, NaN, error
@@ -84,13 +84,51 @@ export class Normalizer {
     return s;
   }
 
+  /**
+   * Epochs: the random-ops harness calls beginEpoch() before each operation (waiting for the clock to tick, so
+   * epochs never share a millisecond). A "now" stamp then normalises to the operation that generated it
+   * (<NOW@7>), so a timestamp that should have been copied from an earlier entry but was freshly generated (or the
+   * reverse) is caught. Without epochs every "now" stamp is plain <NOW>.
+   */
+  beginEpoch() {
+    this.epochs ??= [];
+    const last = this.lastMs ?? 0;
+    let now = Date.now();
+    while (now <= last) now = Date.now();
+    this.epochs.push(now);
+  }
+
+  endEpoch() {
+    this.lastMs = Date.now();
+  }
+
+  _when(ms) {
+    const e = this.epochs;
+    if (!e?.length) return "";
+    if (ms < e[0]) return "@pre";
+    let lo = 0;
+    let hi = e.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (e[mid] <= ms) lo = mid;
+      else hi = mid - 1;
+    }
+    return `@${lo}`;
+  }
+
   _replace(s, re) {
     return s.replace(re, (m, iso, fts, uuid, id, ms) => {
-      if (iso) return inWindow(Date.parse(iso)) ? "<NOW>" : iso;
-      if (fts) return inWindow(fileTsToMs(fts)) ? "<FNOW>" : fts;
+      if (iso) {
+        const t = Date.parse(iso);
+        return inWindow(t) ? `<NOW${this._when(t)}>` : iso;
+      }
+      if (fts) {
+        const t = fileTsToMs(fts);
+        return inWindow(t) ? `<FNOW${this._when(t)}>` : fts;
+      }
       if (uuid) return this._uuid(uuid);
       if (id) return this._id(id);
-      if (ms) return inWindow(Number(ms)) ? "<NOWMS>" : ms;
+      if (ms) return inWindow(Number(ms)) ? `<NOWMS${this._when(Number(ms))}>` : ms;
       return m;
     });
   }
@@ -113,7 +151,7 @@ export class Normalizer {
   }
 
   num(n) {
-    return Number.isInteger(n) && inWindow(n) ? "<NOWMS>" : n;
+    return Number.isInteger(n) && inWindow(n) ? `<NOWMS${this._when(n)}>` : n;
   }
 
   /**
