@@ -452,7 +452,7 @@ pub fn load_entries_json(path: String) -> Result<String> {
 #[napi]
 pub fn read_header(path: String) -> Result<String> {
     guard(|| {
-        Ok(match store::read_header(Path::new(&path))? {
+        Ok(match store::read_header_cached(Path::new(&path))? {
             HeaderScan::Header(line) => format!("H{line}"),
             HeaderScan::NotHeader => "N".into(),
             HeaderScan::LimitExceeded => "L".into(),
@@ -602,12 +602,16 @@ pub fn write_session_file(
 /// `findMostRecentSession` orders them; null when listing or any stat fails.
 #[napi]
 pub fn files_by_mtime(dir: String) -> Option<Vec<String>> {
+    catch_unwind(|| files_by_mtime_inner(&dir)).ok().flatten()
+}
+
+fn files_by_mtime_inner(dir: &str) -> Option<Vec<String>> {
     let names = listing::jsonl_files(Path::new(&dir)).ok()?;
-    let mut files = Vec::with_capacity(names.len());
-    for n in names {
-        let p = Path::new(&dir).join(&n);
-        let m = std::fs::metadata(&p).ok()?;
-        files.push((p.to_string_lossy().into_owned(), listing::mtime_ms(&m)));
+    let paths: Vec<std::path::PathBuf> = names.iter().map(|n| Path::new(dir).join(n)).collect();
+    let mtimes = listing::par_map(&paths, |p| std::fs::metadata(p).ok().map(|m| listing::mtime_ms(&m)));
+    let mut files = Vec::with_capacity(paths.len());
+    for (p, m) in paths.into_iter().zip(mtimes) {
+        files.push((p.to_string_lossy().into_owned(), m?));
     }
     files.sort_by(|a, b| b.1.partial_cmp(&a.1).unwrap_or(std::cmp::Ordering::Equal));
     Some(files.into_iter().map(|f| f.0).collect())
@@ -617,15 +621,21 @@ pub fn files_by_mtime(dir: String) -> Option<Vec<String>> {
 /// header id equals `id` (`header?.id === id`); null when the directory cannot be read.
 #[napi]
 pub fn headers_with_id(dir: String, id: String) -> Option<Vec<String>> {
-    let names = listing::jsonl_files(Path::new(&dir)).ok()?;
-    let want = Key::decode(&id);
+    catch_unwind(|| headers_with_id_inner(&dir, &id)).ok().flatten()
+}
+
+fn headers_with_id_inner(dir: &str, id: &str) -> Option<Vec<String>> {
+    let names = listing::jsonl_files(Path::new(dir)).ok()?;
+    let want = Key::decode(id);
+    let paths: Vec<std::path::PathBuf> = names.iter().map(|n| Path::new(dir).join(n)).collect();
+    let found = listing::par_map(&paths, |p| {
+        let Ok(HeaderScan::Header(line)) = store::read_header_cached(p) else { return None };
+        let sk = Skeleton::parse_line(line.as_bytes(), &mut 0)?;
+        sk.id.strict_eq(&want).then_some(line)
+    });
     let mut out = Vec::new();
-    for n in names {
-        let p = Path::new(&dir).join(&n);
-        let Ok(HeaderScan::Header(line)) = store::read_header(&p) else { continue };
-        let v = crate::json::parse_document(line.as_bytes())?;
-        let sk = Skeleton::from_value(line.as_bytes(), v, &mut 0);
-        if sk.id.strict_eq(&want) {
+    for (p, line) in paths.iter().zip(found) {
+        if let Some(line) = line {
             out.push(p.to_string_lossy().into_owned());
             out.push(line);
         }

@@ -8,7 +8,6 @@
 //! the facade then runs the reference algorithm for that one file.
 
 use std::fs::{self, File};
-use std::io::{BufRead, BufReader};
 use std::os::unix::fs::MetadataExt;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -48,34 +47,43 @@ pub fn mtime_ms(meta: &fs::Metadata) -> f64 {
     meta.mtime() as f64 * 1000.0 + meta.mtime_nsec() as f64 / 1_000_000.0
 }
 
-/// Scans one session file. `abort` is polled between lines.
+/// Scans one session file. `abort` is polled between chunks. Lines are processed in place
+/// in 1 MiB reads (a longer line grows the buffer), so memory stays bounded.
 pub fn scan_info(path: &Path, abort: &AtomicBool) -> InfoScan {
+    use std::io::Read;
     let Ok(meta) = fs::metadata(path) else { return InfoScan::Null };
-    let Ok(file) = File::open(path) else { return InfoScan::Null };
-    let mut reader = BufReader::with_capacity(256 * 1024, file);
+    let Ok(mut file) = File::open(path) else { return InfoScan::Null };
     let mut state = Scan { info: Info { mtime_ms: mtime_ms(&meta), ..Info::default() }, has_header: false, first_text: false };
-    let mut buf = Vec::new();
+    let mut buf: Vec<u8> = Vec::with_capacity(1 << 20);
+    let mut start = 0; // first unprocessed byte in buf
     loop {
         if abort.load(Ordering::Relaxed) {
             return InfoScan::Null;
         }
-        buf.clear();
-        match reader.read_until(b'\n', &mut buf) {
-            Ok(0) => break,
-            Ok(_) => {}
+        if start > 0 {
+            buf.drain(..start);
+        }
+        let old = buf.len();
+        buf.resize(old + (1 << 20), 0);
+        let n = match file.read(&mut buf[old..]) {
+            Ok(n) => n,
             Err(_) => return InfoScan::Null,
-        }
-        if buf.last() == Some(&b'\n') {
-            buf.pop();
-        }
-        // readline also ends lines at `\r` (and treats `\r\n` as one break).
-        let step = if memchr::memchr(b'\r', &buf).is_none() {
-            state.line(&buf)
-        } else {
-            buf.split(|&b| b == b'\r').map(|piece| state.line(piece)).find(|s| matches!(s, Step::Stop(_))).unwrap_or(Step::Continue)
         };
-        if let Step::Stop(result) = step {
-            return result;
+        buf.truncate(old + n);
+        let eof = n == 0;
+        // Complete lines (all the rest at EOF).
+        let end = if eof { buf.len() } else { memchr::memrchr(b'\n', &buf[old..]).map_or(0, |i| old + i + 1) };
+        let mut i = 0;
+        while i < end {
+            let nl = memchr::memchr(b'\n', &buf[i..end]).map_or(end, |p| i + p);
+            if let Step::Stop(result) = state.physical_line(&buf[i..nl]) {
+                return result;
+            }
+            i = nl + 1;
+        }
+        start = end.min(buf.len());
+        if eof {
+            break;
         }
     }
     if !state.has_header {
@@ -96,6 +104,24 @@ struct Scan {
 }
 
 impl Scan {
+    /// A `\n`-terminated line; readline also ends lines at `\r` (`\r\n` is one break).
+    fn physical_line(&mut self, raw: &[u8]) -> Step {
+        if memchr::memchr(b'\r', raw).is_none() {
+            return self.line(raw);
+        }
+        let mut pieces = raw.split(|&b| b == b'\r').peekable();
+        while let Some(piece) = pieces.next() {
+            // A trailing "\r" before "\n" ends the line without an empty extra line.
+            if piece.is_empty() && pieces.peek().is_none() {
+                break;
+            }
+            if let Step::Stop(r) = self.line(piece) {
+                return Step::Stop(r);
+            }
+        }
+        Step::Continue
+    }
+
     fn line(&mut self, raw: &[u8]) -> Step {
         // `from_utf8` is the fast check; the lossy decoder only runs on broken lines.
         let text = match std::str::from_utf8(raw) {
@@ -303,6 +329,19 @@ fn scan_line(src: &[u8]) -> Option<TopFields> {
         return None;
     }
     Some(f)
+}
+
+/// `f` over `items` on a few threads (for I/O-bound work such as `stat`), results in order.
+pub fn par_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    let threads = std::thread::available_parallelism().map_or(2, |n| n.get()).clamp(1, 4);
+    if items.len() < 64 || threads == 1 {
+        return items.iter().map(f).collect();
+    }
+    let per = items.len().div_ceil(threads);
+    std::thread::scope(|s| {
+        let handles: Vec<_> = items.chunks(per).map(|c| s.spawn(|| c.iter().map(&f).collect::<Vec<R>>())).collect();
+        handles.into_iter().flat_map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e))).collect()
+    })
 }
 
 /// Scans many files on a few threads, results in input order.

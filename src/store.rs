@@ -216,8 +216,8 @@ pub const MAX_HEADER_SCAN_BYTES: usize = 1024 * 1024;
 /// in small chunks so that discovery over many files reads little of each.
 pub fn read_header(path: &Path) -> Result<HeaderScan> {
     let mut file = File::open(path).map_err(|e| Error::io(e, "open", Some(path)))?;
-    let mut buf: Vec<u8> = Vec::with_capacity(16 * 1024);
-    let mut chunk = vec![0u8; 16 * 1024];
+    let mut buf: Vec<u8> = Vec::with_capacity(4 * 1024);
+    let mut chunk = vec![0u8; 4 * 1024];
     let mut line_start = 0;
     let mut eof = false;
     while buf.len() < MAX_HEADER_SCAN_BYTES {
@@ -246,6 +246,44 @@ pub fn read_header(path: &Path) -> Result<HeaderScan> {
         }
     }
     Ok(header_candidate(&buf[line_start..]).unwrap_or(HeaderScan::NotHeader))
+}
+
+/// `read_header` with a process-wide cache keyed by the file's identity, size and mtime: a
+/// session's header never changes while its file does not, and discovery (`findById`,
+/// `continueRecent`) re-reads the same folders. A cache hit costs one `stat`.
+pub fn read_header_cached(path: &Path) -> Result<HeaderScan> {
+    use std::collections::HashMap;
+    use std::os::unix::fs::MetadataExt;
+    use std::sync::{Mutex, OnceLock};
+    type Stamp = (u64, u64, u64, i64, i64);
+    static CACHE: OnceLock<Mutex<HashMap<PathBuf, (Stamp, Option<String>)>>> = OnceLock::new();
+    const MAX_ENTRIES: usize = 50_000;
+    let cache = CACHE.get_or_init(|| Mutex::new(HashMap::new()));
+    let stamp = fs::metadata(path).ok().map(|m| (m.dev(), m.ino(), m.size(), m.mtime(), m.mtime_nsec()));
+    if let Some(stamp) = stamp {
+        let map = cache.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((s, header)) = map.get(path) {
+            if *s == stamp {
+                return Ok(header.clone().map_or(HeaderScan::NotHeader, HeaderScan::Header));
+            }
+        }
+    }
+    let scan = read_header(path)?;
+    if let Some(stamp) = stamp {
+        let cached = match &scan {
+            HeaderScan::Header(h) => Some(Some(h.clone())),
+            HeaderScan::NotHeader => Some(None),
+            HeaderScan::LimitExceeded => None,
+        };
+        if let Some(c) = cached {
+            let mut map = cache.lock().unwrap_or_else(|e| e.into_inner());
+            if map.len() >= MAX_ENTRIES {
+                map.clear();
+            }
+            map.insert(path.to_path_buf(), (stamp, c));
+        }
+    }
+    Ok(scan)
 }
 
 /// `parseSessionHeaderCandidate`: `None` to keep scanning.
@@ -404,13 +442,23 @@ pub enum WriteMode {
     Replace,
 }
 
-/// Writes a whole file atomically: a temp file beside it, fsync, then rename (Replace)
-/// or link (Exclusive, which keeps the EEXIST check). Readers see the old file or the
-/// new one, never a mix; a crash leaves at most a stray temp file.
+/// Whether `PI_SESSION_NATIVE_FSYNC=1` asks for fsync on every write.
+pub fn durable() -> bool {
+    static DURABLE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *DURABLE.get_or_init(|| std::env::var("PI_SESSION_NATIVE_FSYNC").is_ok_and(|v| v == "1"))
+}
+
+/// Writes a whole file atomically: a temp file beside it, then rename (Replace) or link
+/// (Exclusive, which keeps the EEXIST check). Readers see the old file or the new one,
+/// never a mix; a crash leaves at most a stray temp file. When an existing file is
+/// replaced (a migration), the new bytes are fsynced before the rename, so even a power
+/// loss cannot leave the session empty; new files are fsynced only in durable mode.
 pub fn write_file(path: &Path, parts: &[&[u8]], mode: WriteMode) -> Result<()> {
-    if mode == WriteMode::Exclusive && fs::symlink_metadata(path).is_ok() {
+    let exists = fs::symlink_metadata(path).is_ok();
+    if mode == WriteMode::Exclusive && exists {
         return Err(eexist(path));
     }
+    let sync = (mode == WriteMode::Replace && exists) || durable();
     let tmp = temp_path(path);
     let write = || -> std::io::Result<()> {
         let mut f = OpenOptions::new().write(true).create_new(true).mode(0o666).open(&tmp)?;
@@ -420,7 +468,7 @@ pub fn write_file(path: &Path, parts: &[&[u8]], mode: WriteMode) -> Result<()> {
         }
         w.flush()?;
         drop(w);
-        f.sync_all()
+        if sync { f.sync_all() } else { Ok(()) }
     };
     if let Err(e) = write() {
         let _ = fs::remove_file(&tmp);
@@ -434,7 +482,9 @@ pub fn write_file(path: &Path, parts: &[&[u8]], mode: WriteMode) -> Result<()> {
     let _ = if mode == WriteMode::Exclusive { fs::remove_file(&tmp) } else { Ok(()) };
     match done {
         Ok(()) => {
-            sync_dir(path);
+            if sync {
+                sync_dir(path);
+            }
             Ok(())
         }
         Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {

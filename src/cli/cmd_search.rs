@@ -9,12 +9,13 @@ use std::path::{Path, PathBuf};
 
 use memchr::memmem;
 use pi_session_native::entry::EntryType;
+use pi_session_native::json::{self, Kind, Value};
 
 use super::args::{flag, opt, Parsed};
 use super::fmt::{self, Paint};
 use super::jv::{self, J, W};
 use super::lines::{each_line, Blocks};
-use super::{cmd_ls, paths, session, Command, CliError, Ctx, Out};
+use super::{cmd_ls, paths, Command, CliError, Ctx, Out};
 
 pub const ROLES: &[&str] =
     &["user", "assistant", "toolResult", "system", "custom", "bashExecution", "branchSummary", "compactionSummary"];
@@ -56,61 +57,130 @@ Exit code 0 when something matched, 1 when nothing did.",
     run,
 };
 
+/// Most byte patterns the case-insensitive prefilter may search for.
+const MAX_VARIANTS: usize = 16;
+
 /// What to look for.
+///
+/// Case-insensitive matching (`-i`) is per character: a text character matches a needle
+/// character when it is the character itself or its single-character lower or upper case
+/// (so `É` matches `é`, `ß` does not match `SS`). The prefilter uses exactly that rule on
+/// raw bytes: ASCII letters are folded in both the block and the patterns, and each other
+/// cased character is expanded into its variants.
 struct Needle {
-    /// Raw-byte prefilter (ASCII-folded when case-insensitive); empty: every line is a candidate.
-    pre: Vec<u8>,
-    /// The text to confirm (lower-cased when case-insensitive).
+    /// Raw-byte patterns; a line is a candidate when one occurs in it (in the ASCII-folded
+    /// block with `-i`). An empty pattern makes every line a candidate.
+    pre: Vec<Vec<u8>>,
     text: String,
+    /// `-i`: the characters each needle character matches.
+    classes: Vec<Vec<char>>,
     ci: bool,
+}
+
+fn single(mut it: impl Iterator<Item = char>) -> Option<char> {
+    let c = it.next()?;
+    it.next().is_none().then_some(c)
+}
+
+/// The characters `c` matches case-insensitively.
+fn variants(c: char) -> Vec<char> {
+    let mut v = vec![c];
+    let upper = single(c.to_uppercase());
+    for x in [single(c.to_lowercase()), upper, upper.and_then(|u| single(u.to_lowercase()))].into_iter().flatten() {
+        if !v.contains(&x) {
+            v.push(x);
+        }
+    }
+    v
+}
+
+/// JSON stores these characters escaped, so raw bytes cannot be matched across them.
+fn json_special(c: char) -> bool {
+    c == '"' || c == '\\' || (c as u32) < 0x20
 }
 
 impl Needle {
     fn new(text: &str, ci: bool) -> Needle {
-        // The longest piece that is stored verbatim in JSON text (no quote, backslash or
-        // control character; ASCII only when folding case, since only ASCII is folded).
-        let mut best: &str = "";
-        let mut start = None;
-        for (i, c) in text.char_indices().chain(std::iter::once((text.len(), '\0'))) {
-            let plain = c != '\0' && c != '"' && c != '\\' && (c as u32) >= 0x20 && (!ci || c.is_ascii());
-            match (plain, start) {
-                (true, None) => start = Some(i),
-                (false, Some(s)) => {
-                    if i - s > best.len() {
-                        best = &text[s..i];
+        let chars: Vec<char> = text.chars().collect();
+        let classes: Vec<Vec<char>> = if ci { chars.iter().map(|&c| variants(c)).collect() } else { Vec::new() };
+        // Byte encodings each character can have in the (folded) raw text.
+        let encodings: Vec<Vec<Vec<u8>>> = chars
+            .iter()
+            .enumerate()
+            .map(|(i, &c)| {
+                let set: Vec<char> = if ci { classes[i].clone() } else { vec![c] };
+                let mut out: Vec<Vec<u8>> = Vec::new();
+                for v in set {
+                    let mut b = v.to_string().into_bytes();
+                    if ci {
+                        b.make_ascii_lowercase();
                     }
-                    start = None;
+                    if !out.contains(&b) {
+                        out.push(b);
+                    }
                 }
-                _ => {}
+                out
+            })
+            .collect();
+        // The window of plain characters with the most bytes whose variants stay few.
+        let mut best: Option<(usize, usize, usize)> = None; // (bytes, from, to)
+        for from in 0..chars.len() {
+            let mut combos = 1usize;
+            let mut bytes = 0;
+            for to in from..chars.len() {
+                if json_special(chars[to]) {
+                    break;
+                }
+                combos = combos.saturating_mul(encodings[to].len());
+                if combos > MAX_VARIANTS {
+                    break;
+                }
+                bytes += chars[to].len_utf8();
+                if best.is_none_or(|(b, _, _)| bytes > b) {
+                    best = Some((bytes, from, to + 1));
+                }
             }
         }
-        let pre = if ci { best.to_ascii_lowercase().into_bytes() } else { best.as_bytes().to_vec() };
-        Needle { pre, text: if ci { text.to_lowercase() } else { text.to_string() }, ci }
+        let mut pre: Vec<Vec<u8>> = vec![Vec::new()];
+        if let Some((_, from, to)) = best {
+            for enc in &encodings[from..to] {
+                pre = pre.iter().flat_map(|p| enc.iter().map(move |e| [p.as_slice(), e].concat())).collect();
+            }
+        }
+        Needle { pre, text: text.to_string(), classes, ci }
     }
 
-    /// Byte ranges of matches in `hay` (non-overlapping).
+    /// Byte ranges of matches in `hay` (non-overlapping, leftmost first).
     fn find_all(&self, hay: &str) -> Vec<(usize, usize)> {
         if !self.ci {
             return memmem::find_iter(hay.as_bytes(), self.text.as_bytes()).map(|i| (i, i + self.text.len())).collect();
         }
-        // Lower-case the haystack keeping a map back to original byte offsets.
-        let mut low = String::with_capacity(hay.len());
-        let mut map: Vec<usize> = Vec::with_capacity(hay.len() + 1);
-        for (i, c) in hay.char_indices() {
-            for l in c.to_lowercase() {
-                let before = low.len();
-                low.push(l);
-                map.extend(std::iter::repeat_n(i, low.len() - before));
-            }
+        if self.text.is_ascii() {
+            // ASCII letters match only their ASCII cases: fold (same byte offsets) and search.
+            let low = hay.to_ascii_lowercase();
+            let needle = self.text.to_ascii_lowercase();
+            return memmem::find_iter(low.as_bytes(), needle.as_bytes()).map(|i| (i, i + needle.len())).collect();
         }
-        map.push(hay.len());
         let mut out = Vec::new();
-        for i in memmem::find_iter(low.as_bytes(), self.text.as_bytes()) {
-            let (s, e) = (map[i], map[i + self.text.len()]);
-            // A match ending inside a character's lower-case expansion extends to its end.
-            let e = if e == s { hay[s..].chars().next().map_or(s, |c| s + c.len_utf8()) } else { e };
-            if out.last().is_none_or(|&(_, pe)| s >= pe) {
-                out.push((s, e));
+        let Some(first) = self.classes.first() else { return out };
+        let mut from = 0;
+        while from < hay.len() {
+            let Some((off, _)) = hay[from..].char_indices().find(|(_, c)| first.contains(c)) else { break };
+            let start = from + off;
+            let mut end = start;
+            let mut it = hay[start..].chars();
+            let matched = self.classes.iter().all(|class| match it.next() {
+                Some(c) if class.contains(&c) => {
+                    end += c.len_utf8();
+                    true
+                }
+                _ => false,
+            });
+            if matched {
+                out.push((start, end));
+                from = end;
+            } else {
+                from = start + hay[start..].chars().next().map_or(1, char::len_utf8);
             }
         }
         out
@@ -163,23 +233,183 @@ fn head_chars(s: &str, start: usize, n: usize) -> (bool, &str) {
     }
 }
 
+/// Text parts of a `content` value: the string, or the `text` of each text block.
+#[derive(Default)]
+struct Content<'a> {
+    parts: Vec<J<'a>>,
+}
+
+impl Content<'_> {
+    fn joined(&self) -> String {
+        let mut out = String::new();
+        for (i, p) in self.parts.iter().enumerate() {
+            if i > 0 {
+                out.push('\n');
+            }
+            out.push_str(&p.str().unwrap_or_default());
+        }
+        out
+    }
+}
+
+/// The members of an entry that search reads.
+#[derive(Default)]
+struct Fields<'a> {
+    ty: Option<J<'a>>,
+    id: Option<J<'a>>,
+    ts: Option<J<'a>>,
+    summary: Option<J<'a>>,
+    /// Top-level `content` (custom_message).
+    content: Content<'a>,
+    message: bool,
+    role: Option<J<'a>>,
+    msg_ts: Option<J<'a>>,
+    command: Option<J<'a>>,
+    output: Option<J<'a>>,
+    msg_content: Content<'a>,
+}
+
+/// Scans a `content` value at `at`, collecting its text parts, validating as it goes.
+fn scan_content<'a>(src: &'a [u8], at: usize, out: &mut Content<'a>) -> Option<Value> {
+    *out = Content { parts: Vec::new() };
+    if src.get(at) != Some(&b'[') {
+        let v = json::scan_value(src, at)?;
+        if v.kind == Kind::String {
+            out.parts.push(J { src, v });
+        }
+        return Some(v);
+    }
+    let mut i = json::skip_whitespace(src, at + 1);
+    if src.get(i) == Some(&b']') {
+        return Some(Value { kind: Kind::Array, start: at, end: i + 1 });
+    }
+    loop {
+        let v = if src.get(i) == Some(&b'{') {
+            let (mut ty, mut text) = (None, None);
+            let end = json::scan_object_members(src, i, |k, a| {
+                let v = json::scan_value(src, a)?;
+                if jv::key_eq(k, "type") {
+                    ty = Some(J { src, v });
+                } else if jv::key_eq(k, "text") {
+                    text = Some(J { src, v });
+                }
+                Some(v)
+            })?;
+            if let (Some(t), Some(x)) = (ty, text) {
+                if t.is_str("text") && x.kind() == Kind::String {
+                    out.parts.push(x);
+                }
+            }
+            Value { kind: Kind::Object, start: i, end }
+        } else {
+            let v = json::scan_value(src, i)?;
+            if v.kind == Kind::String {
+                out.parts.push(J { src, v });
+            }
+            v
+        };
+        i = json::skip_whitespace(src, v.end);
+        match src.get(i)? {
+            b',' => i = json::skip_whitespace(src, i + 1),
+            b']' => return Some(Value { kind: Kind::Array, start: at, end: i + 1 }),
+            _ => return None,
+        }
+    }
+}
+
+/// Validates a line (`JSON.parse` grammar) and reads the search fields in the same single
+/// pass, descending into `message` and `content` instead of rescanning them.
+fn scan_entry(src: &[u8]) -> Option<Fields<'_>> {
+    let start = json::skip_whitespace(src, 0);
+    if src.get(start) != Some(&b'{') {
+        return None; // not an entry object: nothing to search
+    }
+    let mut f = Fields::default();
+    let end = json::scan_object_members(src, start, |k, at| {
+        if jv::key_eq(k, "message") {
+            f.message = true;
+            (f.role, f.msg_ts, f.command, f.output) = (None, None, None, None);
+            f.msg_content = Content::default();
+            if src.get(at) != Some(&b'{') {
+                return json::scan_value(src, at);
+            }
+            let end = json::scan_object_members(src, at, |k2, at2| {
+                if jv::key_eq(k2, "content") {
+                    return scan_content(src, at2, &mut f.msg_content);
+                }
+                let v = json::scan_value(src, at2)?;
+                let j = Some(J { src, v });
+                if jv::key_eq(k2, "role") {
+                    f.role = j;
+                } else if jv::key_eq(k2, "timestamp") {
+                    f.msg_ts = j;
+                } else if jv::key_eq(k2, "command") {
+                    f.command = j;
+                } else if jv::key_eq(k2, "output") {
+                    f.output = j;
+                }
+                Some(v)
+            })?;
+            return Some(Value { kind: Kind::Object, start: at, end });
+        }
+        if jv::key_eq(k, "content") {
+            return scan_content(src, at, &mut f.content);
+        }
+        let v = json::scan_value(src, at)?;
+        let j = Some(J { src, v });
+        if jv::key_eq(k, "type") {
+            f.ty = j;
+        } else if jv::key_eq(k, "id") {
+            f.id = j;
+        } else if jv::key_eq(k, "timestamp") {
+            f.ts = j;
+        } else if jv::key_eq(k, "summary") {
+            f.summary = j;
+        }
+        Some(v)
+    })?;
+    (json::skip_whitespace(src, end) == src.len()).then_some(f)
+}
+
 fn check_line(line: &[u8], line_no: u64, o: &Opts, fh: &mut FileHits) {
     // Strings are decoded (and invalid UTF-8 replaced) one by one, so the line is not
     // validated as UTF-8 as a whole.
-    let Some((_, [ty, id, ts, message, content, summary])) =
-        J::parse_pick(line, ["type", "id", "timestamp", "message", "content", "summary"])
-    else {
-        return;
-    };
-    let Some(ty) = ty.and_then(|t| t.str()) else { return };
+    let Some(f) = scan_entry(line) else { return };
+    let Some(ty) = f.ty.and_then(|t| t.str()) else { return };
     let et = EntryType::from_name(&ty);
     if o.role.is_some_and(|r| !role_may_match(et, r)) {
         return;
     }
-    let Some((role, body)) = session::entry_text_of(et, message, content, summary) else { return };
-    if o.role.is_some_and(|r| r != role) {
-        return;
-    }
+    let s_of = |j: Option<J>| j.and_then(|j| j.str()).map(Cow::into_owned);
+    let (role, body) = match et {
+        EntryType::Message if f.message => {
+            let role = match f.role {
+                Some(r) => r.str().map(Cow::into_owned).unwrap_or_else(|| r.raw_str().into_owned()),
+                None => "(none)".into(),
+            };
+            if o.role.is_some_and(|r| r != role) {
+                return;
+            }
+            let body = if role == "bashExecution" {
+                format!("$ {}\n{}", s_of(f.command).unwrap_or_default(), s_of(f.output).unwrap_or_default())
+            } else {
+                f.msg_content.joined()
+            };
+            (role, body)
+        }
+        EntryType::CustomMessage => ("custom".to_string(), f.content.joined()),
+        EntryType::BranchSummary => match s_of(f.summary) {
+            Some(t) => ("branchSummary".to_string(), t),
+            None => return,
+        },
+        EntryType::Compaction => match s_of(f.summary) {
+            Some(t) => ("compactionSummary".to_string(), t),
+            None => return,
+        },
+        _ => return,
+    };
+    let (id, ts) = (f.id, f.ts);
+    let message_ts = f.msg_ts;
     let found = o.needle.find_all(&body);
     let Some(&(s, e)) = found.first() else { return };
     let (cut_before, before) = tail_chars(&body, s, o.context);
@@ -194,7 +424,7 @@ fn check_line(line: &[u8], line_no: u64, o: &Opts, fh: &mut FileHits) {
         }
         x
     };
-    let time = match message.and_then(|m| m.get("timestamp")).and_then(|t| t.num()) {
+    let time = match message_ts.and_then(|t| t.num()) {
         Some(t) => t,
         None => fmt::date_value(ts),
     };
@@ -227,7 +457,7 @@ fn search_file(path: &Path, o: &Opts) -> Option<FileHits> {
     let mut blocks = Blocks::open(path, 1 << 20).ok()?;
     let mut fh = FileHits::default();
     let mut header_seen = false;
-    let finder = memmem::Finder::new(&o.needle.pre);
+    let finders: Vec<memmem::Finder> = o.needle.pre.iter().map(|p| memmem::Finder::new(p)).collect();
     let mut folded: Vec<u8> = Vec::new();
     let mut lines_before: u64 = 0;
     while let Some(block) = blocks.next_block().ok()? {
@@ -270,10 +500,31 @@ fn search_file(path: &Path, o: &Opts) -> Option<FileHits> {
         } else {
             block
         };
+        // Candidate offsets: streamed for one pattern, merged for several.
+        let mut merged: Vec<usize> = Vec::new();
+        if finders.len() > 1 {
+            for f in &finders {
+                merged.extend(f.find_iter(hay));
+            }
+            merged.sort_unstable();
+        }
+        let mut next_merged = 0;
         let mut pos = 0;
         while pos < block.len() {
-            let Some(i) = finder.find(&hay[pos..]) else { break };
-            let at = pos + i;
+            let at = if finders.len() == 1 {
+                match finders[0].find(&hay[pos..]) {
+                    Some(i) => pos + i,
+                    None => break,
+                }
+            } else {
+                while next_merged < merged.len() && merged[next_merged] < pos {
+                    next_merged += 1;
+                }
+                match merged.get(next_merged) {
+                    Some(&at) => at,
+                    None => break,
+                }
+            };
             let start = memchr::memrchr(b'\n', &block[..at]).map_or(0, |k| k + 1);
             let end = memchr::memchr(b'\n', &block[at..]).map_or(block.len(), |k| at + k);
             block_lines += memchr::memchr_iter(b'\n', &block[counted..start]).count() as u64;
@@ -395,12 +646,34 @@ mod tests {
     #[test]
     fn needle_prefilter_and_matching() {
         let n = Needle::new("say \"hi\" now", false);
-        assert_eq!(n.pre, b"say ");
+        assert_eq!(n.pre, vec![b"say ".to_vec()]);
         let n = Needle::new("Größe", true);
-        assert_eq!(n.pre, b"gr");
+        let mut pre = n.pre.clone();
+        pre.sort();
+        assert_eq!(pre, vec!["grÖße".as_bytes().to_vec(), "größe".as_bytes().to_vec()]);
         assert_eq!(n.find_all("eine GRÖSSE und GRÖßE"), vec![(17, 24)]);
+        assert_eq!(n.find_all("größe"), vec![(0, 7)]);
         let n = Needle::new("abc", false);
         assert_eq!(n.find_all("abcabc"), vec![(0, 3), (3, 6)]);
+        let n = Needle::new("AbC", true);
+        assert_eq!(n.pre, vec![b"abc".to_vec()]);
+        assert_eq!(n.find_all("xABCabc"), vec![(1, 4), (4, 7)]);
+        // Too many variants: the longest window within the limit.
+        let n = Needle::new("ÄÖÜÉÈ xyz", true);
+        assert!(n.pre.len() <= MAX_VARIANTS && n.pre.iter().all(|p| p.len() >= 8), "{:?}", n.pre);
+    }
+
+    #[test]
+    fn single_pass_fields() {
+        let line = br#"{"type":"message","id":"a","message":{"role":"assistant","content":[{"type":"thinking","thinking":"x"},{"type":"text","text":"one"},"two",{"type":"text","text":"thr\u0065e"}],"timestamp":5},"timestamp":"t"}"#;
+        let f = scan_entry(line).unwrap();
+        assert_eq!(f.msg_content.joined(), "one\ntwo\nthree");
+        assert_eq!(f.role.unwrap().str().unwrap(), "assistant");
+        assert_eq!(f.msg_ts.unwrap().num(), Some(5.0));
+        assert!(scan_entry(br#"{"type":"message","message":{"content":[1,]}}"#).is_none());
+        assert!(scan_entry(br#"{"type":"message"} x"#).is_none());
+        let c = scan_entry(br#"{"type":"custom_message","content":"hello"}"#).unwrap();
+        assert_eq!(c.content.joined(), "hello");
     }
 
     #[test]

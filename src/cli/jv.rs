@@ -12,7 +12,8 @@ pub struct J<'a> {
     pub v: Value,
 }
 
-fn key_eq(raw: &[u8], key: &str) -> bool {
+/// Whether a raw (escaped) member name is `key`.
+pub fn key_eq(raw: &[u8], key: &str) -> bool {
     if raw.contains(&b'\\') { decode(raw) == key } else { raw == key.as_bytes() }
 }
 
@@ -20,27 +21,6 @@ impl<'a> J<'a> {
     /// Parses a whole JSON text (`JSON.parse` grammar).
     pub fn parse(src: &'a [u8]) -> Option<J<'a>> {
         json::parse_document(src).map(|v| J { src, v })
-    }
-
-    /// Parses a whole JSON text and picks members of the top-level object in the same
-    /// validating pass (one scan instead of a parse and a `pick`).
-    pub fn parse_pick<const N: usize>(src: &'a [u8], keys: [&str; N]) -> Option<(J<'a>, [Option<J<'a>>; N])> {
-        let start = json::skip_whitespace(src, 0);
-        if src.get(start) != Some(&b'{') {
-            return J::parse(src).map(|j| (j, [None; N]));
-        }
-        let mut out = [None; N];
-        let end = json::scan_object_members(src, start, |k, at| {
-            let v = json::scan_value(src, at)?;
-            if let Some(i) = keys.iter().position(|key| key_eq(k, key)) {
-                out[i] = Some(J { src, v });
-            }
-            Some(v)
-        })?;
-        if json::skip_whitespace(src, end) != src.len() {
-            return None;
-        }
-        Some((J { src, v: Value { kind: Kind::Object, start, end } }, out))
     }
 
     pub fn kind(&self) -> Kind {

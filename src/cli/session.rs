@@ -287,35 +287,6 @@ pub fn text_of(content: Option<J>) -> String {
     out
 }
 
-/// The searchable and displayable text of an entry, from its `message`, `content` and
-/// `summary` members: (role or kind, text). Messages give their text blocks
-/// (bashExecution: command and output); custom messages their content; summaries their
-/// summary. Other entries give nothing.
-pub fn entry_text_of(ty: EntryType, message: Option<J>, content: Option<J>, summary: Option<J>) -> Option<(String, String)> {
-    match ty {
-        EntryType::Message => {
-            let m = message?;
-            let [role, content, command, output] = m.pick(["role", "content", "command", "output"]);
-            let role = match role {
-                Some(r) => r.str().map(Cow::into_owned).unwrap_or_else(|| r.raw_str().into_owned()),
-                None => "(none)".into(),
-            };
-            let text = if role == "bashExecution" {
-                let c = command.and_then(|c| c.str()).unwrap_or_default();
-                let o = output.and_then(|o| o.str()).unwrap_or_default();
-                format!("$ {c}\n{o}")
-            } else {
-                text_of(content)
-            };
-            Some((role, text))
-        }
-        EntryType::CustomMessage => Some(("custom".into(), text_of(content))),
-        EntryType::BranchSummary => Some(("branchSummary".into(), summary?.str()?.into_owned())),
-        EntryType::Compaction => Some(("compactionSummary".into(), summary?.str()?.into_owned())),
-        _ => None,
-    }
-}
-
 /// Token and cost totals.
 #[derive(Default, Clone, Copy, Debug)]
 pub struct Usage {
