@@ -562,81 +562,106 @@ fn run(ctx: &Ctx, p: &Parsed, out: Out) -> Result<i32, CliError> {
         cwd_filter: scope.cwd_filter(),
         cwd: &ctx.cwd,
     };
-    let results = super::par::map(&files, ctx.jobs, "searching", |path| search_file(path, &o));
-    let mut total = 0usize;
-    let mut groups: Vec<(&PathBuf, FileHits)> = Vec::new();
-    for (path, r) in files.iter().zip(results) {
-        let Some(mut fh) = r else { continue };
-        if fh.hits.is_empty() {
-            continue;
-        }
-        if let Some(n) = limit {
-            fh.hits.truncate(n - total);
-        }
-        total += fh.hits.len();
-        groups.push((path, fh));
-        if limit.is_some_and(|n| total >= n) {
-            break;
-        }
-    }
-    if p.has("json") {
-        let mut w = W::new();
-        w.arr();
-        for (path, fh) in &groups {
-            for h in &fh.hits {
-                w.nl().obj();
-                w.key("sessionId").str(&fh.session_id);
-                w.key("path").str(&path.to_string_lossy());
-                w.key("cwd").str(&fh.cwd);
-                w.key("line").int(h.line);
-                w.key("entryId").str(&h.entry_id);
-                w.key("type").str(&h.entry_type);
-                w.key("role").str(&h.role);
-                w.key("timestamp").opt_str(fmt::iso(h.time).as_deref());
-                w.key("matches").int(h.matches as u64);
-                w.key("snippet").str(&format!("{}{}{}", h.before, h.matched, h.after));
-                w.key("match").str(&h.matched);
-                w.end();
-            }
-        }
-        w.nl();
-        w.end();
-        writeln!(out, "{}", w.s)?;
-        return Ok(if total > 0 { 0 } else { 1 });
-    }
+    let json = p.has("json");
     let paint: Paint = ctx.paint();
-    let ids: Vec<&str> = groups.iter().map(|(_, f)| f.session_id.as_str()).collect();
-    let n = cmd_ls::short_len(&ids);
-    let mut o = String::new();
-    for (path, fh) in &groups {
-        o.push_str(&format!(
-            "{}  {}  {}  {}\n",
-            paint.cyan(&cmd_ls::short(&fh.session_id, n)),
-            fmt::short_time(fh.created),
-            paint.dim(&fh.cwd),
-            paint.dim(&format!("{} hit{} · {}", fh.hits.len(), if fh.hits.len() == 1 { "" } else { "s" }, path.display()))
-        ));
-        for h in &fh.hits {
-            let more = if h.matches > 1 { paint.dim(&format!(" (+{})", h.matches - 1)) } else { String::new() };
-            o.push_str(&format!(
-                "  {} {:<10} {}  {}{}{}{}\n",
-                paint.dim(&fmt::trunc(&h.entry_id, 12)),
-                h.role,
-                paint.dim(&fmt::short_time(h.time)),
-                h.before,
-                paint.hit(&h.matched),
-                h.after,
-                more
-            ));
-        }
-        out.write_all(o.as_bytes())?;
-        o.clear();
+    // Session ids for the shortest unique prefix, from the file names (`<time>_<id>.jsonl`).
+    let name_ids: Vec<String> = files
+        .iter()
+        .map(|f| {
+            let stem = f.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+            stem.rsplit_once('_').map_or(stem.clone(), |(_, id)| id.to_string())
+        })
+        .collect();
+    let short = cmd_ls::short_len(&name_ids.iter().map(String::as_str).collect::<Vec<_>>());
+    let mut total = 0usize;
+    let mut failed: Option<std::io::Error> = None;
+    if json {
+        out.write_all(b"[")?;
+    }
+    super::par::run_ordered(
+        &files,
+        ctx.jobs,
+        "searching",
+        |path| search_file(path, &o),
+        |i, r| {
+            let Some(mut fh) = r else { return true };
+            if fh.hits.is_empty() {
+                return true;
+            }
+            if let Some(n) = limit {
+                fh.hits.truncate(n - total);
+            }
+            let text = if json { json_hits(&files[i], &fh, total == 0) } else { human_hits(&files[i], &fh, short, &paint) };
+            total += fh.hits.len();
+            if let Err(e) = out.write_all(text.as_bytes()) {
+                failed = Some(e);
+                return false;
+            }
+            limit.is_none_or(|n| total < n)
+        },
+    );
+    if let Some(e) = failed {
+        return Err(e.into());
+    }
+    if json {
+        out.write_all(b"\n]\n")?;
+        return Ok(if total > 0 { 0 } else { 1 });
     }
     if total == 0 {
         eprintln!("pi-sessions: no match for {query:?} in {}", scope.describe());
         return Ok(1);
     }
     Ok(0)
+}
+
+/// The JSON objects of one file's hits, each on its own line after a comma (none before
+/// the very first).
+fn json_hits(path: &Path, fh: &FileHits, first: bool) -> String {
+    let mut out = String::new();
+    for (k, h) in fh.hits.iter().enumerate() {
+        out.push_str(if first && k == 0 { "\n" } else { ",\n" });
+        let mut w = W::new();
+        w.obj();
+        w.key("sessionId").str(&fh.session_id);
+        w.key("path").str(&path.to_string_lossy());
+        w.key("cwd").str(&fh.cwd);
+        w.key("line").int(h.line);
+        w.key("entryId").str(&h.entry_id);
+        w.key("type").str(&h.entry_type);
+        w.key("role").str(&h.role);
+        w.key("timestamp").opt_str(fmt::iso(h.time).as_deref());
+        w.key("matches").int(h.matches as u64);
+        w.key("snippet").str(&format!("{}{}{}", h.before, h.matched, h.after));
+        w.key("match").str(&h.matched);
+        w.end();
+        out.push_str(&w.s);
+    }
+    out
+}
+
+/// A session line, then one line per hit.
+fn human_hits(path: &Path, fh: &FileHits, short: usize, paint: &Paint) -> String {
+    let mut o = format!(
+        "{}  {}  {}  {}\n",
+        paint.cyan(&cmd_ls::short(&fh.session_id, short)),
+        fmt::short_time(fh.created),
+        paint.dim(&fh.cwd),
+        paint.dim(&format!("{} hit{} · {}", fh.hits.len(), if fh.hits.len() == 1 { "" } else { "s" }, path.display()))
+    );
+    for h in &fh.hits {
+        let more = if h.matches > 1 { paint.dim(&format!(" (+{})", h.matches - 1)) } else { String::new() };
+        o.push_str(&format!(
+            "  {} {:<10} {}  {}{}{}{}\n",
+            paint.dim(&fmt::trunc(&h.entry_id, 12)),
+            h.role,
+            paint.dim(&fmt::short_time(h.time)),
+            h.before,
+            paint.hit(&h.matched),
+            h.after,
+            more
+        ));
+    }
+    o
 }
 
 #[cfg(test)]
