@@ -12,8 +12,8 @@ use napi_derive::napi;
 
 use crate::entry::{EntryType, Key, Role, Skeleton};
 use crate::error::Error as CoreError;
-use crate::listing;
 use crate::lines::LineStore;
+use crate::listing;
 use crate::store::{self, HeaderScan, Loaded, WriteMode};
 use crate::tree::Tree;
 
@@ -24,7 +24,9 @@ fn to_napi(e: CoreError) -> napi::Error {
     match e {
         CoreError::Io { errno, syscall, path, message } => {
             let p = path.map(|p| format!("{p:?}")).unwrap_or_else(|| "null".into());
-            napi::Error::from_reason(format!("{IO_MARK}{{\"errno\":{errno},\"syscall\":\"{syscall}\",\"path\":{p},\"message\":{message:?}}}"))
+            napi::Error::from_reason(format!(
+                "{IO_MARK}{{\"errno\":{errno},\"syscall\":\"{syscall}\",\"path\":{p},\"message\":{message:?}}}"
+            ))
         }
         other => napi::Error::from_reason(other.to_string()),
     }
@@ -67,14 +69,7 @@ impl NativeSession {
     /// An empty session (entries are pushed by the facade).
     #[napi(constructor)]
     pub fn new() -> Self {
-        NativeSession {
-            tree: Tree::new(),
-            store: LineStore::new(),
-            status: 2,
-            known_len: 0,
-            append: None,
-            ingests: 0,
-        }
+        NativeSession { tree: Tree::new(), store: LineStore::new(), status: 2, known_len: 0, append: None, ingests: 0 }
     }
 
     /// Loads a file like `loadEntriesFromFile`. `status`: 0 missing, 1 not a session, 2 loaded.
@@ -223,7 +218,7 @@ impl NativeSession {
         let path = Path::new(path);
         let mut len = None;
         for _ in 0..2 {
-            if !self.append.as_ref().is_some_and(|h| h.path() == path) {
+            if self.append.as_ref().is_none_or(|h| h.path() != path) {
                 self.append = store::AppendHandle::open(path).ok();
             }
             let Some(h) = self.append.as_mut() else { return 0 };
@@ -292,12 +287,6 @@ impl NativeSession {
         self.tree.pop();
     }
 
-    /// Drops every item (`fileEntries = …` reassignments rebuild from scratch).
-    #[napi]
-    pub fn clear(&mut self) {
-        *self = NativeSession::new();
-    }
-
     #[napi]
     pub fn lookup(&self, key: String) -> i32 {
         pos_or_minus(self.tree.lookup(&Key::decode(&key)))
@@ -327,9 +316,9 @@ impl NativeSession {
     #[napi]
     pub fn has_conversation(&self) -> i32 {
         match self.tree.has_conversation() {
-            Ok(true) => 1,
-            Ok(false) => 0,
-            Err(()) => -1,
+            Some(true) => 1,
+            Some(false) => 0,
+            None => -1,
         }
     }
 
@@ -385,12 +374,7 @@ impl NativeSession {
     #[napi]
     pub fn tree_links(&self) -> Result<Int32Array> {
         guard(|| {
-            Ok(self
-                .tree
-                .tree_links()
-                .into_iter()
-                .flat_map(|(n, p)| [n as i32, pos_or_minus(p)])
-                .collect::<Vec<i32>>())
+            Ok(self.tree.tree_links().into_iter().flat_map(|(n, p)| [n as i32, pos_or_minus(p)]).collect::<Vec<i32>>())
         })
         .map(Int32Array::new)
     }
@@ -460,21 +444,6 @@ pub fn read_header(path: String) -> Result<String> {
     })
 }
 
-/// Appends one or more complete lines with a single write; truncates back on failure.
-#[napi]
-pub fn append_text(path: String, text: String, sync: bool) -> Result<()> {
-    guard(|| store::append_bytes(Path::new(&path), text.as_bytes(), sync).map(|_| ()))
-}
-
-/// Writes a whole file atomically. `exclusive`: fail with EEXIST like `openSync(path, "wx")`.
-#[napi]
-pub fn write_text_file(path: String, text: String, exclusive: bool) -> Result<()> {
-    guard(|| {
-        let mode = if exclusive { WriteMode::Exclusive } else { WriteMode::Replace };
-        store::write_file(Path::new(&path), &[text.as_bytes()], mode)
-    })
-}
-
 /// Whether each line is already what `JSON.stringify(JSON.parse(line))` would write.
 #[napi]
 pub fn canonical_lines(session: &NativeSession, positions: Uint32Array) -> Result<Vec<bool>> {
@@ -491,9 +460,7 @@ pub fn canonical_lines(session: &NativeSession, positions: Uint32Array) -> Resul
 /// Copies a session file to a backup path before a migration rewrite.
 #[napi]
 pub fn backup_file(from: String, to: String) -> Result<()> {
-    guard(|| {
-        std::fs::copy(&from, &to).map(|_| ()).map_err(|e| CoreError::io(e, "copyfile", Some(Path::new(&to))))
-    })
+    guard(|| std::fs::copy(&from, &to).map(|_| ()).map_err(|e| CoreError::io(e, "copyfile", Some(Path::new(&to)))))
 }
 
 /// `.jsonl` names in a directory, in directory order.
@@ -505,10 +472,7 @@ pub fn jsonl_files(dir: String) -> Result<Vec<String>> {
 /// `stat(path).mtimeMs` per path; NaN where stat fails.
 #[napi]
 pub fn mtimes(paths: Vec<String>) -> Vec<f64> {
-    paths
-        .iter()
-        .map(|p| std::fs::metadata(p).map(|m| listing::mtime_ms(&m)).unwrap_or(f64::NAN))
-        .collect()
+    paths.iter().map(|p| std::fs::metadata(p).map(|m| listing::mtime_ms(&m)).unwrap_or(f64::NAN)).collect()
 }
 
 /// Cancels a running listing scan.

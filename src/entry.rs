@@ -49,8 +49,19 @@ impl EntryType {
     pub fn from_code(code: u32) -> EntryType {
         use EntryType::*;
         const ALL: [EntryType; 13] = [
-            Session, Message, ThinkingLevelChange, ModelChange, Compaction, BranchSummary, Custom, CustomMessage,
-            ContextEdit, Label, SessionInfo, Usage, Other,
+            Session,
+            Message,
+            ThinkingLevelChange,
+            ModelChange,
+            Compaction,
+            BranchSummary,
+            Custom,
+            CustomMessage,
+            ContextEdit,
+            Label,
+            SessionInfo,
+            Usage,
+            Other,
         ];
         ALL.get(code as usize).copied().unwrap_or(Other)
     }
@@ -215,7 +226,8 @@ impl Skeleton {
         let mut members: Vec<(&[u8], Value)> = Vec::with_capacity(8);
         let mut message_role: Option<Option<Value>> = None;
         let end = json::scan_object_members(src, start, |k, at| {
-            let is_message = k == b"message" || (k.contains(&b'\\') && json::decode_string(k).ok().as_deref() == Some("message"));
+            let is_message =
+                k == b"message" || (k.contains(&b'\\') && json::decode_string(k).ok().as_deref() == Some("message"));
             let v = if is_message && src.get(at) == Some(&b'{') {
                 let mut role = None;
                 let end = json::scan_object_members(src, at, |k2, at2| {
@@ -266,7 +278,12 @@ impl Skeleton {
 
     /// The skeleton from an object's members (in order; later duplicates win).
     /// `message_role`: the role member of the message object, when already scanned.
-    fn from_members(src: &[u8], members: &[(&[u8], Value)], message_role: Option<Option<Value>>, unique: &mut u64) -> Skeleton {
+    fn from_members(
+        src: &[u8],
+        members: &[(&[u8], Value)],
+        message_role: Option<Option<Value>>,
+        unique: &mut u64,
+    ) -> Skeleton {
         let mut sk = Skeleton {
             ty: EntryType::Other,
             id: Key::Undefined,
@@ -374,7 +391,15 @@ fn timestamp_ms(src: &[u8], ts: Option<Value>) -> Option<f64> {
 /// `Date.parse` for the exact shape `YYYY-MM-DDTHH:MM:SS.sssZ` written by `toISOString()`.
 /// Anything else returns `None`, so JS computes it (V8's parser accepts far more).
 pub fn parse_iso_ms(s: &[u8]) -> Option<f64> {
-    if s.len() != 24 || s[4] != b'-' || s[7] != b'-' || s[10] != b'T' || s[13] != b':' || s[16] != b':' || s[19] != b'.' || s[23] != b'Z' {
+    if s.len() != 24
+        || s[4] != b'-'
+        || s[7] != b'-'
+        || s[10] != b'T'
+        || s[13] != b':'
+        || s[16] != b':'
+        || s[19] != b'.'
+        || s[23] != b'Z'
+    {
         return None;
     }
     let num = |a: usize, b: usize| -> Option<i64> {
@@ -427,7 +452,9 @@ mod tests {
 
     #[test]
     fn message_skeleton() {
-        let s = sk(r#"{"type":"message","id":"a1","parentId":null,"timestamp":"2024-12-03T14:00:01.000Z","message":{"role":"user","content":"hi"}}"#);
+        let s = sk(
+            r#"{"type":"message","id":"a1","parentId":null,"timestamp":"2024-12-03T14:00:01.000Z","message":{"role":"user","content":"hi"}}"#,
+        );
         assert_eq!(s.ty, EntryType::Message);
         assert_eq!(s.id, Key::Str("a1".into()));
         assert_eq!(s.parent, Key::Null);

@@ -36,6 +36,8 @@ mod tests {
     fn ids_are_8_hex_digits_and_vary() {
         let ids: std::collections::HashSet<String> = (0..1000).map(|_| super::short_id()).collect();
         assert!(ids.len() > 990);
-        assert!(ids.iter().all(|i| i.len() == 8 && i.bytes().all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase())));
+        assert!(
+            ids.iter().all(|i| i.len() == 8 && i.bytes().all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase()))
+        );
     }
 }

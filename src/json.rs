@@ -234,7 +234,11 @@ fn scan_key_colon(s: &[u8], i: usize) -> Option<usize> {
 /// Validates the object starting at `i` in one pass. For each member, `value(raw_key, at)`
 /// must scan the value starting at `at` (so callers can look inside chosen members
 /// without a second pass). Returns the index after the closing brace.
-pub fn scan_object_members<'a>(s: &'a [u8], i: usize, mut value: impl FnMut(&'a [u8], usize) -> Option<Value>) -> Option<usize> {
+pub fn scan_object_members<'a>(
+    s: &'a [u8],
+    i: usize,
+    mut value: impl FnMut(&'a [u8], usize) -> Option<Value>,
+) -> Option<usize> {
     debug_assert_eq!(s[i], b'{');
     let mut i = skip_ws(s, i + 1);
     if s.get(i) == Some(&b'}') {
@@ -428,7 +432,8 @@ fn canonical_value(s: &[u8], v: Value) -> bool {
                     prev_end = e.end + 1;
                     todo.push(e);
                 });
-                if !ok || (v.end - v.start > 2 && prev_end != v.end) || (v.end - v.start == 2 && s[v.start + 1] != b']') {
+                if !ok || (v.end - v.start > 2 && prev_end != v.end) || (v.end - v.start == 2 && s[v.start + 1] != b']')
+                {
                     return false;
                 }
             }
@@ -450,7 +455,8 @@ fn canonical_value(s: &[u8], v: Value) -> bool {
                     prev_end = e.end + 1;
                     todo.push(e);
                 });
-                if !ok || (v.end - v.start > 2 && prev_end != v.end) || (v.end - v.start == 2 && s[v.start + 1] != b'}') {
+                if !ok || (v.end - v.start > 2 && prev_end != v.end) || (v.end - v.start == 2 && s[v.start + 1] != b'}')
+                {
                     return false;
                 }
             }
@@ -530,8 +536,20 @@ mod tests {
     #[test]
     fn accepts_what_json_parse_accepts() {
         for s in [
-            "{}", " {} ", "\t[1,2]\r", "null", "0", "-0", "1e400", "1E+2", "-0.5e-3", "\"\\ud800\"", "\"\\u00e9\"",
-            "{\"a\":{\"b\":[true,false,null]}}", "[[],{}]", "\"/\\/\"",
+            "{}",
+            " {} ",
+            "\t[1,2]\r",
+            "null",
+            "0",
+            "-0",
+            "1e400",
+            "1E+2",
+            "-0.5e-3",
+            "\"\\ud800\"",
+            "\"\\u00e9\"",
+            "{\"a\":{\"b\":[true,false,null]}}",
+            "[[],{}]",
+            "\"/\\/\"",
         ] {
             assert!(ok(s), "{s}");
         }
@@ -540,8 +558,29 @@ mod tests {
     #[test]
     fn rejects_what_json_parse_rejects() {
         for s in [
-            "", " ", "{", "}", "[1,]", "{\"a\":1,}", "01", "1.", ".5", "+1", "1e", "tru", "nul", "\"\\x\"", "\"a\tb\"",
-            "{a:1}", "[1 2]", "\u{feff}{}", "NaN", "Infinity", "{} x", "\"\\u12g4\"", "[\"a\"]]",
+            "",
+            " ",
+            "{",
+            "}",
+            "[1,]",
+            "{\"a\":1,}",
+            "01",
+            "1.",
+            ".5",
+            "+1",
+            "1e",
+            "tru",
+            "nul",
+            "\"\\x\"",
+            "\"a\tb\"",
+            "{a:1}",
+            "[1 2]",
+            "\u{feff}{}",
+            "NaN",
+            "Infinity",
+            "{} x",
+            "\"\\u12g4\"",
+            "[\"a\"]]",
         ] {
             assert!(!ok(s), "{s:?}");
         }
@@ -559,14 +598,31 @@ mod tests {
     #[test]
     fn canonical_detection() {
         for s in [
-            "{\"a\":1,\"b\":[1,2,{\"c\":\"x\"}]}", "{}", "[]", "{\"a\":\"\\ud800\"}", "{\"a\":\"\\u0001\\n\"}", "1e+21", "0.1",
-            "-5", "{\"a\":null}",
+            "{\"a\":1,\"b\":[1,2,{\"c\":\"x\"}]}",
+            "{}",
+            "[]",
+            "{\"a\":\"\\ud800\"}",
+            "{\"a\":\"\\u0001\\n\"}",
+            "1e+21",
+            "0.1",
+            "-5",
+            "{\"a\":null}",
         ] {
             assert!(is_canonical(s.as_bytes()), "{s}");
         }
         for s in [
-            "{\"a\": 1}", "{\"a\":1.0}", "{\"a\":1e2}", "{\"a\":-0}", "{\"a\":1,\"a\":2}", "{\"b\":1,\"2\":0}",
-            "{\"a\":\"\\u00e9\"}", "{\"a\":\"\\/\"}", "{\"a\":\"\\uD800\"}", "{\"a\":\"\\ud83d\\ude00\"}", "[1, 2]", "{} ",
+            "{\"a\": 1}",
+            "{\"a\":1.0}",
+            "{\"a\":1e2}",
+            "{\"a\":-0}",
+            "{\"a\":1,\"a\":2}",
+            "{\"b\":1,\"2\":0}",
+            "{\"a\":\"\\u00e9\"}",
+            "{\"a\":\"\\/\"}",
+            "{\"a\":\"\\uD800\"}",
+            "{\"a\":\"\\ud83d\\ude00\"}",
+            "[1, 2]",
+            "{} ",
             "{\"a\":1E400}",
         ] {
             assert!(!is_canonical(s.as_bytes()), "{s}");
@@ -580,7 +636,10 @@ mod tests {
         let mut seen = Vec::new();
         for_each_member(s, v, |k, v| seen.push((String::from_utf8_lossy(k).into_owned(), v.truthy(s))));
         let want: Vec<(String, bool)> =
-            [("a", false), ("b", false), ("c", false), ("d", true), ("e", true), ("a", true)].iter().map(|(k, b)| (k.to_string(), *b)).collect();
+            [("a", false), ("b", false), ("c", false), ("d", true), ("e", true), ("a", true)]
+                .iter()
+                .map(|(k, b)| (k.to_string(), *b))
+                .collect();
         assert_eq!(seen, want);
     }
 

@@ -3,8 +3,8 @@
 //! The core (everything but `binding`) has no Node types and is tested with `cargo test`.
 
 pub mod entry;
-pub mod ids;
 pub mod error;
+pub mod ids;
 pub mod json;
 pub mod lines;
 pub mod listing;

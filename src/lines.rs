@@ -11,8 +11,14 @@ use std::os::unix::fs::FileExt;
 pub enum Span {
     /// The item was built in JS; the facade holds its object.
     None,
-    File { off: u64, len: u64 },
-    Mem { off: u64, len: u64 },
+    File {
+        off: u64,
+        len: u64,
+    },
+    Mem {
+        off: u64,
+        len: u64,
+    },
 }
 
 /// Line texts by item position.
@@ -91,7 +97,9 @@ impl LineStore {
                     let (start, mut end, mut j) = (off, off + len, i + 1);
                     while j < positions.len() {
                         match self.span(positions[j]) {
-                            Span::File { off: o, len: l } if o >= end && o - end <= MERGE_GAP && o + l - start <= MAX_RUN => {
+                            Span::File { off: o, len: l }
+                                if o >= end && o - end <= MERGE_GAP && o + l - start <= MAX_RUN =>
+                            {
                                 end = o + l;
                                 j += 1;
                             }

@@ -53,7 +53,8 @@ pub fn scan_info(path: &Path, abort: &AtomicBool) -> InfoScan {
     use std::io::Read;
     let Ok(meta) = fs::metadata(path) else { return InfoScan::Null };
     let Ok(mut file) = File::open(path) else { return InfoScan::Null };
-    let mut state = Scan { info: Info { mtime_ms: mtime_ms(&meta), ..Info::default() }, has_header: false, first_text: false };
+    let mut state =
+        Scan { info: Info { mtime_ms: mtime_ms(&meta), ..Info::default() }, has_header: false, first_text: false };
     let mut buf: Vec<u8> = Vec::with_capacity(1 << 20);
     let mut start = 0; // first unprocessed byte in buf
     loop {
@@ -243,7 +244,7 @@ impl Scan {
 
 /// A content block: `Ok(Some(text))` for a text block with a string text, `Ok(None)` for
 /// other blocks, `Err` when the text is not a string (JS join semantics: fall back).
-fn text_block<'a>(src: &'a [u8], block: Value) -> Result<Option<&'a [u8]>, ()> {
+fn text_block(src: &[u8], block: Value) -> Result<Option<&[u8]>, ()> {
     let mut ty = None;
     let mut text = None;
     let mut escaped = false;
@@ -358,7 +359,8 @@ pub fn scan_many(paths: &[String], abort: &AtomicBool) -> Vec<InfoScan> {
                     if i >= paths.len() {
                         break;
                     }
-                    let r = std::panic::catch_unwind(|| scan_info(Path::new(&paths[i]), abort)).unwrap_or(InfoScan::Null);
+                    let r =
+                        std::panic::catch_unwind(|| scan_info(Path::new(&paths[i]), abort)).unwrap_or(InfoScan::Null);
                     results.lock().unwrap_or_else(|e| e.into_inner())[i] = Some(r);
                 }
             });
@@ -460,7 +462,9 @@ mod tests {
         assert_eq!(scan("{\"type\":\"session\"}\n{\"type\":\"message\",\"message\":null}\n"), InfoScan::Null);
         assert_eq!(scan("{\"type\":\"session\"}\n{\"type\":\"session_info\",\"name\":5}\n"), InfoScan::Null);
         assert_eq!(
-            scan("{\"type\":\"session\"}\n{\"type\":\"message\",\"message\":{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":1}]}}\n"),
+            scan(
+                "{\"type\":\"session\"}\n{\"type\":\"message\",\"message\":{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":1}]}}\n"
+            ),
             InfoScan::Fallback
         );
     }

@@ -255,17 +255,18 @@ pub fn read_header_cached(path: &Path) -> Result<HeaderScan> {
     use std::collections::HashMap;
     use std::os::unix::fs::MetadataExt;
     use std::sync::{Mutex, OnceLock};
+    /// dev, ino, size, mtime seconds, mtime nanoseconds.
     type Stamp = (u64, u64, u64, i64, i64);
-    static CACHE: OnceLock<Mutex<HashMap<PathBuf, (Stamp, Option<String>)>>> = OnceLock::new();
+    /// Path → its stamp and header line (`None`: not a session header).
+    type Cache = Mutex<HashMap<PathBuf, (Stamp, Option<String>)>>;
+    static CACHE: OnceLock<Cache> = OnceLock::new();
     const MAX_ENTRIES: usize = 50_000;
     let cache = CACHE.get_or_init(|| Mutex::new(HashMap::new()));
     let stamp = fs::metadata(path).ok().map(|m| (m.dev(), m.ino(), m.size(), m.mtime(), m.mtime_nsec()));
     if let Some(stamp) = stamp {
         let map = cache.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some((s, header)) = map.get(path) {
-            if *s == stamp {
-                return Ok(header.clone().map_or(HeaderScan::NotHeader, HeaderScan::Header));
-            }
+        if let Some((_, header)) = map.get(path).filter(|(s, _)| *s == stamp) {
+            return Ok(header.clone().map_or(HeaderScan::NotHeader, HeaderScan::Header));
         }
     }
     let scan = read_header(path)?;
@@ -305,7 +306,11 @@ pub fn header_field_raw(line: &str, field: &str) -> Option<(Kind, String)> {
     }
     let mut out = None;
     json::for_each_member(line.as_bytes(), v, |k, val| {
-        let name = if k.contains(&b'\\') { json::decode_string(k).ok() } else { std::str::from_utf8(k).ok().map(str::to_owned) };
+        let name = if k.contains(&b'\\') {
+            json::decode_string(k).ok()
+        } else {
+            std::str::from_utf8(k).ok().map(str::to_owned)
+        };
         if name.as_deref() == Some(field) {
             out = Some((val.kind, String::from_utf8_lossy(val.text(line.as_bytes())).into_owned()));
         }
@@ -556,7 +561,8 @@ mod tests {
     fn load_skips_malformed_and_repairs_tail() {
         let d = tmpdir();
         let p = d.join("a.jsonl");
-        fs::write(&p, b"{\"type\":\"session\",\"id\":\"s\"}\n\nnot json\nnull\n{\"type\":\"message\",\"id\":\"a\"}").unwrap();
+        fs::write(&p, b"{\"type\":\"session\",\"id\":\"s\"}\n\nnot json\nnull\n{\"type\":\"message\",\"id\":\"a\"}")
+            .unwrap();
         assert_eq!(load_lines(&p).len(), 2);
         assert!(fs::read(&p).unwrap().ends_with(b"}\n"));
     }
@@ -591,7 +597,10 @@ mod tests {
         while buf.len() < CHUNK * 2 + 12345 {
             let pad = "y".repeat((i * 7919) % 3000 + if i % 997 == 0 { 300_000 } else { 0 });
             let bad = i % 13 == 0;
-            let line = format!("{{\"type\":\"message\",\"id\":{{\"o\":{i}}},\"x\":\"{pad}{}\"}}", if bad { "\u{fffd}" } else { "" });
+            let line = format!(
+                "{{\"type\":\"message\",\"id\":{{\"o\":{i}}},\"x\":\"{pad}{}\"}}",
+                if bad { "\u{fffd}" } else { "" }
+            );
             let raw = if bad { line.replace('\u{fffd}', "\u{0}").into_bytes() } else { line.clone().into_bytes() };
             let raw: Vec<u8> = raw.into_iter().map(|b| if b == 0 { 0xff } else { b }).collect();
             buf.extend_from_slice(&raw);

@@ -186,19 +186,19 @@ impl Tree {
         (0..self.items.len() as u32).filter(|&p| self.items[p as usize].ty != EntryType::Session).collect()
     }
 
-    /// `_hasConversation()`: `Err` when the reference would throw reading `.role` of a
+    /// `_hasConversation()`: `None` when the reference would throw reading `.role` of a
     /// missing message before finding a conversation message.
-    pub fn has_conversation(&self) -> std::result::Result<bool, ()> {
+    pub fn has_conversation(&self) -> Option<bool> {
         for sk in &self.items {
             if sk.ty == EntryType::Message {
                 match sk.role {
-                    Role::NoMessage => return Err(()),
-                    r if r.is_conversation() => return Ok(true),
+                    Role::NoMessage => return None,
+                    r if r.is_conversation() => return Some(true),
                     _ => {}
                 }
             }
         }
-        Ok(false)
+        Some(false)
     }
 
     /// `getChildren(parentId)`: `byId` values in insertion order whose parent is `parent`.
@@ -267,10 +267,7 @@ impl Tree {
         let cpos = path[ci];
         let comp = &self.items[cpos as usize];
         // path.findIndex(e => e.id === compaction.id): the first entry with that id.
-        let idx = path
-            .iter()
-            .position(|&p| p == cpos || self.items[p as usize].id.strict_eq(&comp.id))
-            .unwrap_or(ci);
+        let idx = path.iter().position(|&p| p == cpos || self.items[p as usize].id.strict_eq(&comp.id)).unwrap_or(ci);
         let mut out = vec![cpos];
         if !comp.retained_tail {
             let mut found = false;
@@ -339,7 +336,8 @@ impl Tree {
                 continue;
             }
             let node = if matches!(sk.id, Key::Unique(_)) { pos as u32 } else { self.by_id[&sk.id] };
-            let parent = if sk.parent == Key::Null || sk.parent.strict_eq(&sk.id) { None } else { self.lookup(&sk.parent) };
+            let parent =
+                if sk.parent == Key::Null || sk.parent.strict_eq(&sk.id) { None } else { self.lookup(&sk.parent) };
             out.push((node, parent));
         }
         out
@@ -380,7 +378,7 @@ mod tests {
         assert_eq!(t.children(&s("a")), vec![2, 3]);
         assert_eq!(t.label(&s("a")), Some(4));
         assert_eq!(t.entry_count(), 4);
-        assert_eq!(t.has_conversation(), Ok(true));
+        assert_eq!(t.has_conversation(), Some(true));
     }
 
     #[test]
@@ -452,6 +450,6 @@ mod tests {
     fn missing_message_defers_to_js() {
         let t = tree(&[r#"{"type":"session","id":"s"}"#, r#"{"type":"message","id":"a","parentId":null}"#]);
         assert_eq!(t.context_plan(&Key::Undefined).unwrap(), None);
-        assert_eq!(t.has_conversation(), Err(()));
+        assert_eq!(t.has_conversation(), None);
     }
 }
