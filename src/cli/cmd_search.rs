@@ -48,7 +48,7 @@ Options:
   -r, --role ROLE  only messages of this role: user, assistant, toolResult, system,
                    custom, bashExecution, branchSummary, compactionSummary
   -i, --ignore-case
-                   case-insensitive (Unicode lower case)
+                   case-insensitive, character by character (see docs/cli.md)
   -n, --limit N    stop after N hits (newest sessions first)
   -C, --context N  characters of snippet context on each side (default 60)
   --json           a JSON array of hits (see docs/cli.md)
