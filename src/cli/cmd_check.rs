@@ -215,7 +215,7 @@ fn analyze(path: &Path, bytes: &[u8]) -> Analysis {
         Some(v) => v.num().unwrap_or(f64::NAN),
     };
     r.version = Some(version);
-    if !(version >= CURRENT_VERSION) {
+    if version.partial_cmp(&CURRENT_VERSION).is_none_or(|o| o.is_lt()) {
         r.add("old_version", Some(header_line), None, format!("session version {} (current is 3)", super::jv::num_text(version)));
     }
 

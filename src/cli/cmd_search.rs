@@ -295,11 +295,10 @@ fn scan_content<'a>(src: &'a [u8], at: usize, out: &mut Content<'a>) -> Option<V
                 }
                 Some(v)
             })?;
-            if let (Some(t), Some(x)) = (ty, text) {
-                if t.is_str("text") && x.kind() == Kind::String {
+            if let (Some(t), Some(x)) = (ty, text)
+                && t.is_str("text") && x.kind() == Kind::String {
                     out.parts.push(x);
                 }
-            }
             Value { kind: Kind::Object, start: i, end }
         } else {
             let v = json::scan_value(src, i)?;
@@ -457,7 +456,7 @@ fn search_file(path: &Path, o: &Opts) -> Option<FileHits> {
     let mut blocks = Blocks::open(path, 1 << 20).ok()?;
     let mut fh = FileHits::default();
     let mut header_seen = false;
-    let finders: Vec<memmem::Finder> = o.needle.pre.iter().map(|p| memmem::Finder::new(p)).collect();
+    let finders: Vec<memmem::Finder> = o.needle.pre.iter().map(memmem::Finder::new).collect();
     let mut folded: Vec<u8> = Vec::new();
     let mut lines_before: u64 = 0;
     while let Some(block) = blocks.next_block().ok()? {
@@ -487,11 +486,10 @@ fn search_file(path: &Path, o: &Opts) -> Option<FileHits> {
                     continue;
                 }
             }
-            if let Some(want) = o.cwd_filter {
-                if !paths::cwd_matches(Some(&fh.cwd), want, o.cwd) {
+            if let Some(want) = o.cwd_filter
+                && !paths::cwd_matches(Some(&fh.cwd), want, o.cwd) {
                     return None;
                 }
-            }
         }
         let hay: &[u8] = if o.needle.ci {
             folded.clear();

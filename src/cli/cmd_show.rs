@@ -120,11 +120,10 @@ fn run(ctx: &Ctx, p: &Parsed, out: Out) -> Result<i32, CliError> {
     let mut children: HashMap<u32, Vec<u32>> = HashMap::new();
     for &pos in &entries {
         let sk = s.tree.get(pos);
-        if sk.parent.truthy() && !sk.parent.strict_eq(&sk.id) {
-            if let Some(parent) = s.tree.lookup(&sk.parent) {
+        if sk.parent.truthy() && !sk.parent.strict_eq(&sk.id)
+            && let Some(parent) = s.tree.lookup(&sk.parent) {
                 children.entry(parent).or_default().push(pos);
             }
-        }
     }
     let mut branch_points: Vec<(u32, Vec<u32>)> = children.into_iter().filter(|(_, c)| c.len() > 1).collect();
     branch_points.sort();

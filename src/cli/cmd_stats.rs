@@ -121,14 +121,13 @@ fn scan_file(path: &Path, cwd_filter: Option<&Path>, cwd: &Path) -> Option<Acc> 
                 acc.by_day.entry(day.clone()).or_default().messages += 1;
                 days.insert(day.clone());
             }
-            if let Some(j) = j {
-                if let Some((u, provider, model, _)) = session::entry_usage(sk.ty, sk.role, &j) {
+            if let Some(j) = j
+                && let Some((u, provider, model, _)) = session::entry_usage(sk.ty, sk.role, &j) {
                     acc.usage.add(&u);
                     acc.by_model.entry((provider, model)).or_default().add(&u);
                     acc.by_day.entry(day.clone()).or_default().usage.add(&u);
                     days.insert(day);
                 }
-            }
             true
         });
         if fail {

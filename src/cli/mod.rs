@@ -131,14 +131,14 @@ pub fn run(raw: Vec<OsString>) -> i32 {
     }
     let stdout = io::stdout();
     let mut out = io::BufWriter::with_capacity(64 * 1024, stdout.lock());
-    let code = match dispatch(&argv, &mut out) {
+    
+    match dispatch(&argv, &mut out) {
         Ok(code) => out.flush().map(|_| code).unwrap_or_else(|e| io_exit(&e)),
         Err(e) => {
             let _ = out.flush();
             report(e)
         }
-    };
-    code
+    }
 }
 
 fn io_exit(e: &io::Error) -> i32 {
@@ -209,11 +209,10 @@ fn context(p: &Parsed) -> Result<Ctx, CliError> {
     let cwd = std::env::current_dir().map(|d| paths::resolve_from(&d, &d)).unwrap_or_else(|_| PathBuf::from("/"));
     let agent_dir = paths::agent_dir(p.get("agent-dir"), &cwd);
     let dir = p.get("dir").map(|d| paths::resolve(d, &cwd));
-    if let Some(d) = &dir {
-        if !d.is_dir() {
+    if let Some(d) = &dir
+        && !d.is_dir() {
             return Err(CliError::Usage(format!("--dir {} is not a directory", d.display())));
         }
-    }
     let color = match p.choice("color", &["auto", "always", "never"])?.as_deref() {
         _ if p.has("no-color") => false,
         Some("always") => true,
