@@ -192,3 +192,30 @@ describe(`external changes to the session file between appends (${LABELS.join(" 
     after(t.SM, sm, t);
   });
 });
+
+describe(`appends after a failed setSessionFile (${LABELS.join(" vs ")})`, () => {
+  // The reference assigns sessionFile before it validates the file, so after the throw it keeps its in-memory
+  // session and appends to the invalid file (found by random-ops seeds 5016 and 5120 with DIFF_OPS=150).
+  scenario("setSessionFile(non-session file) throws, then appendMessage", ({ SM, dir, snap, files, value }) => {
+    const sm = SM.create(CWD, dir);
+    sm.appendMessage({ role: "user", content: "one", timestamp: 1 });
+    sm.appendMessage({ role: "assistant", content: [], provider: "p", model: "m", timestamp: 2 });
+    const other = join(dir, "not-a-session.jsonl");
+    writeFileSync(
+      other,
+      // longer than the manager's own file
+      `${Array.from({ length: 20 }, (_, n) => JSON.stringify({ type: "message", id: `000000${String(n).padStart(2, "0")}`, parentId: null, timestamp: "2023-01-01T00:00:00.000Z", message: { role: "user", content: `foreign ${n}`, timestamp: n } })).join("\n")}\n`,
+    );
+    value("setSessionFile", (() => {
+      try {
+        sm.setSessionFile(other);
+        return "ok";
+      } catch (e) {
+        return `threw ${e.message}`;
+      }
+    })());
+    value("append", sm.appendMessage({ role: "user", content: "after the failed switch", timestamp: 3 }));
+    snap("sm", sm);
+    files("files");
+  });
+});

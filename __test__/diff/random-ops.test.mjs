@@ -157,7 +157,7 @@ async function runSeed(seed) {
     failures.push({ seed, op: opName, key: d.key.replace(/\[\d+\]/g, "[]") });
     throw new Error(
       `seed ${seed}, ${where}\n  spec: ${show(spec, 600)}\n  diff in ${d.key} ${formatDiff(d.diff, LABELS)}\n` +
-        `  previous ops: ${log.slice(-12).join(", ")}\n  rerun: DIFF_SEED=${seed} npx vitest run __test__/diff/random-ops.test.mjs`,
+        `  previous ops: ${log.slice(-12).join(", ")}\n  rerun: ${OPS_PER_SEED !== 40 ? `DIFF_OPS=${OPS_PER_SEED} ` : ""}DIFF_SEED=${seed} DIFF_TRACE=1 npx vitest run __test__/diff/random-ops.test.mjs`,
     );
   };
 
@@ -194,6 +194,9 @@ async function runSeed(seed) {
     const full = !sparse || i % 8 === 7;
     const recs = [];
     for (const ctx of ctxs) recs.push(await step(ctx, op, spec, { full, perId: 4 }));
+    if (process.env.DIFF_TRACE) {
+      console.log(`#${i} ${op.name} ${show(spec, 300)}\n   -> ${LABELS.map((l, k) => `${l}: ${show(recs[k].result, 200)}`).join("\n      ")}`);
+    }
     const d = compareRecs(recs);
     if (d) fail(i, op.name, spec, d);
   }

@@ -401,6 +401,48 @@ export function corpus() {
     ),
     "createBranchedSession re-chains past labels and remaps firstKeptEntryId",
   );
+  // Large files: ours keeps lines of files >= 1 MiB on disk (read back lazily), reads in 8 MiB chunks and parses
+  // chunks >= 2 MiB on two threads. These cross all three thresholds.
+  {
+    const ls = [J({ ...header(73), version: 2 })];
+    let parent = null;
+    for (let i = 1; i <= 1400; i++) {
+      ls.push(J(i % 3 ? user(i, `v2 message ${i} ${"é😀".repeat(600)}`, parent) : { ...user(i, "hook", parent), message: { role: "hookMessage", content: "h".repeat(2000), display: true, timestamp: MS(i) } }));
+      parent = ID(i);
+    }
+    add("73-v2-over-2mib", lines(...ls), "v2, > 2 MiB: parallel parse, then migration");
+  }
+  {
+    // ~9 MiB: a 4-byte emoji straddles byte 8 MiB (the read chunk), a line with invalid UTF-8 sits near the middle
+    const MiB = 1024 * 1024;
+    const parts = [Buffer.from(`${H}\n`)];
+    let size = parts[0].length;
+    let i = 1;
+    let parent = null;
+    const push = (buf) => {
+      parts.push(buf);
+      size += buf.length;
+    };
+    while (size < 8 * MiB - 50_000) {
+      push(Buffer.from(`${J(asst(i, `${i} ${"日本語".repeat(1300)}`, parent))}\n`));
+      parent = ID(i++);
+      if (i === 900) {
+        push(raw(`{"type":"custom","customType":"bad-utf8","data":"x`, Buffer.from([0xe2, 0x82, 0xff, 0xc3]), `y","id":"${ID(i)}","parentId":"${parent}","timestamp":"${TS(i)}"}\n`));
+        parent = ID(i++);
+      }
+    }
+    // one line that reaches across 8 MiB with an emoji split by the boundary
+    const head = `{"type":"message","id":"${ID(i)}","parentId":"${parent}","timestamp":"${TS(i)}","message":{"role":"user","content":"`;
+    const pad = 8 * MiB - size - Buffer.byteLength(head) - 2;
+    push(raw(head, "z".repeat(pad), "😀", ` straddles 8 MiB","timestamp":${MS(i)}}}\n`));
+    parent = ID(i++);
+    for (let k = 0; k < 200; k++) {
+      push(Buffer.from(`${J(user(i, `tail ${k} ${"ü".repeat(2000)}`, parent))}\n`));
+      parent = ID(i++);
+    }
+    add("74-over-8mib-chunk-straddle", Buffer.concat(parts), "~9 MiB: emoji across the 8 MiB read chunk, invalid UTF-8 line");
+  }
+  add("75-single-line-over-8mib", lines(H, J(user(1, `huge ${"w".repeat(8.5 * 1024 * 1024)} end`, null)), J(asst(2, "after the huge line", ID(1)))), "one line longer than the 8 MiB read chunk");
   return out;
 }
 

@@ -64,6 +64,7 @@ export class Normalizer {
     this.roots.push([path, label]);
     this.roots.sort((a, b) => b[0].length - a[0].length);
     this.cache.clear();
+    this.lineCache?.clear();
     return this;
   }
 
@@ -145,9 +146,22 @@ export class Normalizer {
     return this._replace(this._roots(s), VALUE_RE);
   }
 
-  /** Normalise raw file text (decode files as latin1 so every byte survives). */
+  /** Normalise raw file text (decode files as latin1 so every byte survives). Long lines are cached. */
   text(s) {
-    return this._replace(this._roots(s), TEXT_RE);
+    if (s.length < 64 * 1024) return this._replace(this._roots(s), TEXT_RE);
+    this.lineCache ??= new Map();
+    const lines = s.split("\n");
+    for (let i = 0; i < lines.length; i++) {
+      const line = lines[i];
+      if (line.length < LONG) {
+        lines[i] = this._replace(this._roots(line), TEXT_RE);
+        continue;
+      }
+      let hit = this.lineCache.get(line);
+      if (hit === undefined) this.lineCache.set(line, (hit = this._replace(this._roots(line), TEXT_RE)));
+      lines[i] = hit;
+    }
+    return lines.join("\n");
   }
 
   num(n) {
@@ -162,11 +176,22 @@ export class Normalizer {
   value(input) {
     const holder = { v: undefined };
     const stack = [[input, holder, "v"]];
+    // An object met again within one value (an entry in getEntries() and in getTree() and in the context...)
+    // reuses its copy: the id mapping is append-only, so normalising it again would give the same result.
+    const memo = new Map();
     let nodes = 0;
     while (stack.length) {
       const [v, parent, key] = stack.pop();
       if (++nodes > 20_000_000) throw new Error("normalize: more than 20M nodes (a cyclic value?)");
-      parent[key] = this._leaf(v, stack);
+      if (v !== null && typeof v === "object") {
+        const hit = memo.get(v);
+        if (hit !== undefined) {
+          parent[key] = hit;
+          continue;
+        }
+        parent[key] = this._leaf(v, stack);
+        memo.set(v, parent[key]);
+      } else parent[key] = this._leaf(v, stack);
     }
     return holder.v;
   }
