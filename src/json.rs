@@ -396,73 +396,93 @@ pub fn stringify_utf16(units: &[u16], out: &mut String) {
 /// True when `JSON.stringify(JSON.parse(text)) === text` for a valid JSON text, i.e. the
 /// bytes can be written as they are instead of being re-serialised.
 ///
-/// Conservative: objects with integer-like keys count as non-canonical (V8 would reorder them).
+/// One pass over the tokens. Conservative: objects with integer-like keys count as
+/// non-canonical (V8 would order them first).
 pub fn is_canonical(s: &[u8]) -> bool {
-    let Some(v) = parse_document(s) else { return false };
-    if v.start != 0 || v.end != s.len() {
+    if parse_document(s).is_none() {
         return false;
     }
-    canonical_value(s, v)
-}
-
-fn canonical_value(s: &[u8], v: Value) -> bool {
-    // Iterative walk with an explicit stack of values still to check.
-    let mut todo = vec![v];
-    while let Some(v) = todo.pop() {
-        match v.kind {
-            Kind::Null | Kind::True | Kind::False => {}
-            Kind::Number => {
-                if !canonical_number(v.text(s)) {
+    // Per open container: the keys seen so far (objects) or `None` (arrays).
+    let mut stack: Vec<Option<Keys>> = Vec::new();
+    let mut expect_key = false;
+    let mut i = 0;
+    while i < s.len() {
+        match s[i] {
+            b' ' | b'\t' | b'\n' | b'\r' => return false, // JSON.stringify writes no whitespace
+            b'{' => {
+                stack.push(Some(Keys::default()));
+                expect_key = true;
+                i += 1;
+            }
+            b'[' => {
+                stack.push(None);
+                expect_key = false;
+                i += 1;
+            }
+            b'}' | b']' => {
+                stack.pop();
+                expect_key = false;
+                i += 1;
+            }
+            b',' => {
+                expect_key = matches!(stack.last(), Some(Some(_)));
+                i += 1;
+            }
+            b':' => {
+                expect_key = false;
+                i += 1;
+            }
+            b'"' => {
+                let Some(end) = scan_string(s, i) else { return false };
+                let raw = &s[i + 1..end - 1];
+                if !canonical_string(raw) {
                     return false;
                 }
-            }
-            Kind::String => {
-                if !canonical_string(&s[v.start + 1..v.end - 1]) {
-                    return false;
-                }
-            }
-            Kind::Array => {
-                let mut ok = true;
-                let mut prev_end = v.start + 1;
-                for_each_element(s, v, |e| {
-                    // No whitespace: each element starts right after `[` or `,`.
-                    if e.start != prev_end {
-                        ok = false;
+                if expect_key {
+                    let Some(Some(keys)) = stack.last_mut() else { return false };
+                    if is_array_index(raw) || !keys.insert(raw) {
+                        return false;
                     }
-                    prev_end = e.end + 1;
-                    todo.push(e);
-                });
-                if !ok || (v.end - v.start > 2 && prev_end != v.end) || (v.end - v.start == 2 && s[v.start + 1] != b']')
-                {
-                    return false;
+                    expect_key = false;
                 }
+                i = end;
             }
-            Kind::Object => {
-                let mut ok = true;
-                let mut keys: Vec<&[u8]> = Vec::new();
-                let mut prev_end = v.start + 1;
-                for_each_member(s, v, |k, e| {
-                    // Key must start right after `{`/`,` and the value right after `:`.
-                    if k.as_ptr() as usize - s.as_ptr() as usize != prev_end + 1
-                        || e.start != prev_end + k.len() + 3
-                        || !canonical_string(k)
-                        || is_array_index(k)
-                        || keys.contains(&k)
-                    {
-                        ok = false;
-                    }
-                    keys.push(k);
-                    prev_end = e.end + 1;
-                    todo.push(e);
-                });
-                if !ok || (v.end - v.start > 2 && prev_end != v.end) || (v.end - v.start == 2 && s[v.start + 1] != b'}')
-                {
+            b't' | b'n' => i += 4,
+            b'f' => i += 5,
+            _ => {
+                let Some(end) = scan_number(s, i) else { return false };
+                if !canonical_number(&s[i..end]) {
                     return false;
                 }
+                i = end;
             }
         }
     }
     true
+}
+
+/// The keys of one object, for duplicate detection (a set once there are many).
+#[derive(Default)]
+struct Keys<'a> {
+    few: Vec<&'a [u8]>,
+    many: Option<std::collections::HashSet<&'a [u8]>>,
+}
+
+impl<'a> Keys<'a> {
+    /// False when `k` was already present.
+    fn insert(&mut self, k: &'a [u8]) -> bool {
+        if let Some(set) = &mut self.many {
+            return set.insert(k);
+        }
+        if self.few.contains(&k) {
+            return false;
+        }
+        self.few.push(k);
+        if self.few.len() > 16 {
+            self.many = Some(self.few.drain(..).collect());
+        }
+        true
+    }
 }
 
 /// Keys that V8 orders first (array indices): "0" or [1-9][0-9]* below 2^32 - 1.

@@ -3,6 +3,7 @@
 //! The core (everything but `binding`) has no Node types and is tested with `cargo test`.
 
 pub mod entry;
+pub mod fuzz;
 pub mod error;
 pub mod ids;
 pub mod json;
