@@ -41,13 +41,18 @@ function median(xs) {
 
 async function time(fn) {
   const ts = [];
+  const cpus = [];
   let last;
   for (let i = 0; i < runs; i++) {
+    const c = process.cpuUsage();
     const t = performance.now();
     last = await fn();
     ts.push(performance.now() - t);
+    const d = process.cpuUsage(c);
+    cpus.push((d.user + d.system) / 1000);
   }
-  return { ms: median(ts), value: last };
+  // cpu: this process only (meaningful for the in-process reference, not for the CLI child).
+  return { ms: median(ts), cpu: median(cpus), value: last };
 }
 
 function cli(...a) {
@@ -80,7 +85,7 @@ for (let i = 0; i < Math.min(ref.value.length, mine.value.length); i++) {
     }
   }
 }
-console.log(`ls      ${ref.value.length} sessions  reference listAll() ${ref.ms.toFixed(0)} ms  pi-sessions ls ${mine.ms.toFixed(0)} ms  mismatches ${mismatches}`);
+console.log(`ls      ${ref.value.length} sessions  reference listAll() ${ref.ms.toFixed(0)} ms (cpu ${ref.cpu.toFixed(0)} ms)  pi-sessions ls ${mine.ms.toFixed(0)} ms  mismatches ${mismatches}`);
 
 // search
 const refSearch = await time(async () => {
