@@ -76,7 +76,17 @@ fn user(id: &str, p: Option<&str>, sec: u32, text: &str) -> String {
 }
 
 #[allow(clippy::too_many_arguments)]
-fn assistant(id: &str, p: Option<&str>, sec: u32, text: &str, provider: &str, model: &str, input: u32, output: u32, cost: f64) -> String {
+fn assistant(
+    id: &str,
+    p: Option<&str>,
+    sec: u32,
+    text: &str,
+    provider: &str,
+    model: &str,
+    input: u32,
+    output: u32,
+    cost: f64,
+) -> String {
     format!(
         r#"{{"type":"message","id":{},"parentId":{},"timestamp":{},"message":{{"role":"assistant","content":[{{"type":"thinking","thinking":"hmm let me think"}},{{"type":"text","text":{}}}],"provider":{},"model":{},"usage":{{"input":{input},"output":{output},"cacheRead":0,"cacheWrite":0,"totalTokens":{},"cost":{{"total":{cost}}}}},"stopReason":"stop","timestamp":{}}}}}"#,
         q(id),
@@ -136,7 +146,10 @@ impl Agent {
                 r#"{"type":"message","id":"p2","parentId":"p1","timestamp":"2025-01-03T10:01:00.000Z","message":{"role":"assistant","content":[{"type":"text","text":"Docs written"}],"provider":"anthropic","model":"claude-x","usage":{"input":10,"output":5,"totalTokens":15,"cost":{"total":0.01}}}}"#.into(),
             ],
         );
-        write(&demo.join("2025-01-01T08-00-00-000Z_zzz-empty.jsonl"), &[header("zzz-empty", "/work/demo", "2025-01-01T08:00:00.000Z")]);
+        write(
+            &demo.join("2025-01-01T08-00-00-000Z_zzz-empty.jsonl"),
+            &[header("zzz-empty", "/work/demo", "2025-01-01T08:00:00.000Z")],
+        );
         write(&demo.join("notes.jsonl"), &[user("x", None, 1, "not a session")]);
         fs::write(demo.join("readme.txt"), "ignored").unwrap();
         let other = tmp.0.join("sessions/--work-other--");
@@ -255,7 +268,11 @@ fn ls_human_output_and_roots() {
     let home = Tmp::new("home");
     let agent_in_home = home.0.join(".pi/agent/sessions/--work-other--");
     fs::create_dir_all(&agent_in_home).unwrap();
-    fs::copy(a.dir().join("sessions/--work-other--/2025-02-01T00-00-00-000Z_other-1.jsonl"), agent_in_home.join("x.jsonl")).unwrap();
+    fs::copy(
+        a.dir().join("sessions/--work-other--/2025-02-01T00-00-00-000Z_other-1.jsonl"),
+        agent_in_home.join("x.jsonl"),
+    )
+    .unwrap();
     let h = run(&["ls", "--cwd", "/work/other", "--json"], &[("HOME", home.0.to_str().unwrap())]);
     assert_eq!(strs(h.json(), "id"), ["other-1"]);
 
@@ -305,7 +322,10 @@ fn show_sums_usage_and_lists_structure() {
     assert_eq!(n(comp[0], "tokensBefore"), 1234.0);
     let bp = j.get("branchPoints").unwrap().items();
     assert_eq!(s(bp[0], "id"), "r1");
-    assert_eq!(bp[0].get("children").unwrap().items().iter().map(|c| c.str().unwrap().into_owned()).collect::<Vec<_>>(), ["u2", "b1"]);
+    assert_eq!(
+        bp[0].get("children").unwrap().items().iter().map(|c| c.str().unwrap().into_owned()).collect::<Vec<_>>(),
+        ["u2", "b1"]
+    );
     assert_eq!(s(j.get("labels").unwrap().items()[0], "label"), "start");
     let active = j.get("activeBranch").unwrap();
     assert_eq!((s(active, "leafId"), n(active, "length")), ("g1".to_string(), 12.0));
@@ -319,7 +339,11 @@ fn show_resolves_ids_prefixes_and_paths() {
     let a = Agent::new();
     let amb = a.run(&["show", "abc12"]);
     assert_eq!(amb.code, 2);
-    assert!(amb.stderr.contains("ambiguous") && amb.stderr.contains("abc12345-rich") && amb.stderr.contains("abc12399-other"));
+    assert!(
+        amb.stderr.contains("ambiguous")
+            && amb.stderr.contains("abc12345-rich")
+            && amb.stderr.contains("abc12399-other")
+    );
     let none = a.run(&["show", "nope"]);
     assert_eq!(none.code, 1);
     assert!(none.stderr.contains("no session matches"));
@@ -344,7 +368,8 @@ fn tree_draws_branches_labels_and_leaf() {
     let o = a.run(&["tree", "abc1234"]);
     assert_eq!(o.code, 0, "{}", o.stderr);
     let out = &o.stdout;
-    let line = |id: &str| out.lines().find(|l| l.contains(&format!(" {id} "))).unwrap_or_else(|| panic!("no {id} in\n{out}"));
+    let line =
+        |id: &str| out.lines().find(|l| l.contains(&format!(" {id} "))).unwrap_or_else(|| panic!("no {id} in\n{out}"));
     assert!(line("u1").contains("[start]"), "label shown");
     assert!(line("u2").contains("├─ "), "{out}");
     assert!(line("b1").contains("└─ "), "{out}");
@@ -372,18 +397,35 @@ fn context_applies_compaction_summaries_and_edits() {
     assert_eq!(roles, ["compactionSummary", "toolResult", "branchSummary", "user", "assistant", "custom"]);
     assert_eq!(
         msgs[0].raw_str(),
-        format!(r#"{{"role":"compactionSummary","summary":"Summary of the work so far","tokensBefore":1234,"timestamp":{}}}"#, ms(8))
+        format!(
+            r#"{{"role":"compactionSummary","summary":"Summary of the work so far","tokensBefore":1234,"timestamp":{}}}"#,
+            ms(8)
+        )
     );
-    assert_eq!(msgs[1].raw_str(), r#"{"role":"toolResult","toolCallId":"t1","toolName":"read","content":[{"type":"text","text":"fn parse() {}"}],"isError":false,"timestamp":1735808403000}"#, "raw from the file");
+    assert_eq!(
+        msgs[1].raw_str(),
+        r#"{"role":"toolResult","toolCallId":"t1","toolName":"read","content":[{"type":"text","text":"fn parse() {}"}],"isError":false,"timestamp":1735808403000}"#,
+        "raw from the file"
+    );
     assert_eq!(
         msgs[2].raw_str(),
-        format!(r#"{{"role":"branchSummary","summary":"Tried approach A, it failed","fromId":"a2","timestamp":{}}}"#, ms(6))
+        format!(
+            r#"{{"role":"branchSummary","summary":"Tried approach A, it failed","fromId":"a2","timestamp":{}}}"#,
+            ms(6)
+        )
     );
-    assert_eq!(msgs[4].get("content").unwrap().raw_str(), r#"[{"type":"text","text":"edited B"}]"#, "context edit applied");
+    assert_eq!(
+        msgs[4].get("content").unwrap().raw_str(),
+        r#"[{"type":"text","text":"edited B"}]"#,
+        "context edit applied"
+    );
     assert_eq!(s(msgs[4], "model"), "gpt-x");
     assert_eq!(
         msgs[5].raw_str(),
-        format!(r#"{{"role":"custom","customType":"note","content":"remember the tests","display":true,"timestamp":{}}}"#, ms(10))
+        format!(
+            r#"{{"role":"custom","customType":"note","content":"remember the tests","display":true,"timestamp":{}}}"#,
+            ms(10)
+        )
     );
     let human = a.run(&["context", "abc1234"]);
     assert!(human.stdout.contains("6 messages") && human.stdout.contains("model openai/gpt-x"), "{}", human.stdout);
@@ -405,7 +447,8 @@ fn context_retained_tail_is_a_checkpoint() {
     );
     let o = run(&["context", f.to_str().unwrap(), "--json"], &[]);
     let msgs = o.json().items();
-    let texts: Vec<String> = msgs.iter().map(|m| m.get("content").or(m.get("summary")).unwrap().raw_str().into_owned()).collect();
+    let texts: Vec<String> =
+        msgs.iter().map(|m| m.get("content").or(m.get("summary")).unwrap().raw_str().into_owned()).collect();
     assert_eq!(texts, [r#""sys""#, r#""S""#, r#""kept""#, r#""new question""#]);
 }
 
@@ -533,12 +576,21 @@ fn check_repair_backs_up_and_rewrites_only_sessions() {
     let t = Tmp::new("repair");
     damaged(&t.0);
     let before = |f: &str| fs::read(t.0.join(f)).unwrap();
-    let (torn0, mal0, not0, orphan0, nonl0) =
-        (before("torn.jsonl"), before("malformed.jsonl"), before("notsession.jsonl"), before("orphan.jsonl"), before("nonl.jsonl"));
+    let (torn0, mal0, not0, orphan0, nonl0) = (
+        before("torn.jsonl"),
+        before("malformed.jsonl"),
+        before("notsession.jsonl"),
+        before("orphan.jsonl"),
+        before("nonl.jsonl"),
+    );
     let o = run(&["check", t.0.to_str().unwrap(), "--repair", "--json"], &[]);
     assert_eq!(o.code, 1, "orphans, duplicates, cycles and old versions remain");
     let r = o.json();
-    assert!(kinds(r, "torn.jsonl").is_empty() && kinds(r, "malformed.jsonl").is_empty() && kinds(r, "nonl.jsonl").is_empty());
+    assert!(
+        kinds(r, "torn.jsonl").is_empty()
+            && kinds(r, "malformed.jsonl").is_empty()
+            && kinds(r, "nonl.jsonl").is_empty()
+    );
 
     // Backups hold the original bytes; the files keep every entry line byte for byte.
     assert_eq!(fs::read(t.0.join("torn.jsonl.bak")).unwrap(), torn0);
@@ -547,7 +599,8 @@ fn check_repair_backs_up_and_rewrites_only_sessions() {
     assert_eq!(torn.lines().count(), 3);
     assert!(torn.ends_with("\"timestamp\":1735808402000}}\n"));
     let mal = String::from_utf8(fs::read(t.0.join("malformed.jsonl")).unwrap()).unwrap();
-    let want: String = String::from_utf8(mal0).unwrap().lines().filter(|l| l.starts_with('{')).map(|l| format!("{l}\n")).collect();
+    let want: String =
+        String::from_utf8(mal0).unwrap().lines().filter(|l| l.starts_with('{')).map(|l| format!("{l}\n")).collect();
     assert_eq!(mal, want);
     let mut nonl = nonl0.clone();
     nonl.push(b'\n');
@@ -607,7 +660,14 @@ fn export_markdown_and_json() {
     assert_eq!(md.code, 0, "{}", md.stderr);
     let t = &md.stdout;
     assert!(t.starts_with("# Rich session\n"), "{t}");
-    for want in ["## User", "Please fix the parser", "**Tool call:** `read`", "## Compaction", "Try approach A", "<details><summary>Thinking</summary>"] {
+    for want in [
+        "## User",
+        "Please fix the parser",
+        "**Tool call:** `read`",
+        "## Compaction",
+        "Try approach A",
+        "<details><summary>Thinking</summary>",
+    ] {
         assert!(t.contains(want), "missing {want:?} in\n{t}");
     }
     assert!(t.contains("continues from entry r1"), "branch jump marked");

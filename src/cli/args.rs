@@ -184,7 +184,8 @@ mod tests {
     #[test]
     fn parses_forms() {
         let spec: &[Opt] = &[flag("json", None), flag("ignore-case", Some('i')), opt("role", Some('r'))];
-        let p = parse(&s(&["x", "--json", "-ir", "user", "--role=assistant", "--", "-i"]), &[GLOBAL, spec], "t").unwrap();
+        let p =
+            parse(&s(&["x", "--json", "-ir", "user", "--role=assistant", "--", "-i"]), &[GLOBAL, spec], "t").unwrap();
         assert_eq!(p.pos, s(&["x", "-i"]));
         assert!(p.has("json") && p.has("ignore-case"));
         assert_eq!(p.get("role"), Some("assistant"));

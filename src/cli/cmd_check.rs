@@ -11,11 +11,11 @@ use pi_session_native::listing::mtime_ms;
 use pi_session_native::store::{self, WriteMode};
 use pi_session_native::tree::Tree;
 
-use super::args::{flag, Parsed};
+use super::args::{Parsed, flag};
 use super::fmt;
 use super::jv::{J, W};
-use super::session::{key_text, CURRENT_VERSION};
-use super::{paths, Command, CliError, Ctx, Out};
+use super::session::{CURRENT_VERSION, key_text};
+use super::{CliError, Command, Ctx, Out, paths};
 
 pub const COMMAND: Command = Command {
     name: "check",
@@ -145,9 +145,11 @@ fn analyze(path: &Path, bytes: &[u8]) -> Analysis {
         } else {
             match json::parse_document(text.as_bytes()) {
                 None => Status::Malformed("not valid JSON"),
-                Some(v) if v.kind != json::Kind::Object => {
-                    Status::Malformed(if v.truthy(text.as_bytes()) { "not a JSON object" } else { "a falsy JSON value" })
-                }
+                Some(v) if v.kind != json::Kind::Object => Status::Malformed(if v.truthy(text.as_bytes()) {
+                    "not a JSON object"
+                } else {
+                    "a falsy JSON value"
+                }),
                 Some(_) => match Skeleton::parse_line(text.as_bytes(), &mut unique) {
                     Some(sk) => Status::Entry(sk),
                     None => Status::Malformed("not valid JSON"),
@@ -177,7 +179,9 @@ fn analyze(path: &Path, bytes: &[u8]) -> Analysis {
     if header.is_none() {
         let msg = match first {
             None => "no entries: not a session file".to_string(),
-            Some((n, _, _, _)) => format!("line {n}, the first entry, is not a session header (type \"session\" with a string id)"),
+            Some((n, _, _, _)) => {
+                format!("line {n}, the first entry, is not a session header (type \"session\" with a string id)")
+            }
         };
         r.add("missing_header", first.map(|f| f.0), None, msg);
         return Analysis { report: r, keep, needs_repair };
@@ -200,7 +204,12 @@ fn analyze(path: &Path, bytes: &[u8]) -> Analysis {
     }
     if !terminated && last_nonblank.is_some_and(|i| matches!(statuses[i].3, Status::Entry(_))) {
         needs_repair = true;
-        r.add("missing_newline", Some(statuses[last_nonblank.unwrap_or(0)].0), None, "the last line has no final newline".into());
+        r.add(
+            "missing_newline",
+            Some(statuses[last_nonblank.unwrap_or(0)].0),
+            None,
+            "the last line has no final newline".into(),
+        );
     }
     for n in &bad_utf8 {
         r.add("invalid_utf8", Some(*n), None, "bytes that are not UTF-8 (read as U+FFFD)".into());
@@ -216,7 +225,12 @@ fn analyze(path: &Path, bytes: &[u8]) -> Analysis {
     };
     r.version = Some(version);
     if version.partial_cmp(&CURRENT_VERSION).is_none_or(|o| o.is_lt()) {
-        r.add("old_version", Some(header_line), None, format!("session version {} (current is 3)", super::jv::num_text(version)));
+        r.add(
+            "old_version",
+            Some(header_line),
+            None,
+            format!("session version {} (current is 3)", super::jv::num_text(version)),
+        );
     }
 
     // The entry graph (v2+: v1 files get ids and parents when pi migrates them).
@@ -330,7 +344,8 @@ fn repair(path: &Path, bytes: &[u8], a: &Analysis, before: &fs::Metadata) -> Res
         parts.push(&bytes[s..e]);
         parts.push(b"\n");
     }
-    store::write_file(path, &parts, WriteMode::Replace).map_err(|e| format!("rewrite failed (original kept, backup at {}): {e}", backup.display()))?;
+    store::write_file(path, &parts, WriteMode::Replace)
+        .map_err(|e| format!("rewrite failed (original kept, backup at {}): {e}", backup.display()))?;
     let _ = fs::set_permissions(path, before.permissions());
     let kept_lines = a.keep.len() as u64;
     Ok(Repaired {

@@ -6,11 +6,11 @@ use std::borrow::Cow;
 use pi_session_native::entry::{EntryType, Key};
 use pi_session_native::json::Kind;
 
-use super::args::{flag, Parsed};
+use super::args::{Parsed, flag};
 use super::fmt;
 use super::jv::{self, J, W};
 use super::session::{self, Block, Session};
-use super::{paths, Command, CliError, Ctx, Out};
+use super::{CliError, Command, Ctx, Out, paths};
 
 pub const COMMAND: Command = Command {
     name: "context",
@@ -96,7 +96,9 @@ fn entry_messages(s: &Session, pos: u32) -> Vec<(String, Option<String>)> {
             let content_null = m.get("content").is_none_or(|c| c.is_null());
             let mut text = match role.as_deref() {
                 Some("system") if content_null && m.is_obj() => with_member(m, "content", Some("\"\"")),
-                Some("user" | "assistant" | "toolResult") if content_null && m.is_obj() => with_member(m, "content", Some("[]")),
+                Some("user" | "assistant" | "toolResult") if content_null && m.is_obj() => {
+                    with_member(m, "content", Some("[]"))
+                }
                 _ => m.raw_str().into_owned(),
             };
             // v1/v2 files: pi migrates role hookMessage to custom when it opens them.
@@ -108,7 +110,8 @@ fn entry_messages(s: &Session, pos: u32) -> Vec<(String, Option<String>)> {
             out.push((text, role));
         }
         EntryType::CustomMessage => {
-            let [ct, content, display, details, ts] = j.pick(["customType", "content", "display", "details", "timestamp"]);
+            let [ct, content, display, details, ts] =
+                j.pick(["customType", "content", "display", "details", "timestamp"]);
             let mut w = W::new();
             w.obj().key("role").str("custom");
             if let Some(v) = ct {
@@ -141,7 +144,8 @@ fn entry_messages(s: &Session, pos: u32) -> Vec<(String, Option<String>)> {
             }
         }
         EntryType::Compaction => {
-            let [summary, tokens, ts, system, tail] = j.pick(["summary", "tokensBefore", "timestamp", "systemMessage", "retainedTail"]);
+            let [summary, tokens, ts, system, tail] =
+                j.pick(["summary", "tokensBefore", "timestamp", "systemMessage", "retainedTail"]);
             if let Some(sys) = system.filter(|v| v.truthy()) {
                 let role = sys.get("role").and_then(|r| r.str()).map(Cow::into_owned);
                 out.push((sys.raw_str().into_owned(), role));
@@ -182,7 +186,8 @@ fn apply_edit(s: &Session, msgs: Vec<(String, Option<String>)>, edit: u32) -> Ve
             if !editable {
                 return (text, role);
             }
-            let as_blocks = matches!(role.as_deref(), Some("assistant" | "toolResult")) && content.is_some_and(|c| c.kind() == Kind::String);
+            let as_blocks = matches!(role.as_deref(), Some("assistant" | "toolResult"))
+                && content.is_some_and(|c| c.kind() == Kind::String);
             let value = if as_blocks {
                 let c = content.expect("checked");
                 Some(format!("[{{\"type\":\"text\",\"text\":{}}}]", c.raw_str()))
@@ -220,7 +225,11 @@ pub fn project(s: &Session) -> Result<Projection, CliError> {
         messages.extend(msgs.into_iter().map(|(json, _)| Msg { json, entry: pos }));
     }
     let thinking_level = match plan.thinking {
-        Some(p) => s.j(p).get("thinkingLevel").map(|v| v.str().map(Cow::into_owned).unwrap_or_else(|| v.raw_str().into_owned())).unwrap_or_default(),
+        Some(p) => s
+            .j(p)
+            .get("thinkingLevel")
+            .map(|v| v.str().map(Cow::into_owned).unwrap_or_else(|| v.raw_str().into_owned()))
+            .unwrap_or_default(),
         None => "off".into(),
     };
     let raw = |v: Option<J>| v.map_or("null".to_string(), |v| v.raw_str().into_owned());
@@ -258,7 +267,9 @@ fn run(ctx: &Ctx, p: &Parsed, out: Out) -> Result<i32, CliError> {
     let full = p.has("full");
     let chars: usize = proj.messages.iter().map(|m| m.json.len()).sum();
     let model = proj.model.as_ref().map_or("-".into(), |(pr, m)| {
-        let d = |x: &str| J::parse(x.as_bytes()).and_then(|j| j.str().map(Cow::into_owned)).unwrap_or_else(|| x.to_string());
+        let d = |x: &str| {
+            J::parse(x.as_bytes()).and_then(|j| j.str().map(Cow::into_owned)).unwrap_or_else(|| x.to_string())
+        };
         format!("{}/{}", d(pr), d(m))
     });
     let mut o = format!(

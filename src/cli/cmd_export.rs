@@ -4,11 +4,11 @@ use std::borrow::Cow;
 
 use pi_session_native::entry::EntryType;
 
-use super::args::{flag, opt, Parsed};
+use super::args::{Parsed, flag, opt};
 use super::fmt;
 use super::jv::J;
-use super::session::{self, key_text, Block, Session};
-use super::{paths, Command, CliError, Ctx, Out};
+use super::session::{self, Block, Session, key_text};
+use super::{CliError, Command, Ctx, Out, paths};
 
 pub const COMMAND: Command = Command {
     name: "export",
@@ -53,7 +53,8 @@ fn code(text: &str, lang: &str) -> String {
 }
 
 fn quote(text: &str) -> String {
-    text.lines().map(|l| if l.is_empty() { ">".to_string() } else { format!("> {l}") }).collect::<Vec<_>>().join("\n") + "\n"
+    text.lines().map(|l| if l.is_empty() { ">".to_string() } else { format!("> {l}") }).collect::<Vec<_>>().join("\n")
+        + "\n"
 }
 
 fn details(summary: &str, body: &str) -> String {
@@ -167,18 +168,33 @@ fn entry_md(s: &Session, pos: u32) -> String {
                     }
                     body
                 }
-                "system" => format!("## System prompt{when}\n\n{}\n", details("System prompt", &session::text_of(content))),
-                "bashExecution" => {
-                    let code_note = exit_code.and_then(|c| c.num()).filter(|c| *c != 0.0).map_or(String::new(), |c| format!(" (exit {c})"));
-                    format!("## Bash{when}\n\n{}\n{}{code_note}\n", code(&format!("$ {}", st(command)), "sh"), code(&st(output), ""))
+                "system" => {
+                    format!("## System prompt{when}\n\n{}\n", details("System prompt", &session::text_of(content)))
                 }
-                "custom" => format!("## Custom message: {}{when}\n\n{}", st(custom_type), blocks_md(session::blocks(content))),
+                "bashExecution" => {
+                    let code_note = exit_code
+                        .and_then(|c| c.num())
+                        .filter(|c| *c != 0.0)
+                        .map_or(String::new(), |c| format!(" (exit {c})"));
+                    format!(
+                        "## Bash{when}\n\n{}\n{}{code_note}\n",
+                        code(&format!("$ {}", st(command)), "sh"),
+                        code(&st(output), "")
+                    )
+                }
+                "custom" => {
+                    format!("## Custom message: {}{when}\n\n{}", st(custom_type), blocks_md(session::blocks(content)))
+                }
                 other => format!("## {other}{when}\n\n{}", blocks_md(session::blocks(content))),
             }
         }
         EntryType::Compaction => {
             let tb = j.get("tokensBefore").and_then(|t| t.num()).map_or("?".into(), |t| fmt::group(t.max(0.0) as u64));
-            format!("## Compaction{when}\n\n*{tb} tokens summarized; kept from entry {}*\n\n{}\n", key_text(&sk.target), quote(&st(j.get("summary"))))
+            format!(
+                "## Compaction{when}\n\n*{tb} tokens summarized; kept from entry {}*\n\n{}\n",
+                key_text(&sk.target),
+                quote(&st(j.get("summary")))
+            )
         }
         EntryType::BranchSummary => format!("## Branch summary{when}\n\n{}\n", quote(&st(j.get("summary")))),
         EntryType::CustomMessage => {
@@ -199,7 +215,9 @@ fn entry_md(s: &Session, pos: u32) -> String {
             let r = j.get("replacement");
             let what = match r {
                 Some(r) if r.is_null() => "removed from the context".to_string(),
-                Some(r) => format!("replaced by: {}", fmt::trunc(&fmt::one_line(&session::text_of(r.get("content"))), 200)),
+                Some(r) => {
+                    format!("replaced by: {}", fmt::trunc(&fmt::one_line(&session::text_of(r.get("content"))), 200))
+                }
                 None => "edited".into(),
             };
             format!("*Context edit: entry {} {what}*\n\n", key_text(&sk.target))
@@ -207,7 +225,14 @@ fn entry_md(s: &Session, pos: u32) -> String {
         EntryType::Usage => {
             let [kind, provider, model, usage] = j.pick(["kind", "provider", "model", "usage"]);
             let u = usage.map(session::Usage::from_json).unwrap_or_default();
-            format!("*Usage ({}): {}/{}, {} tokens, {}*\n\n", st(kind), st(provider), st(model), fmt::group(u.total as u64), fmt::money(u.cost))
+            format!(
+                "*Usage ({}): {}/{}, {} tokens, {}*\n\n",
+                st(kind),
+                st(provider),
+                st(model),
+                fmt::group(u.total as u64),
+                fmt::money(u.cost)
+            )
         }
         EntryType::Custom => format!("*Custom entry: {}*\n\n", st(j.get("customType"))),
         EntryType::Session | EntryType::Other => String::new(),

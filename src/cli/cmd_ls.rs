@@ -8,10 +8,10 @@ use std::sync::atomic::AtomicBool;
 use pi_session_native::json::Kind;
 use pi_session_native::listing::{self, InfoScan};
 
-use super::args::{flag, opt, Parsed};
+use super::args::{Parsed, flag, opt};
 use super::fmt::{self, date_value};
 use super::jv::{self, J, W};
-use super::{paths, Command, CliError, Ctx, Out};
+use super::{CliError, Command, Ctx, Out, paths};
 
 pub const COMMAND: Command = Command {
     name: "ls",
@@ -100,7 +100,12 @@ impl Basic {
                 last = Some(last.unwrap_or(0.0).max(t));
             }
         }
-        let name = i.name.as_deref().and_then(|raw| J::parse(raw.as_bytes())).and_then(|j| j.str()).map(|s| s.trim().to_string());
+        let name = i
+            .name
+            .as_deref()
+            .and_then(|raw| J::parse(raw.as_bytes()))
+            .and_then(|j| j.str())
+            .map(|s| s.trim().to_string());
         Basic {
             header: i.header,
             name: name.filter(|n| !n.is_empty()),
@@ -116,7 +121,8 @@ impl Basic {
 fn slow_info(path: &Path) -> Option<Basic> {
     let bytes = fs::read(path).ok()?;
     let text = String::from_utf8_lossy(&bytes);
-    let mut out = Basic { header: String::new(), name: None, count: 0, last_activity: None, first_message: String::new() };
+    let mut out =
+        Basic { header: String::new(), name: None, count: 0, last_activity: None, first_message: String::new() };
     let mut have_header = false;
     // readline: lines end at \n, \r\n or \r.
     for line in text.split('\n').flat_map(|l| l.split('\r')) {
@@ -280,7 +286,8 @@ fn run(ctx: &Ctx, p: &Parsed, out: Out) -> Result<i32, CliError> {
             _ => c.to_string(),
         }
     };
-    let cwd_w = if all { sessions.iter().map(|s| fmt::width(&cwd_of(&s.cwd)).min(40)).max().unwrap_or(3).max(3) } else { 0 };
+    let cwd_w =
+        if all { sessions.iter().map(|s| fmt::width(&cwd_of(&s.cwd)).min(40)).max().unwrap_or(3).max(3) } else { 0 };
     let mut head = format!("{:<16}  {:>6}  {:>7}  {:<n$}", "MODIFIED (UTC)", "MSGS", "SIZE", "ID");
     if all {
         head.push_str(&format!("  {:<cwd_w$}", "CWD"));

@@ -11,11 +11,11 @@ use memchr::memmem;
 use pi_session_native::entry::EntryType;
 use pi_session_native::json::{self, Kind, Value};
 
-use super::args::{flag, opt, Parsed};
+use super::args::{Parsed, flag, opt};
 use super::fmt::{self, Paint};
 use super::jv::{self, J, W};
-use super::lines::{each_line, Blocks};
-use super::{cmd_ls, paths, Command, CliError, Ctx, Out};
+use super::lines::{Blocks, each_line};
+use super::{CliError, Command, Ctx, Out, cmd_ls, paths};
 
 pub const ROLES: &[&str] =
     &["user", "assistant", "toolResult", "system", "custom", "bashExecution", "branchSummary", "compactionSummary"];
@@ -296,9 +296,11 @@ fn scan_content<'a>(src: &'a [u8], at: usize, out: &mut Content<'a>) -> Option<V
                 Some(v)
             })?;
             if let (Some(t), Some(x)) = (ty, text)
-                && t.is_str("text") && x.kind() == Kind::String {
-                    out.parts.push(x);
-                }
+                && t.is_str("text")
+                && x.kind() == Kind::String
+            {
+                out.parts.push(x);
+            }
             Value { kind: Kind::Object, start: i, end }
         } else {
             let v = json::scan_value(src, i)?;
@@ -429,7 +431,9 @@ fn check_line(line: &[u8], line_no: u64, o: &Opts, fh: &mut FileHits) {
     };
     fh.hits.push(Hit {
         line: line_no,
-        entry_id: id.map(|i| i.str().map(Cow::into_owned).unwrap_or_else(|| i.raw_str().into_owned())).unwrap_or_default(),
+        entry_id: id
+            .map(|i| i.str().map(Cow::into_owned).unwrap_or_else(|| i.raw_str().into_owned()))
+            .unwrap_or_default(),
         entry_type: ty.into_owned(),
         role,
         time,
@@ -469,7 +473,8 @@ fn search_file(path: &Path, o: &Opts) -> Option<FileHits> {
                 let t = String::from_utf8_lossy(l);
                 let Some(j) = J::parse(t.as_bytes()).filter(|j| j.truthy()) else { return true };
                 let [ty, id, cwd, ts] = j.pick(["type", "id", "cwd", "timestamp"]);
-                let ok = ty.and_then(|t| t.str()).as_deref() == Some("session") && id.is_some_and(|i| i.str().is_some());
+                let ok =
+                    ty.and_then(|t| t.str()).as_deref() == Some("session") && id.is_some_and(|i| i.str().is_some());
                 if ok {
                     fh.session_id = jv::get_str(id).map(Cow::into_owned).unwrap_or_default();
                     fh.cwd = jv::get_str(cwd).map(Cow::into_owned).unwrap_or_default();
@@ -487,9 +492,10 @@ fn search_file(path: &Path, o: &Opts) -> Option<FileHits> {
                 }
             }
             if let Some(want) = o.cwd_filter
-                && !paths::cwd_matches(Some(&fh.cwd), want, o.cwd) {
-                    return None;
-                }
+                && !paths::cwd_matches(Some(&fh.cwd), want, o.cwd)
+            {
+                return None;
+            }
         }
         let hay: &[u8] = if o.needle.ci {
             folded.clear();
@@ -589,7 +595,8 @@ fn run(ctx: &Ctx, p: &Parsed, out: Out) -> Result<i32, CliError> {
             if let Some(n) = limit {
                 fh.hits.truncate(n - total);
             }
-            let text = if json { json_hits(&files[i], &fh, total == 0) } else { human_hits(&files[i], &fh, short, &paint) };
+            let text =
+                if json { json_hits(&files[i], &fh, total == 0) } else { human_hits(&files[i], &fh, short, &paint) };
             total += fh.hits.len();
             if let Err(e) = out.write_all(text.as_bytes()) {
                 failed = Some(e);

@@ -5,11 +5,11 @@ use std::collections::HashMap;
 
 use pi_session_native::entry::EntryType;
 
-use super::args::{flag, Parsed};
+use super::args::{Parsed, flag};
 use super::fmt;
 use super::jv::W;
-use super::session::{self, key_text, Session, Usage};
-use super::{cmd_ls, paths, Command, CliError, Ctx, Out};
+use super::session::{self, Session, Usage, key_text};
+use super::{CliError, Command, Ctx, Out, cmd_ls, paths};
 
 pub const COMMAND: Command = Command {
     name: "show",
@@ -120,10 +120,12 @@ fn run(ctx: &Ctx, p: &Parsed, out: Out) -> Result<i32, CliError> {
     let mut children: HashMap<u32, Vec<u32>> = HashMap::new();
     for &pos in &entries {
         let sk = s.tree.get(pos);
-        if sk.parent.truthy() && !sk.parent.strict_eq(&sk.id)
-            && let Some(parent) = s.tree.lookup(&sk.parent) {
-                children.entry(parent).or_default().push(pos);
-            }
+        if sk.parent.truthy()
+            && !sk.parent.strict_eq(&sk.id)
+            && let Some(parent) = s.tree.lookup(&sk.parent)
+        {
+            children.entry(parent).or_default().push(pos);
+        }
     }
     let mut branch_points: Vec<(u32, Vec<u32>)> = children.into_iter().filter(|(_, c)| c.len() > 1).collect();
     branch_points.sort();
@@ -133,7 +135,8 @@ fn run(ctx: &Ctx, p: &Parsed, out: Out) -> Result<i32, CliError> {
         .into_iter()
         .map(|pos| {
             let sk = s.tree.get(pos);
-            let label = s.j(pos).get("label").map(|l| l.str().map(Cow::into_owned).unwrap_or_else(|| l.raw_str().into_owned()));
+            let label =
+                s.j(pos).get("label").map(|l| l.str().map(Cow::into_owned).unwrap_or_else(|| l.raw_str().into_owned()));
             (key_text(&sk.target), label.unwrap_or_default())
         })
         .collect();

@@ -6,13 +6,13 @@ use std::path::Path;
 use pi_session_native::entry::{EntryType, Role, Skeleton};
 use pi_session_native::store;
 
-use super::args::{flag, opt, Parsed};
+use super::args::{Parsed, flag, opt};
 use super::cmd_show::Counts;
 use super::fmt;
 use super::jv::{J, W};
-use super::lines::{each_line, Blocks};
+use super::lines::{Blocks, each_line};
 use super::session::{self, Usage};
-use super::{paths, Command, CliError, Ctx, Out};
+use super::{CliError, Command, Ctx, Out, paths};
 
 pub const COMMAND: Command = Command {
     name: "stats",
@@ -110,7 +110,9 @@ fn scan_file(path: &Path, cwd_filter: Option<&Path>, cwd: &Path) -> Option<Acc> 
                 fail = true;
                 return false;
             }
-            let needs_json = sk.ty == EntryType::Usage || (sk.ty == EntryType::Message && matches!(sk.role, Role::Assistant | Role::Other)) || sk.time.is_none();
+            let needs_json = sk.ty == EntryType::Usage
+                || (sk.ty == EntryType::Message && matches!(sk.role, Role::Assistant | Role::Other))
+                || sk.time.is_none();
             let j = if needs_json { J::parse(line) } else { None };
             let time = sk.time.unwrap_or_else(|| fmt::date_value(j.and_then(|j| j.get("timestamp"))));
             let day = fmt::day(time).unwrap_or_else(|| "unknown".into());
@@ -122,12 +124,13 @@ fn scan_file(path: &Path, cwd_filter: Option<&Path>, cwd: &Path) -> Option<Acc> 
                 days.insert(day.clone());
             }
             if let Some(j) = j
-                && let Some((u, provider, model, _)) = session::entry_usage(sk.ty, sk.role, &j) {
-                    acc.usage.add(&u);
-                    acc.by_model.entry((provider, model)).or_default().add(&u);
-                    acc.by_day.entry(day.clone()).or_default().usage.add(&u);
-                    days.insert(day);
-                }
+                && let Some((u, provider, model, _)) = session::entry_usage(sk.ty, sk.role, &j)
+            {
+                acc.usage.add(&u);
+                acc.by_model.entry((provider, model)).or_default().add(&u);
+                acc.by_day.entry(day.clone()).or_default().usage.add(&u);
+                days.insert(day);
+            }
             true
         });
         if fail {
@@ -191,7 +194,12 @@ fn run(ctx: &Ctx, p: &Parsed, out: Out) -> Result<i32, CliError> {
     let mut o = String::new();
     o.push_str(&format!("{} {}\n", paint.dim(&format!("{:<10}", "Scope")), scope.describe()));
     o.push_str(&format!("{} {}\n", paint.dim(&format!("{:<10}", "Sessions")), fmt::group(acc.sessions)));
-    o.push_str(&format!("{} {} ({})\n", paint.dim(&format!("{:<10}", "Messages")), fmt::group(acc.messages), acc.by_role.human()));
+    o.push_str(&format!(
+        "{} {} ({})\n",
+        paint.dim(&format!("{:<10}", "Messages")),
+        fmt::group(acc.messages),
+        acc.by_role.human()
+    ));
     o.push_str(&format!(
         "{} {} (input {}, output {}, cache read {}, cache write {})\n",
         paint.dim(&format!("{:<10}", "Tokens")),
@@ -218,7 +226,15 @@ fn run(ctx: &Ctx, p: &Parsed, out: Out) -> Result<i32, CliError> {
         o.push_str(&paint.dim(&cols("MODEL", w0, head)));
         o.push('\n');
         for (name, (_, u)) in names.iter().zip(&models) {
-            let row = [fmt::group(u.records), g(u.input), g(u.output), g(u.cache_read), g(u.cache_write), g(u.total), fmt::money(u.cost)];
+            let row = [
+                fmt::group(u.records),
+                g(u.input),
+                g(u.output),
+                g(u.cache_read),
+                g(u.cache_write),
+                g(u.total),
+                fmt::money(u.cost),
+            ];
             o.push_str(&cols(name, w0, row));
             o.push('\n');
         }
@@ -230,7 +246,15 @@ fn run(ctx: &Ctx, p: &Parsed, out: Out) -> Result<i32, CliError> {
         o.push('\n');
         for (day, d) in &acc.by_day {
             let u = &d.usage;
-            let row = [fmt::group(d.sessions), fmt::group(d.messages), fmt::group(u.records), g(u.input), g(u.output), g(u.total), fmt::money(u.cost)];
+            let row = [
+                fmt::group(d.sessions),
+                fmt::group(d.messages),
+                fmt::group(u.records),
+                g(u.input),
+                g(u.output),
+                g(u.total),
+                fmt::money(u.cost),
+            ];
             o.push_str(&cols(day, 10, row));
             o.push('\n');
         }

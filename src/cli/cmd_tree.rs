@@ -4,11 +4,11 @@ use std::borrow::Cow;
 
 use pi_session_native::entry::{EntryType, Key};
 
-use super::args::{flag, opt, Parsed};
+use super::args::{Parsed, flag, opt};
 use super::fmt::{self, Paint};
 use super::jv::J;
-use super::session::{self, key_text, Block, Session};
-use super::{paths, Command, CliError, Ctx, Out};
+use super::session::{self, Block, Session, key_text};
+use super::{CliError, Command, Ctx, Out, paths};
 
 pub const COMMAND: Command = Command {
     name: "tree",

@@ -146,7 +146,6 @@ impl<'a> J<'a> {
     pub fn num(&self) -> Option<f64> {
         (self.v.kind == Kind::Number).then(|| json::number_value(self.raw()))
     }
-
 }
 
 /// Decodes the contents of a validated JSON string (between the quotes). Lone surrogates
@@ -166,7 +165,11 @@ pub fn decode(raw: &[u8]) -> Cow<'_, str> {
             Some(b'b') => out.push(0x08),
             Some(b'f') => out.push(0x0c),
             Some(b'u') => {
-                let unit = |at: usize| raw.get(at..at + 4).and_then(|h| std::str::from_utf8(h).ok()).and_then(|h| u32::from_str_radix(h, 16).ok());
+                let unit = |at: usize| {
+                    raw.get(at..at + 4)
+                        .and_then(|h| std::str::from_utf8(h).ok())
+                        .and_then(|h| u32::from_str_radix(h, 16).ok())
+                };
                 let u = unit(k + 2).unwrap_or(0xfffd);
                 i = k + 6;
                 let c = if (0xd800..0xdc00).contains(&u) && raw.get(k + 6..k + 8) == Some(b"\\u") {

@@ -131,7 +131,7 @@ pub fn run(raw: Vec<OsString>) -> i32 {
     }
     let stdout = io::stdout();
     let mut out = io::BufWriter::with_capacity(64 * 1024, stdout.lock());
-    
+
     match dispatch(&argv, &mut out) {
         Ok(code) => out.flush().map(|_| code).unwrap_or_else(|e| io_exit(&e)),
         Err(e) => {
@@ -189,7 +189,9 @@ fn dispatch(argv: &[String], out: Out) -> Result<i32, CliError> {
         match topic.and_then(|t| COMMANDS.iter().find(|c| c.name == t)) {
             Some(c) => write!(out, "{}", command_help(c))?,
             None if topic.is_none() => write!(out, "{}", main_help())?,
-            None => return Err(CliError::Usage(format!("unknown command {:?}", topic.map(String::as_str).unwrap_or("")))),
+            None => {
+                return Err(CliError::Usage(format!("unknown command {:?}", topic.map(String::as_str).unwrap_or(""))));
+            }
         }
         return Ok(0);
     }
@@ -210,9 +212,10 @@ fn context(p: &Parsed) -> Result<Ctx, CliError> {
     let agent_dir = paths::agent_dir(p.get("agent-dir"), &cwd);
     let dir = p.get("dir").map(|d| paths::resolve(d, &cwd));
     if let Some(d) = &dir
-        && !d.is_dir() {
-            return Err(CliError::Usage(format!("--dir {} is not a directory", d.display())));
-        }
+        && !d.is_dir()
+    {
+        return Err(CliError::Usage(format!("--dir {} is not a directory", d.display())));
+    }
     let color = match p.choice("color", &["auto", "always", "never"])?.as_deref() {
         _ if p.has("no-color") => false,
         Some("always") => true,
@@ -231,7 +234,10 @@ fn context(p: &Parsed) -> Result<Ctx, CliError> {
 /// Exactly `n` positional arguments, named for messages.
 pub fn positionals<'a>(p: &'a Parsed, names: &[&str], cmd: &str) -> Result<Vec<&'a str>, CliError> {
     if p.pos.len() < names.len() {
-        return Err(CliError::Usage(format!("`{cmd}` needs <{}> (see `pi-sessions {cmd} --help`)", names[p.pos.len()])));
+        return Err(CliError::Usage(format!(
+            "`{cmd}` needs <{}> (see `pi-sessions {cmd} --help`)",
+            names[p.pos.len()]
+        )));
     }
     if p.pos.len() > names.len() {
         return Err(CliError::Usage(format!("unexpected argument {:?} for `{cmd}`", p.pos[names.len()])));

@@ -122,11 +122,17 @@ mod tests {
         let squares = map(&items, 3, "", |x| x * x);
         assert_eq!(squares, items.iter().map(|x| x * x).collect::<Vec<_>>());
         let mut seen = Vec::new();
-        run_ordered(&items, 2, "", |x| *x, |i, r| {
-            assert_eq!(i as u32, r);
-            seen.push(r);
-            seen.len() < 10
-        });
+        run_ordered(
+            &items,
+            2,
+            "",
+            |x| *x,
+            |i, r| {
+                assert_eq!(i as u32, r);
+                seen.push(r);
+                seen.len() < 10
+            },
+        );
         assert_eq!(seen, (0..10).collect::<Vec<_>>());
     }
 }

@@ -80,7 +80,9 @@ impl Session {
             Some(v) => v.num().or_else(|| v.str().and_then(|s| s.trim().parse().ok())).unwrap_or(f64::NAN),
         };
         if version < 2.0 {
-            migrate_v1(&mut skeletons, |i| J::parse(text_of(&spans[i])).and_then(|j| j.get("firstKeptEntryIndex")).and_then(|v| v.num()));
+            migrate_v1(&mut skeletons, |i| {
+                J::parse(text_of(&spans[i])).and_then(|j| j.get("firstKeptEntryIndex")).and_then(|v| v.num())
+            });
         }
         if version < CURRENT_VERSION {
             for sk in &mut skeletons {
@@ -247,13 +249,15 @@ pub fn blocks<'a>(content: Option<J<'a>>) -> Vec<Block<'a>> {
             }
             continue;
         }
-        let [ty, text, thinking, name, args, mime] = b.pick(["type", "text", "thinking", "name", "arguments", "mimeType"]);
+        let [ty, text, thinking, name, args, mime] =
+            b.pick(["type", "text", "thinking", "name", "arguments", "mimeType"]);
         let ty = ty.and_then(|t| t.str()).unwrap_or_default();
         match &*ty {
             "text" => out.push(Block::Text(text.and_then(|t| t.str()).unwrap_or_default())),
             "thinking" => out.push(Block::Thinking(thinking.and_then(|t| t.str()).unwrap_or_default())),
             "toolCall" => out.push(Block::ToolCall { name: name.and_then(|n| n.str()).unwrap_or_default(), args }),
-            "image" => out.push(Block::Image(mime.and_then(|m| m.str()).map(Cow::into_owned).unwrap_or_else(|| "image".into()))),
+            "image" => out
+                .push(Block::Image(mime.and_then(|m| m.str()).map(Cow::into_owned).unwrap_or_else(|| "image".into()))),
             other => out.push(Block::Other(other.to_string())),
         }
     }
@@ -305,9 +309,11 @@ impl Usage {
     /// `cost.total`); missing numbers count as 0, a missing total as the sum of the parts.
     pub fn from_json(u: J) -> Usage {
         let n = |v: Option<J>| v.and_then(|v| v.num()).filter(|x| x.is_finite()).unwrap_or(0.0);
-        let [input, output, cr, cw, total, cost] = u.pick(["input", "output", "cacheRead", "cacheWrite", "totalTokens", "cost"]);
+        let [input, output, cr, cw, total, cost] =
+            u.pick(["input", "output", "cacheRead", "cacheWrite", "totalTokens", "cost"]);
         let (input, output, cache_read, cache_write) = (n(input), n(output), n(cr), n(cw));
-        let total = total.and_then(|t| t.num()).filter(|x| x.is_finite()).unwrap_or(input + output + cache_read + cache_write);
+        let total =
+            total.and_then(|t| t.num()).filter(|x| x.is_finite()).unwrap_or(input + output + cache_read + cache_write);
         let cost = match cost {
             Some(c) if c.kind() == Kind::Number => n(Some(c)),
             Some(c) => {
