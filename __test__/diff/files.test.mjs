@@ -152,7 +152,7 @@ function fileChecks(impl, file) {
 }
 
 // Keys that belong to one check: when the reference throws a stack overflow (RangeError from JSON.stringify on
-// 100k-deep values) it does not "accept" the input, so that check is not compared (ours may succeed).
+// 25k-deep values) it does not "accept" the input, so that check is not compared (ours may succeed).
 const GROUPS = {
   load: ["load", "loadFiles"],
   open: ["open", "openFiles", "openIdentity", "append", "afterAppend", "afterAppendFiles", "branched", "branchedState", "branchedFiles", "reopen"],

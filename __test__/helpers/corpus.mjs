@@ -178,7 +178,7 @@ export function corpus() {
   add("19-utf8-straddle-1mib", straddle(1024 * 1024, H, "filler 😀".repeat(3)), "a 4-byte emoji crosses the 1 MiB read buffer");
   add("20-deep-1500", lines(H, b[0], `{"type":"custom","customType":"deep","data":${deep(1500, "bottom")},"id":"${ID(30)}","parentId":"${ID(1)}","timestamp":"${TS(30)}"}`));
   add("21-deep-1500-v2", lines(J({ ...header(21), version: 2 }), b[0], `{"type":"custom","customType":"deep","data":${deep(1500, "bottom")},"id":"${ID(30)}","parentId":"${ID(1)}","timestamp":"${TS(30)}"}`), "v2: migration re-serialises 1500 levels");
-  add("22-deep-100k", lines(H, b[0], `{"type":"custom","customType":"deep","data":${deep(100_000, "bottom")},"id":"${ID(30)}","parentId":"${ID(1)}","timestamp":"${TS(30)}"}`, b[1].replace(`"parentId":"${ID(1)}"`, `"parentId":"${ID(30)}"`)));
+  add("22-deep-25k", lines(H, b[0], `{"type":"custom","customType":"deep","data":${deep(25_000, "bottom")},"id":"${ID(30)}","parentId":"${ID(1)}","timestamp":"${TS(30)}"}`, b[1].replace(`"parentId":"${ID(1)}"`, `"parentId":"${ID(30)}"`)));
   add("23-odd-numbers", lines(H, b[0], NUMBERS_LINE(40, ID(1))));
   add("24-odd-numbers-v2", lines(J({ ...header(24), version: 2 }), b[0], NUMBERS_LINE(40, ID(1))), "v2: numbers re-serialised");
   add("25-dup-keys", lines(`{"type":"message","type":"session","version":3,"id":"${SID(25)}","id":"${SID(26)}","timestamp":"${TS(0)}","cwd":"${CWD}"}`, b[0], DUP_KEYS_LINE(41, ID(1))));
