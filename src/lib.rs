@@ -3,12 +3,13 @@
 //! The core (everything but `binding`) has no Node types and is tested with `cargo test`.
 
 pub mod entry;
-pub mod fuzz;
 pub mod error;
+pub mod fuzz;
 pub mod ids;
 pub mod json;
 pub mod lines;
 pub mod listing;
+pub mod platform;
 pub mod store;
 pub mod tree;
 

@@ -4,7 +4,6 @@
 
 use std::fs::File;
 use std::io;
-use std::os::unix::fs::FileExt;
 
 /// Location of one item's line.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -108,7 +107,7 @@ impl LineStore {
                     }
                     let file = self.file.as_ref().ok_or_else(|| io::Error::other("session file is not open"))?;
                     buf.resize((end - start) as usize, 0);
-                    file.read_exact_at(&mut buf, start)?;
+                    crate::platform::read_exact_at(file, &mut buf, start)?;
                     for (k, &p) in positions[i..j].iter().enumerate() {
                         if let Span::File { off: o, len: l } = self.span(p) {
                             f(i + k, Some(&buf[(o - start) as usize..(o - start + l) as usize]));

@@ -8,7 +8,6 @@
 //! the facade then runs the reference algorithm for that one file.
 
 use std::fs::{self, File};
-use std::os::unix::fs::MetadataExt;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
@@ -44,7 +43,7 @@ pub struct Info {
 
 /// Node's `stats.mtimeMs`.
 pub fn mtime_ms(meta: &fs::Metadata) -> f64 {
-    meta.mtime() as f64 * 1000.0 + meta.mtime_nsec() as f64 / 1_000_000.0
+    crate::platform::mtime_ms(meta)
 }
 
 /// Scans one session file. `abort` is polled between chunks. Lines are processed in place
@@ -414,15 +413,15 @@ fn js_number(v: f64) -> String {
 /// `.jsonl` files of a directory in `readdir` order: libuv's scandir sorts names with
 /// `strcmp`, i.e. by bytes.
 pub fn jsonl_files(dir: &Path) -> std::io::Result<Vec<String>> {
-    use std::os::unix::ffi::OsStrExt;
+    use crate::platform::name_bytes;
     let mut names = Vec::new();
     for e in fs::read_dir(dir)? {
         let name = e?.file_name();
-        if name.as_bytes().ends_with(b".jsonl") {
+        if name_bytes(&name).ends_with(b".jsonl") {
             names.push(name);
         }
     }
-    names.sort_by(|a, b| a.as_bytes().cmp(b.as_bytes()));
+    names.sort_by(|a, b| name_bytes(a).cmp(&name_bytes(b)));
     Ok(names.into_iter().map(|n| n.to_string_lossy().into_owned()).collect())
 }
 

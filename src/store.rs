@@ -9,13 +9,13 @@
 
 use std::fs::{self, File, OpenOptions};
 use std::io::{Read, Write};
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
 use crate::entry::{EntryType, Skeleton};
 use crate::error::{Error, Result};
 use crate::json::{self, Kind};
 use crate::lines::{LineStore, Span};
+use crate::platform;
 
 /// One parsed line: its skeleton and its byte range (in the parsed slice, or in the side
 /// buffer of U+FFFD-repaired lines when `start >= EXTRA_FLAG`).
@@ -253,16 +253,18 @@ pub fn read_header(path: &Path) -> Result<HeaderScan> {
 /// `continueRecent`) re-reads the same folders. A cache hit costs one `stat`.
 pub fn read_header_cached(path: &Path) -> Result<HeaderScan> {
     use std::collections::HashMap;
-    use std::os::unix::fs::MetadataExt;
     use std::sync::{Mutex, OnceLock};
-    /// dev, ino, size, mtime seconds, mtime nanoseconds.
-    type Stamp = (u64, u64, u64, i64, i64);
+    /// File identity, size and mtime (as f64 bits).
+    type Stamp = (Option<(u64, u64)>, u64, u64);
     /// Path → its stamp and header line (`None`: not a session header).
     type Cache = Mutex<HashMap<PathBuf, (Stamp, Option<String>)>>;
     static CACHE: OnceLock<Cache> = OnceLock::new();
     const MAX_ENTRIES: usize = 50_000;
     let cache = CACHE.get_or_init(|| Mutex::new(HashMap::new()));
-    let stamp = fs::metadata(path).ok().map(|m| (m.dev(), m.ino(), m.size(), m.mtime(), m.mtime_nsec()));
+    let stamp = fs::metadata(path)
+        .ok()
+        .filter(|m| platform::file_id(m).is_some())
+        .map(|m| (platform::file_id(&m), m.len(), platform::mtime_ms(&m).to_bits()));
     if let Some(stamp) = stamp {
         let map = cache.lock().unwrap_or_else(|e| e.into_inner());
         if let Some((_, header)) = map.get(path).filter(|(s, _)| *s == stamp) {
@@ -322,10 +324,7 @@ pub fn header_field_raw(line: &str, field: &str) -> Option<(Kind, String)> {
 /// (ENOSPC, EFBIG, EIO), the file is truncated back to its previous length, so the next
 /// append never continues a torn line. Returns the file's length afterwards.
 pub fn append_bytes(path: &Path, bytes: &[u8], sync: bool) -> Result<u64> {
-    let file = OpenOptions::new()
-        .append(true)
-        .create(true)
-        .mode(0o666)
+    let file = platform::default_mode(OpenOptions::new().append(true).create(true))
         .open(path)
         .map_err(|e| Error::io(e, "open", Some(path)))?;
     write_appending(&file, bytes, sync)
@@ -349,8 +348,8 @@ fn write_appending(mut file: &File, bytes: &[u8], sync: bool) -> Result<u64> {
 pub struct AppendHandle {
     path: PathBuf,
     file: File,
-    dev: u64,
-    ino: u64,
+    /// Device and inode, where the platform has them.
+    id: Option<(u64, u64)>,
     /// The file's length when the lock was taken; `Some` while locked.
     locked_len: Option<u64>,
 }
@@ -358,25 +357,22 @@ pub struct AppendHandle {
 impl AppendHandle {
     /// Opens (creating, like `appendFileSync`) `path` for appends and reads.
     pub fn open(path: &Path) -> std::io::Result<AppendHandle> {
-        use std::os::unix::fs::MetadataExt;
-        let file = OpenOptions::new().read(true).append(true).create(true).mode(0o666).open(path)?;
-        let meta = file.metadata()?;
-        Ok(AppendHandle { path: path.to_path_buf(), file, dev: meta.dev(), ino: meta.ino(), locked_len: None })
+        let file = platform::default_mode(OpenOptions::new().read(true).append(true).create(true)).open(path)?;
+        let id = platform::file_id(&file.metadata()?);
+        Ok(AppendHandle { path: path.to_path_buf(), file, id, locked_len: None })
     }
 
     /// Whether this descriptor is still the file at its path (a rename or unlink replaces it).
     pub fn is_current_for(&self, path: &Path) -> bool {
-        use std::os::unix::fs::MetadataExt;
-        self.path == path && fs::metadata(path).is_ok_and(|m| m.dev() == self.dev && m.ino() == self.ino)
+        self.id.is_some() && self.path == path && fs::metadata(path).is_ok_and(|m| platform::file_id(&m) == self.id)
     }
 
     /// Takes the lock; returns the file's length, or `None` (unlocked again) when the file
     /// was unlinked or replaced since it was opened (`nlink == 0`): reopen it then.
     pub fn lock(&mut self) -> std::io::Result<Option<u64>> {
-        use std::os::unix::fs::MetadataExt;
         self.file.lock()?;
         match self.file.metadata() {
-            Ok(m) if m.nlink() > 0 => {
+            Ok(m) if !platform::is_unlinked(&m) => {
                 self.locked_len = Some(m.len());
                 Ok(Some(m.len()))
             }
@@ -408,12 +404,11 @@ impl AppendHandle {
     /// The complete lines in `from..to` (a trailing partial line of a writer that does not
     /// lock is left for later).
     pub fn read_new(&self, from: u64, to: u64) -> std::io::Result<Vec<u8>> {
-        use std::os::unix::fs::FileExt;
         if to <= from {
             return Ok(Vec::new());
         }
         let mut buf = vec![0u8; (to - from) as usize];
-        self.file.read_exact_at(&mut buf, from)?;
+        platform::read_exact_at(&self.file, &mut buf, from)?;
         let keep = memchr::memrchr(b'\n', &buf).map_or(0, |i| i + 1);
         buf.truncate(keep);
         Ok(buf)
@@ -466,7 +461,7 @@ pub fn write_file(path: &Path, parts: &[&[u8]], mode: WriteMode) -> Result<()> {
     let sync = (mode == WriteMode::Replace && exists) || durable();
     let tmp = temp_path(path);
     let write = || -> std::io::Result<()> {
-        let mut f = OpenOptions::new().write(true).create_new(true).mode(0o666).open(&tmp)?;
+        let mut f = platform::default_mode(OpenOptions::new().write(true).create_new(true)).open(&tmp)?;
         let mut w = std::io::BufWriter::with_capacity(1 << 20, &mut f);
         for p in parts {
             w.write_all(p)?;
@@ -508,10 +503,7 @@ pub fn write_file(path: &Path, parts: &[&[u8]], mode: WriteMode) -> Result<()> {
 }
 
 fn write_direct_exclusive(path: &Path, parts: &[&[u8]]) -> Result<()> {
-    let mut f = OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(0o666)
+    let mut f = platform::default_mode(OpenOptions::new().write(true).create_new(true))
         .open(path)
         .map_err(|e| Error::io(e, "open", Some(path)))?;
     for p in parts {
