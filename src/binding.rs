@@ -56,8 +56,9 @@ pub struct NativeSession {
     tree: Tree,
     store: LineStore,
     status: u32,
-    /// Length of the session file as far as this session has read or written it.
-    known_len: u64,
+    /// The session file this session last read or wrote, and its length then: appends to
+    /// that file first read what other writers added after it.
+    known: Option<(std::path::PathBuf, u64)>,
     /// The session file kept open for appends (locked only inside `commit_line`).
     append: Option<store::AppendHandle>,
     /// Batches of lines read from other writers (numbers their object-id keys).
@@ -69,7 +70,7 @@ impl NativeSession {
     /// An empty session (entries are pushed by the facade).
     #[napi(constructor)]
     pub fn new() -> Self {
-        NativeSession { tree: Tree::new(), store: LineStore::new(), status: 2, known_len: 0, append: None, ingests: 0 }
+        NativeSession { tree: Tree::new(), store: LineStore::new(), status: 2, known: None, append: None, ingests: 0 }
     }
 
     /// Loads a file like `loadEntriesFromFile`. `status`: 0 missing, 1 not a session, 2 loaded.
@@ -81,7 +82,7 @@ impl NativeSession {
                 Loaded::Missing => s.status = 0,
                 Loaded::NotSession => s.status = 1,
                 Loaded::Session { skeletons, store, len } => {
-                    s.known_len = len;
+                    s.known = Some((Path::new(&path).to_path_buf(), len));
                     s.store = store;
                     for sk in skeletons {
                         s.tree.push(sk);
@@ -166,7 +167,7 @@ impl NativeSession {
             if let Some(path) = path {
                 let mode = if exclusive { WriteMode::Exclusive } else { WriteMode::Replace };
                 store::write_file(Path::new(&path), &[text.as_bytes()], mode)?;
-                s.known_len = text.len() as u64;
+                s.known = Some((Path::new(&path).to_path_buf(), text.len() as u64));
             }
             s.ingest(text.as_bytes());
             Ok(s)
@@ -233,11 +234,14 @@ impl NativeSession {
             }
         }
         let (Some(len), Some(h)) = (len, self.append.as_mut()) else { return 0 };
-        if len <= self.known_len {
-            return 0;
-        }
-        let Ok(bytes) = h.read_new(self.known_len, len) else { return 0 };
-        self.known_len += bytes.len() as u64;
+        // Only the file this session holds can have entries to pick up (after a failed
+        // `setSessionFile`, the reference appends to a file it never read: so do we).
+        let known = match &self.known {
+            Some((p, known)) if p == path && len > *known => *known,
+            _ => return 0,
+        };
+        let Ok(bytes) = h.read_new(known, len) else { return 0 };
+        self.known = Some((path.to_path_buf(), known + bytes.len() as u64));
         self.ingest(&bytes)
     }
 
@@ -257,7 +261,7 @@ impl NativeSession {
             }
             _ => store::append_bytes(Path::new(path), line, sync)?,
         };
-        self.known_len = len;
+        self.known = Some((Path::new(path).to_path_buf(), len));
         Ok(())
     }
 
@@ -275,7 +279,7 @@ impl NativeSession {
         guard(|| {
             let mode = if exclusive { WriteMode::Exclusive } else { WriteMode::Replace };
             store::write_file(Path::new(&path), &[text.as_bytes()], mode)?;
-            self.known_len = text.len() as u64;
+            self.known = Some((Path::new(&path).to_path_buf(), text.len() as u64));
             Ok(())
         })
     }
