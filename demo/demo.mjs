@@ -1,8 +1,11 @@
 // Demo: the native SessionManager at work on a realistic session folder in a temp dir.
 // Creates sessions, appends, branches, labels, compacts, builds context, lists.
-import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { generateDemo } from "../bench/gen.mjs";
 import { SessionManager } from "../index.mjs";
 
 const root = mkdtempSync(join(tmpdir(), "pi-session-native-demo-"));
@@ -67,4 +70,28 @@ for (const s of sessions.slice(0, 5)) {
 }
 console.log(`  first line of a file:        ${readFileSync(sessions[0].path, "utf8").split("\n")[0].slice(0, 100)}…`);
 console.log(`done in ${ms} ms`);
+
+// 4. The pi-sessions CLI on a realistic generated agent dir (20 sessions with compactions,
+//    branches, tool results and images), built from the same Rust core.
+const agentDir = join(root, "generated-agent");
+const demo = generateDemo(agentDir);
+const repo = join(dirname(fileURLToPath(import.meta.url)), "..");
+const bin = join(repo, "target", "release", "pi-sessions");
+if (!existsSync(bin)) {
+  console.log("\nbuilding the pi-sessions CLI (cargo build --release --bin pi-sessions)…");
+  spawnSync("cargo", ["build", "--release", "--quiet", "--bin", "pi-sessions"], { cwd: repo, stdio: "inherit" });
+}
+if (existsSync(bin)) {
+  const cli = (...args) => {
+    console.log(`\n$ pi-sessions ${args.join(" ")}`);
+    const r = spawnSync(bin, ["--agent-dir", agentDir, "--color", "never", ...args], { encoding: "utf8", env: { ...process.env, COLUMNS: "110" } });
+    process.stdout.write(r.stdout.split("\n").slice(0, 14).join("\n") + "\n");
+  };
+  cli("ls", "--cwd", demo.cwd, "--limit", "6");
+  const newest = SessionManager.list(demo.cwd, demo.sessionDir);
+  const first = (await newest)[0];
+  cli("tree", first.path);
+  cli("search", "error", "--all", "--limit", "5");
+  cli("stats", "--all");
+}
 if (!process.env.KEEP_DEMO) rmSync(root, { recursive: true, force: true });
