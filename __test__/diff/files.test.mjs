@@ -9,7 +9,7 @@
 //
 // Files whose parent chain has a cycle make the reference hang on path walks; the harness skips those getters on
 // both sides (see refHazards), and a separate, clearly marked ours-only test checks that ours throws instead.
-import { cpSync, mkdirSync, utimesSync, writeFileSync } from "node:fs";
+import { mkdirSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { canonicalTies, firstRecordDiff } from "../helpers/compare.mjs";
@@ -398,4 +398,3 @@ describe.skipIf(SELF)("OURS ONLY: parent-chain cycles throw instead of hanging",
   });
 });
 
-export { cpSync };
