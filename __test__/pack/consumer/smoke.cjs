@@ -70,4 +70,13 @@ async function smoke(api) {
   }
 }
 
-module.exports = { smoke, EXPORTS };
+/** Which installed .node file was loaded (relative to node_modules), checked against EXPECT_ADDON_PACKAGE. */
+function loadedAddon() {
+  const file = Object.keys(require.cache).find((k) => k.endsWith(".node"));
+  const addon = file && file.split(/[\\/]node_modules[\\/]/).pop().replaceAll("\\", "/");
+  const expected = process.env.EXPECT_ADDON_PACKAGE;
+  if (expected && !(addon || "").startsWith(`${expected}/`)) throw new Error(`loaded ${addon}, expected one from ${expected}`);
+  return addon;
+}
+
+module.exports = { smoke, loadedAddon, EXPORTS };
