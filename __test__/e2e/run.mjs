@@ -72,7 +72,7 @@ const O = runScenario(process.env.E2E_SELF === "1" ? "ref" : "ours");
 const ISO = String.raw`\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z`;
 const FILE_TS = String.raw`\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}-\d{3}Z`;
 const UUID = String.raw`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`;
-const RE = new RegExp(`(${ISO})|(${FILE_TS})|(${UUID})|(?<=")([0-9a-f]{8})(?=")|(?<![\\w.])(\\d{13})(?![\\w.])|("durationMs":)\\d+`, "g");
+const RE = new RegExp(`(${ISO})|(${FILE_TS})|(${UUID})|(?<=")([0-9a-f]{8})(?=")|(?<![\\w.])(\\d{13})(?![\\w.])|("durationMs":\\s*)\\d+`, "g");
 
 function normalizer(root) {
   const ids = new Map();
@@ -125,7 +125,7 @@ else {
 // Files are compared below; here only what pi handed back to the caller.
 const returnedR = normR(JSON.stringify(R.returned, null, 1));
 const returnedO = normO(JSON.stringify(O.returned, null, 1));
-if (returnedR === returnedO) ok("pi's results (compaction, navigation, stats, restored model, list, continueRecent) match");
+if (returnedR === returnedO) ok("pi's results match (agent messages, compaction, navigation, stats, forkable messages, restored model, list, continueRecent)");
 else fail("pi's results differ", firstDifference(returnedR, returnedO, "result.json"));
 
 // ---------------------------------------------------------------------------
@@ -141,6 +141,13 @@ else {
     if (a === b) ok(`${name} identical after normalisation`);
     else fail(`${name} differs`, firstDifference(a, b, kinds(R)[i]));
   }
+}
+
+{
+  const a = normR(readFileSync(R.exported, "utf8"));
+  const b = normO(readFileSync(O.exported, "utf8"));
+  if (a === b) ok(`pi's /export file (header + branch, ${a.split("\n").length - 1} lines) identical after normalisation`);
+  else fail("pi's /export file differs", firstDifference(a, b, "export"));
 }
 
 // ---------------------------------------------------------------------------

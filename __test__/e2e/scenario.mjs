@@ -225,7 +225,15 @@ await step(
   () => s1.prompt("Instead, create other.txt."),
 );
 
-out.returned.s1 = { sessionName: s1.sessionName, messages: s1.messages.length, stats: s1.getSessionStats() };
+out.returned.s1 = {
+  sessionName: s1.sessionName,
+  messages: s1.messages,
+  stats: s1.getSessionStats(),
+  forkable: s1.getUserMessagesForForking(),
+  contextUsage: s1.getContextUsage(),
+};
+// /export: the header and the current branch, written by pi from getHeader() and getBranch().
+out.exported = s1.exportToJsonl(join(root, "export.jsonl"));
 const file1 = s1.sessionFile;
 s1.dispose();
 
@@ -243,7 +251,7 @@ await step(
   [assistant([call("bash", { command: "ls -1" }, "call_7")], "toolUse"), assistant([fauxText("Listed the files.")])],
   () => s2.prompt("Forked: list the files."),
 );
-out.returned.s2 = { sessionName: s2.sessionName, messages: s2.messages.length, model: s2.model?.id, thinking: s2.thinkingLevel };
+out.returned.s2 = { sessionName: s2.sessionName, messages: s2.messages, model: s2.model?.id, thinking: s2.thinkingLevel };
 s2.dispose();
 
 // ---------------------------------------------------------------------------
@@ -251,9 +259,16 @@ s2.dispose();
 
 const sm3 = spy(SessionManager.open(file1, sessionDir));
 const { session: s3, modelFallbackMessage } = await startSession(sm3);
-out.returned.s3 = { model: s3.model?.id, thinking: s3.thinkingLevel, modelFallbackMessage, messagesBefore: s3.messages.length };
+out.returned.s3 = { model: s3.model?.id, thinking: s3.thinkingLevel, modelFallbackMessage, messagesBefore: s3.messages };
 await step("reopen turn", [assistant([fauxText("Still here.")])], () => s3.prompt("Are you still there?"));
-out.returned.s3.messagesAfter = s3.messages.length;
+// Back to an assistant entry without a summary (SessionManager.branch), then on from there.
+const doneEntry = sm3
+  .getEntries()
+  .find((e) => e.type === "message" && e.message.role === "assistant" && JSON.stringify(e.message.content).includes("Done: notes.txt"));
+const nav2 = await s3.navigateTree(doneEntry.id);
+out.returned.s3.navigate = { editorText: nav2.editorText, cancelled: nav2.cancelled, leaf: sm3.getLeafId() === doneEntry.id };
+await step("after plain navigation", [assistant([fauxText("Back at the first answer.")])], () => s3.prompt("And from here?"));
+out.returned.s3.messagesAfter = s3.messages;
 s3.dispose();
 
 // /resume's listing, and `pi -c`.
