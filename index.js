@@ -10,8 +10,12 @@ const { normalizePath } = require("./lib/paths.js");
 
 /** Exported for testing */
 function loadEntriesFromFile(filePath) {
-  const text = call(() => binding.loadEntriesJson(normalizePath(filePath)));
-  return JSON.parse(text);
+  const lines = call(() => binding.loadEntriesAscii(normalizePath(filePath)));
+  if (lines === null) return [];
+  return lines
+    .toString("latin1")
+    .split("\n")
+    .map((line) => JSON.parse(line));
 }
 
 /** Exported for testing */

@@ -104,13 +104,11 @@ impl NativeSession {
         self.tree.len() as u32
     }
 
-    /// JSON array text of the raw lines at `positions` (`null` for items that have no line).
+    /// The raw lines at `positions`, one per line, as pure ASCII (non-ASCII characters
+    /// escaped as `\uXXXX`), to be read as Latin-1 and parsed line by line.
     #[napi]
-    pub fn lines_json(&self, positions: Uint32Array) -> Result<String> {
-        guard(|| {
-            let out = self.store.json_array(&positions).map_err(|e| CoreError::io(e, "read", None))?;
-            String::from_utf8(out).map_err(|_| CoreError::Msg("invalid UTF-8 in session text".into()))
-        })
+    pub fn lines_ascii(&self, positions: Uint32Array) -> Result<Buffer> {
+        guard(|| Ok(self.store.joined_ascii(&positions).map_err(|e| CoreError::io(e, "read", None))?.into()))
     }
 
     /// Raw line of one item, or null.
@@ -423,16 +421,16 @@ impl Default for NativeSession {
     }
 }
 
-/// `loadEntriesFromFile` as JSON array text (`[]` when missing or not a session).
+/// `loadEntriesFromFile`: the entries' lines, one per line, as ASCII (see `lines_ascii`);
+/// null when the file is missing or not a session (the reference returns `[]`).
 #[napi]
-pub fn load_entries_json(path: String) -> Result<String> {
+pub fn load_entries_ascii(path: String) -> Result<Option<Buffer>> {
     guard(|| match store::load(Path::new(&path))? {
         Loaded::Session { skeletons, store, .. } => {
             let all: Vec<u32> = (0..skeletons.len() as u32).collect();
-            let out = store.json_array(&all).map_err(|e| CoreError::io(e, "read", None))?;
-            String::from_utf8(out).map_err(|_| CoreError::Msg("invalid UTF-8 in session text".into()))
+            Ok(Some(store.joined_ascii(&all).map_err(|e| CoreError::io(e, "read", None))?.into()))
         }
-        _ => Ok("[]".into()),
+        _ => Ok(None),
     })
 }
 

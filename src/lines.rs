@@ -134,12 +134,54 @@ impl LineStore {
         Ok(out)
     }
 
+    /// The lines at `positions` joined by `\n` (an item without a line gives an empty one),
+    /// with every non-ASCII character written as a `\uXXXX` escape: the text is
+    /// pure ASCII, so JS can take it as a one-byte string (a plain copy) and `JSON.parse`
+    /// decodes the escapes only inside the strings that need them. Valid because non-ASCII
+    /// characters can only occur inside JSON strings.
+    pub fn joined_ascii(&self, positions: &[u32]) -> io::Result<Vec<u8>> {
+        let mut out = Vec::with_capacity(positions.len() * 256);
+        self.for_each(positions, |i, line| {
+            if i > 0 {
+                out.push(b'\n');
+            }
+            let line = line.unwrap_or(b"");
+            if line.is_ascii() {
+                out.extend_from_slice(line);
+                return;
+            }
+            escape_non_ascii(line, &mut out);
+        })?;
+        Ok(out)
+    }
+
     /// One line, if the item has one.
     pub fn line(&self, pos: u32) -> io::Result<Option<Vec<u8>>> {
         let mut out = None;
         self.for_each(&[pos], |_, l| out = l.map(<[u8]>::to_vec))?;
         Ok(out)
     }
+}
+
+/// Copies UTF-8 `src` to `out`, writing each non-ASCII character as `\uXXXX` (UTF-16).
+fn escape_non_ascii(src: &[u8], out: &mut Vec<u8>) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let text = String::from_utf8_lossy(src);
+    let mut rest: &str = &text;
+    while let Some(pos) = rest.bytes().position(|b| !b.is_ascii()) {
+        out.extend_from_slice(&rest.as_bytes()[..pos]);
+        // A non-ASCII byte in valid UTF-8 starts a character.
+        let Some(c) = rest[pos..].chars().next() else { break };
+        let mut units = [0u16; 2];
+        for u in c.encode_utf16(&mut units) {
+            out.extend_from_slice(b"\\u");
+            for shift in [12, 8, 4, 0] {
+                out.push(HEX[((*u >> shift) & 0xf) as usize]);
+            }
+        }
+        rest = &rest[pos + c.len_utf8()..];
+    }
+    out.extend_from_slice(rest.as_bytes());
 }
 
 #[cfg(test)]
@@ -162,6 +204,10 @@ mod tests {
         s.push(Span::File { off: 8, len: 7 });
         assert_eq!(s.json_array(&[0, 1, 2, 3, 4]).unwrap(), b"[{\"a\":1},null,{\"m\":0},{\"c\":3},{\"b\":2}]");
         assert_eq!(s.line(3).unwrap().unwrap(), b"{\"c\":3}");
+        assert_eq!(s.joined_ascii(&[2]).unwrap(), b"{\"m\":0}");
+        let mut out = Vec::new();
+        super::escape_non_ascii("{\"é😀\":\"x\"}".as_bytes(), &mut out);
+        assert_eq!(out, b"{\"\\u00e9\\ud83d\\ude00\":\"x\"}");
         // Unlinking the file does not lose the loaded lines.
         std::fs::remove_file(&p).unwrap();
         assert_eq!(s.json_array(&[0, 4]).unwrap(), b"[{\"a\":1},{\"b\":2}]");

@@ -17,8 +17,13 @@ const LABELS = IMPLS.map((i) => i.name);
 const root = makeTempRoot("alias");
 const CWD = "/tmp/pi-diff-cwd/project-a";
 
-function scenario(name, fn) {
-  it(name, () => {
+/**
+ * `deviation`: a documented, deliberate difference (README "Where we deliberately differ"):
+ * `skip` matches the record keys not compared (the in-memory state it changes); everything
+ * else, the file bytes above all, must still be identical.
+ */
+function scenario(name, fn, deviation) {
+  it(deviation ? `${name} (deviation: ${deviation.why})` : name, () => {
     const recs = IMPLS.map((impl) => {
       const dir = join(root, impl.name, name.replace(/\W+/g, "_"));
       const norm = new Normalizer().addRoot(dir);
@@ -39,6 +44,7 @@ function scenario(name, fn) {
     });
     const problems = [];
     for (const key of Object.keys(recs[0])) {
+      if (deviation?.skip.test(key)) continue;
       const d = firstRecordDiff({ [key]: recs[0][key] }, { [key]: recs[1][key] });
       if (d) problems.push(`  [${key}] ${formatDiff(d.diff, LABELS)}`);
     }
@@ -90,15 +96,21 @@ describe(`caller mutations after append (${LABELS.join(" vs ")})`, () => {
     snap("sm", sm);
   });
 
-  scenario("mutating a returned entry's parentId (tree structure)", ({ SM, dir, snap }) => {
-    const sm = SM.create(CWD, dir);
-    const a = sm.appendMessage({ role: "user", content: "a", timestamp: 1 });
-    const b = sm.appendMessage({ role: "assistant", content: [], provider: "p", model: "m", timestamp: 2 });
-    sm.appendMessage({ role: "user", content: "c", timestamp: 3 });
-    sm.getEntry(b).parentId = null; // detach b (and c) from a
-    snap("sm", sm);
-    void a;
-  });
+  scenario(
+    "mutating a returned entry's parentId (tree structure)",
+    ({ SM, dir, snap, files }) => {
+      const sm = SM.create(CWD, dir);
+      const a = sm.appendMessage({ role: "user", content: "a", timestamp: 1 });
+      const b = sm.appendMessage({ role: "assistant", content: [], provider: "p", model: "m", timestamp: 2 });
+      sm.appendMessage({ role: "user", content: "c", timestamp: 3 });
+      sm.getEntry(b).parentId = null; // detach b (and c) from a
+      snap("sm", sm);
+      sm.appendMessage({ role: "user", content: "d", timestamp: 4 });
+      files("file");
+      void a;
+    },
+    { why: "tree fields of stored entries are indexed once; entries are immutable", skip: /^sm\./ },
+  );
 
   scenario("mutating a loaded entry after reopen", ({ SM, dir, snap, files }) => {
     const first = SM.create(CWD, dir);
@@ -111,6 +123,10 @@ describe(`caller mutations after append (${LABELS.join(" vs ")})`, () => {
     files("file");
   });
 });
+
+// Ours picks up the other manager's entries (from the file) before each append; the file bytes and a
+// fresh reopen must still match the reference exactly.
+const TWO_WRITERS = { why: "each manager picks up the other's appends from the file", skip: /^sm[12]\./ };
 
 describe(`two managers on one file (${LABELS.join(" vs ")})`, () => {
   scenario("interleaved appends from two managers", ({ SM, dir, snap, files, value }) => {
@@ -125,7 +141,7 @@ describe(`two managers on one file (${LABELS.join(" vs ")})`, () => {
     snap("sm1", sm1);
     snap("sm2", sm2);
     snap("reopened", SM.open(sm1.getSessionFile()));
-  });
+  }, TWO_WRITERS);
 
   scenario("a second manager appends labels and compactions", ({ SM, dir, snap, files }) => {
     const sm1 = SM.create(CWD, dir);
@@ -137,7 +153,8 @@ describe(`two managers on one file (${LABELS.join(" vs ")})`, () => {
     files("file");
     snap("sm1", sm1);
     snap("sm2", sm2);
-  });
+    snap("reopened", SM.open(sm1.getSessionFile()));
+  }, TWO_WRITERS);
 });
 
 describe(`external changes to the session file between appends (${LABELS.join(" vs ")})`, () => {
@@ -185,7 +202,7 @@ describe(`external changes to the session file between appends (${LABELS.join(" 
     const sm = start(t.SM, t.dir);
     appendFileSync(sm.getSessionFile(), `${JSON.stringify({ type: "message", id: "ext00001", parentId: null, timestamp: "2023-01-01T00:00:00.000Z", message: { role: "user", content: "external", timestamp: 9 } })}\n`);
     after(t.SM, sm, t);
-  });
+  }, { why: "entries other writers appended are picked up before an append", skip: /^sm\./ });
   scenario("file replaced by another session", (t) => {
     const sm = start(t.SM, t.dir);
     writeFileSync(sm.getSessionFile(), `${JSON.stringify({ type: "session", version: 3, id: "0190dddd-0000-7000-8000-000000000001", timestamp: "2023-01-01T00:00:00.000Z", cwd: "/elsewhere" })}\n`);
