@@ -1,14 +1,16 @@
 "use strict";
 // The generated napi loader, plus the one place where core errors become JS errors.
 
-const { getSystemErrorMap } = require("node:util");
+const { getSystemErrorMap, types } = require("node:util");
 const binding = require("../binding.js");
 
 const IO_MARK = "\u0000io:";
 
 /** Rebuilds the error Node's fs would have thrown for the same failed system call. */
 function toJsError(err) {
-  if (!(err instanceof Error) || typeof err.message !== "string" || !err.message.startsWith(IO_MARK)) return err;
+  // isNativeError, not instanceof: under Jest (a vm context) the addon's errors come from
+  // another realm's Error.
+  if (!types.isNativeError(err) || typeof err.message !== "string" || !err.message.startsWith(IO_MARK)) return err;
   const info = JSON.parse(err.message.slice(IO_MARK.length));
   const known = getSystemErrorMap().get(-info.errno);
   const code = known ? known[0] : "EIO";

@@ -42,8 +42,8 @@ function stringifyLines(entries) {
 
 class SessionManager {
   #native = new NativeSession();
-  /** Skeletons of JS-built entries not yet pushed into `#native` (see `#n()`). */
-  #pending = new PendingSkeletons();
+  /** Items `[0, #indexed)` are in `#native`; later ones are JS objects not yet indexed (see `#n()`). */
+  #indexed = 0;
   /** `fileEntries`: one slot per item, filled lazily for loaded lines. */
   #objs = [];
   /**
@@ -83,7 +83,13 @@ class SessionManager {
 
   /** The core, with every pending skeleton pushed. */
   #n() {
-    if (this.#pending.length > 0) this.#pending.flushInto(this.#native);
+    const objs = this.#objs;
+    if (this.#indexed < objs.length) {
+      const pending = new PendingSkeletons();
+      for (let i = this.#indexed; i < objs.length; i++) pending.add(objs[i]);
+      pending.flushInto(this.#native);
+      this.#indexed = objs.length;
+    }
     return this.#native;
   }
 
@@ -140,21 +146,21 @@ class SessionManager {
   /** Pads `fileEntries` with unparsed slots for entries the core read from other writers. */
   #padTo(count) {
     while (this.#objs.length < count) this.#objs.push(undefined);
+    this.#indexed = count;
   }
 
   /** Replaces `fileEntries` with JS objects and rebuilds the index (`_buildIndex`). */
   #resetTo(entries) {
-    const pending = new PendingSkeletons();
     const ids = new Set();
     let leafId = null;
     for (const e of entries) {
-      pending.add(e);
+      // `_buildIndex` reads each entry's type first: a null entry throws the same TypeError.
       if (e.type === "session") continue;
       ids.add(e.id);
       leafId = e.id;
     }
     this.#native = new NativeSession();
-    this.#pending = pending;
+    this.#indexed = 0;
     this.#jsIds = ids;
     this.#objs = entries;
     this.#leafId = leafId;
@@ -163,7 +169,7 @@ class SessionManager {
   /** Writes `text` (the JSONL of `entries`) as the whole file and indexes it from the same text. */
   #replaceFromText(entries, text, exclusive) {
     this.#native = call(() => NativeSession.fromText(text, this.#sessionFile, exclusive));
-    this.#pending = new PendingSkeletons();
+    this.#indexed = entries.length;
     this.#jsIds = null;
     this.#objs = entries;
     this.#syncLeaf();
@@ -217,7 +223,7 @@ class SessionManager {
   /** `_loadEntries` for a loaded file: its first entry is the header. */
   #loadNative(native) {
     this.#native = native;
-    this.#pending = new PendingSkeletons();
+    this.#indexed = native.count();
     this.#jsIds = null;
     this.#objs = new Array(native.count());
     const header = this.#obj(0);
@@ -343,7 +349,6 @@ class SessionManager {
     const entry = build();
     const previousLeafId = this.#leafId;
     this.#objs.push(entry);
-    this.#pending.add(entry);
     this.#jsIds?.add(entry.id);
     this.#leafId = entry.id;
     try {
@@ -351,8 +356,10 @@ class SessionManager {
     } catch (error) {
       // Keep memory in line with the file, as the reference does.
       this.#objs.pop();
-      if (this.#pending.length > 0) this.#pending.pop();
-      else this.#native.pop();
+      if (this.#indexed > this.#objs.length) {
+        this.#native.pop();
+        this.#indexed--;
+      }
       this.#jsIds?.delete(entry.id);
       this.#leafId = previousLeafId;
       throw error;
@@ -403,6 +410,7 @@ class SessionManager {
       }
       this.#padTo(count - 1);
       this.#objs.push(entry);
+      this.#indexed = this.#objs.length;
       this.#leafId = entry.id;
       return entry;
     }
