@@ -80,7 +80,7 @@ function findById(cwd, id, sessionDir) {
 // -----------------------------------------------------------------------------
 // SessionInfo
 
-/** Builds a SessionInfo from the core's scan row (see `listing::to_json`). */
+/** Builds a SessionInfo from the core's scan row (see `listing::row_json`). */
 function infoFromRow(path, row) {
   const [header, rawName, messageCount, lastActivity, pendingTimes, firstMessage, allMessagesText, mtimeMs] = row;
   let lastActivityTime = lastActivity === null ? undefined : lastActivity;
@@ -89,6 +89,15 @@ function infoFromRow(path, row) {
     if (!Number.isNaN(t)) lastActivityTime = Math.max(lastActivityTime ?? 0, t);
   }
   const name = rawName === null ? undefined : rawName.trim() || undefined;
+  return makeInfo(path, header, name, lastActivityTime, () => new Date(Math.round(mtimeMs)), {
+    messageCount,
+    firstMessage,
+    allMessagesText,
+  });
+}
+
+/** The tail of `buildSessionInfo`: the SessionInfo object, key order included. */
+function makeInfo(path, header, name, lastActivityTime, fileMtime, { messageCount, firstMessage, allMessagesText }) {
   const cwd = typeof header.cwd === "string" ? header.cwd : "";
   const parentSessionPath = header.parentSession;
   const headerTime = typeof header.timestamp === "string" ? new Date(header.timestamp).getTime() : Number.NaN;
@@ -97,7 +106,7 @@ function infoFromRow(path, row) {
       ? new Date(lastActivityTime)
       : !Number.isNaN(headerTime)
         ? new Date(headerTime)
-        : new Date(Math.round(mtimeMs));
+        : fileMtime();
   return {
     path,
     id: header.id,
@@ -184,27 +193,11 @@ async function buildSessionInfoSlow(filePath, signal) {
     }
     signal?.throwIfAborted();
     if (!header) return null;
-    const cwd = typeof header.cwd === "string" ? header.cwd : "";
-    const parentSessionPath = header.parentSession;
-    const headerTime = typeof header.timestamp === "string" ? new Date(header.timestamp).getTime() : Number.NaN;
-    const modified =
-      typeof lastActivityTime === "number" && lastActivityTime > 0
-        ? new Date(lastActivityTime)
-        : !Number.isNaN(headerTime)
-          ? new Date(headerTime)
-          : stats.mtime;
-    return {
-      path: filePath,
-      id: header.id,
-      cwd,
-      name,
-      parentSessionPath,
-      created: new Date(header.timestamp),
-      modified,
+    return makeInfo(filePath, header, name, lastActivityTime, () => stats.mtime, {
       messageCount,
-      firstMessage: firstMessage || "(no messages)",
+      firstMessage,
       allMessagesText: allMessages.join(" "),
-    };
+    });
   } catch {
     signal?.throwIfAborted();
     return null;

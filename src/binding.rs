@@ -512,7 +512,7 @@ impl Task for ScanTask {
     type JsValue = String;
 
     fn compute(&mut self) -> Result<String> {
-        guard(|| Ok(listing::to_json(&listing::scan_many(&self.paths, &self.abort))))
+        guard(|| Ok(listing::scan_many_json(&self.paths, &self.abort)))
     }
 
     fn resolve(&mut self, _env: Env, output: String) -> Result<String> {

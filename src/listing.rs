@@ -371,35 +371,102 @@ pub fn scan_many(paths: &[String], abort: &AtomicBool) -> Vec<InfoScan> {
 /// Serialises scan results as a JSON array for the facade: `null`, `0` (fallback) or
 /// `[header, name|null, count, lastActivity|null, [pendingTimes], "first", "all", mtimeMs]`.
 pub fn to_json(results: &[InfoScan]) -> String {
+    let rows: Vec<String> = results.iter().map(row_json).collect();
+    format!("[{}]", rows.join(","))
+}
+
+/// One row of `to_json`.
+pub fn row_json(r: &InfoScan) -> String {
+    match r {
+        InfoScan::Null => "null".into(),
+        InfoScan::Fallback => "0".into(),
+        InfoScan::Info(info) => {
+            let mut out =
+                String::with_capacity(info.header.len() + info.all_text.len() + info.first_message.len() + 64);
+            out.push('[');
+            out.push_str(&info.header);
+            out.push(',');
+            out.push_str(info.name.as_deref().unwrap_or("null"));
+            out.push_str(&format!(",{},", info.message_count));
+            match info.last_activity {
+                Some(a) => out.push_str(&js_number(a)),
+                None => out.push_str("null"),
+            }
+            out.push_str(",[");
+            out.push_str(&info.pending_times.join(","));
+            out.push_str("],\"");
+            out.push_str(&info.first_message);
+            out.push_str("\",\"");
+            out.push_str(&info.all_text);
+            out.push_str("\",");
+            out.push_str(&js_number(info.mtime_ms));
+            out.push(']');
+            out
+        }
+    }
+}
+
+/// `to_json(scan_many(paths))`, reusing the rows of files that have not changed since they
+/// were last scanned in this process: a session's `SessionInfo` depends only on its bytes,
+/// and `/resume` lists the same folders again and again. Keyed by file identity, size and
+/// mtime; at most 64 MiB of rows are kept.
+pub fn scan_many_json(paths: &[String], abort: &AtomicBool) -> String {
+    use std::collections::HashMap;
+    use std::sync::{Mutex, OnceLock};
+    type Stamp = (Option<(u64, u64)>, u64, u64);
+    struct Cache {
+        rows: HashMap<String, (Stamp, String)>,
+        bytes: usize,
+    }
+    const MAX_BYTES: usize = 64 << 20;
+    static CACHE: OnceLock<Mutex<Cache>> = OnceLock::new();
+    let cache = CACHE.get_or_init(|| Mutex::new(Cache { rows: HashMap::new(), bytes: 0 }));
+
+    let stamps: Vec<Option<Stamp>> = par_map(paths, |p| {
+        fs::metadata(p)
+            .ok()
+            .filter(|m| crate::platform::file_id(m).is_some())
+            .map(|m| (crate::platform::file_id(&m), m.len(), crate::platform::mtime_ms(&m).to_bits()))
+    });
+    let mut rows: Vec<Option<String>> = vec![None; paths.len()];
+    {
+        let c = cache.lock().unwrap_or_else(|e| e.into_inner());
+        for (i, p) in paths.iter().enumerate() {
+            if let (Some(stamp), Some((s, row))) = (stamps[i], c.rows.get(p)) {
+                if *s == stamp {
+                    rows[i] = Some(row.clone());
+                }
+            }
+        }
+    }
+    let missing: Vec<usize> = (0..paths.len()).filter(|&i| rows[i].is_none()).collect();
+    if !missing.is_empty() {
+        let todo: Vec<String> = missing.iter().map(|&i| paths[i].clone()).collect();
+        let scanned = scan_many(&todo, abort);
+        let cacheable = !abort.load(Ordering::Relaxed);
+        let mut c = cache.lock().unwrap_or_else(|e| e.into_inner());
+        for (k, r) in scanned.iter().enumerate() {
+            let i = missing[k];
+            let row = row_json(r);
+            if let (true, Some(stamp)) = (cacheable, stamps[i]) {
+                if c.bytes + row.len() > MAX_BYTES {
+                    c.rows.clear();
+                    c.bytes = 0;
+                }
+                c.bytes += row.len();
+                if let Some((_, old)) = c.rows.insert(paths[i].clone(), (stamp, row.clone())) {
+                    c.bytes -= old.len();
+                }
+            }
+            rows[i] = Some(row);
+        }
+    }
     let mut out = String::from("[");
-    for (i, r) in results.iter().enumerate() {
+    for (i, row) in rows.into_iter().enumerate() {
         if i > 0 {
             out.push(',');
         }
-        match r {
-            InfoScan::Null => out.push_str("null"),
-            InfoScan::Fallback => out.push('0'),
-            InfoScan::Info(info) => {
-                out.push('[');
-                out.push_str(&info.header);
-                out.push(',');
-                out.push_str(info.name.as_deref().unwrap_or("null"));
-                out.push_str(&format!(",{},", info.message_count));
-                match info.last_activity {
-                    Some(a) => out.push_str(&js_number(a)),
-                    None => out.push_str("null"),
-                }
-                out.push_str(",[");
-                out.push_str(&info.pending_times.join(","));
-                out.push_str("],\"");
-                out.push_str(&info.first_message);
-                out.push_str("\",\"");
-                out.push_str(&info.all_text);
-                out.push_str("\",");
-                out.push_str(&js_number(info.mtime_ms));
-                out.push(']');
-            }
-        }
+        out.push_str(row.as_deref().unwrap_or("null"));
     }
     out.push(']');
     out
@@ -452,6 +519,24 @@ mod tests {
         assert_eq!(i.all_text, "hello x ");
         assert_eq!(i.name.as_deref(), Some("\" n \""));
         assert_eq!(i.last_activity, Some(1704067201000.0));
+    }
+
+    #[test]
+    fn cached_rows_follow_file_changes() {
+        let d = std::env::temp_dir().join(format!("psn-list-cache-{}", uuid::Uuid::new_v4()));
+        fs::create_dir_all(&d).unwrap();
+        let p = d.join("s.jsonl");
+        let head = "{\"type\":\"session\",\"id\":\"s\"}\n";
+        let msg = "{\"type\":\"message\",\"message\":{\"role\":\"user\",\"content\":\"hi\"}}\n";
+        fs::write(&p, format!("{head}{msg}")).unwrap();
+        let paths = vec![p.to_string_lossy().into_owned()];
+        let no = AtomicBool::new(false);
+        let first = scan_many_json(&paths, &no);
+        assert!(first.contains(",1,"), "{first}");
+        assert_eq!(scan_many_json(&paths, &no), first);
+        fs::write(&p, format!("{head}{msg}{msg}")).unwrap();
+        let second = scan_many_json(&paths, &no);
+        assert!(second.contains(",2,"), "an appended file is scanned again: {second}");
     }
 
     #[test]
