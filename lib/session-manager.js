@@ -178,7 +178,14 @@ class SessionManager {
   /** `_buildIndex`'s leaf: the id of the last non-header entry. */
   #syncLeaf() {
     const last = this.#n().lastEntry();
-    this.#leafId = last >= 0 ? this.#obj(last).id : null;
+    if (last < 0) {
+      this.#leafId = null;
+      return;
+    }
+    // Read the id without caching the object: entries nobody has asked for stay unparsed,
+    // which keeps `createBranchedSession`'s byte path available for them.
+    const known = this.#objs[last];
+    this.#leafId = (known !== undefined ? known : JSON.parse(call(() => this.#native.line(last)))).id;
   }
 
   /** A `byId` Map of the objects, for replaying the reference algorithm on odd files. */
@@ -766,6 +773,10 @@ class SessionManager {
   }
 
   createBranchedSession(leafId) {
+    if (this.#persist) {
+      const done = this.#createBranchedFromLines(leafId);
+      if (done !== undefined) return done;
+    }
     const previousSessionFile = this.#sessionFile;
     const path = this.getBranch(leafId);
     if (path.length === 0) throw new Error(`Entry ${leafId} not found`);
@@ -861,6 +872,73 @@ class SessionManager {
     this.#resetTo([header, ...pathWithoutLabels, ...labelEntries]);
     this.#sessionId = newSessionId;
     return undefined;
+  }
+
+  /**
+   * `createBranchedSession` for a persisted session whose path lines are loaded and
+   * canonical: the core rewrites the path's lines (`parentId`, `firstKeptEntryId`) as bytes,
+   * so no entry is parsed into JS. Returns undefined to take the JS path (entries built in
+   * JS, unusual lines, or a branch without a conversation, which stays in memory).
+   */
+  #createBranchedFromLines(leafId) {
+    const native = this.#n();
+    const positions = call(() => native.branch(keyOf(leafId ?? this.#leafId)));
+    if (positions.length === 0) return undefined;
+    // Only lines nobody has parsed: a JS object may hold what its line does not (values
+    // built in JS, or a caller's changes), and the reference copies the objects.
+    for (const p of positions) if (this.#objs[p] !== undefined) return undefined;
+    const rewritten = call(() => native.branchedLines(positions));
+    if (rewritten === null) return undefined;
+    const [idsJson, conversation] = rewritten;
+    if (!conversation) return undefined;
+    const previousSessionFile = this.#sessionFile;
+    const pathIds = JSON.parse(idsJson);
+    const newSessionId = uuidv7();
+    const timestamp = new Date().toISOString();
+    const fileTimestamp = timestamp.replace(/[:.]/g, "-");
+    const newSessionFile = join(this.getSessionDir(), `${fileTimestamp}_${newSessionId}.jsonl`);
+    const header = {
+      type: "session",
+      version: CURRENT_SESSION_VERSION,
+      id: newSessionId,
+      timestamp,
+      cwd: this.#cwd,
+      parentSession: previousSessionFile,
+    };
+    const pathEntryIds = new Set(pathIds);
+    const { labels, stamps } = this.#labelMaps();
+    let parentId = pathIds[pathIds.length - 1] || null;
+    const labelEntries = [];
+    for (const [targetId, label] of labels) {
+      if (!pathEntryIds.has(targetId)) continue;
+      const taken = new Set(pathEntryIds);
+      const labelEntry = {
+        type: "label",
+        id: generateId((id) => taken.has(id)),
+        parentId,
+        timestamp: stamps.get(targetId),
+        targetId,
+        label,
+      };
+      pathEntryIds.add(labelEntry.id);
+      labelEntries.push(labelEntry);
+      parentId = labelEntry.id;
+    }
+    const next = call(() =>
+      native.commitBranched(newSessionFile, `${JSON.stringify(header)}\n`, stringifyLines(labelEntries)),
+    );
+    const objs = new Array(1 + pathIds.length + labelEntries.length);
+    objs[0] = header;
+    for (let i = 0; i < labelEntries.length; i++) objs[1 + pathIds.length + i] = labelEntries[i];
+    this.#sessionId = newSessionId;
+    this.#sessionFile = newSessionFile;
+    this.#native = next;
+    this.#indexed = objs.length;
+    this.#jsIds = null;
+    this.#objs = objs;
+    this.#syncLeaf();
+    this.#flushed = true;
+    return newSessionFile;
   }
 
   // ---------------------------------------------------------------------------

@@ -63,6 +63,8 @@ pub struct NativeSession {
     append: Option<store::AppendHandle>,
     /// Batches of lines read from other writers (numbers their object-id keys).
     ingests: u64,
+    /// The rewritten path of a `createBranchedSession` in progress (see `branched_lines`).
+    branched: Option<Vec<u8>>,
 }
 
 #[napi]
@@ -70,7 +72,15 @@ impl NativeSession {
     /// An empty session (entries are pushed by the facade).
     #[napi(constructor)]
     pub fn new() -> Self {
-        NativeSession { tree: Tree::new(), store: LineStore::new(), status: 2, known: None, append: None, ingests: 0 }
+        NativeSession {
+            tree: Tree::new(),
+            store: LineStore::new(),
+            status: 2,
+            known: None,
+            append: None,
+            ingests: 0,
+            branched: None,
+        }
     }
 
     /// Loads a file like `loadEntriesFromFile`. `status`: 0 missing, 1 not a session, 2 loaded.
@@ -370,6 +380,42 @@ impl NativeSession {
             Ok(Some(out))
         })
         .map(|o| o.map(Int32Array::new))
+    }
+
+    /// `createBranchedSession`, step 1: rewrites the path's loaded lines (see `branch`) and
+    /// keeps the text for `commit_branched`. Returns `[idsJson, conversation]`, or null when
+    /// the facade must build the branch in JS.
+    #[napi]
+    pub fn branched_lines(&mut self, path: Uint32Array) -> Result<Option<(String, bool)>> {
+        guard(|| {
+            self.branched = None;
+            let Some(b) = crate::branch::branched_lines(&self.tree, &self.store, &path)
+                .map_err(|e| CoreError::io(e, "read", None))?
+            else {
+                return Ok(None);
+            };
+            self.branched = Some(b.text);
+            Ok(Some((b.ids_json, b.conversation)))
+        })
+    }
+
+    /// `createBranchedSession`, step 2: writes `prefix` (the header line), the kept text and
+    /// `suffix` (label lines) to `path` atomically, and returns the new session indexed from
+    /// that text.
+    #[napi]
+    pub fn commit_branched(&mut self, path: String, prefix: String, suffix: String) -> Result<NativeSession> {
+        guard(|| {
+            let body = self.branched.take().ok_or_else(|| CoreError::Msg("no branched path prepared".into()))?;
+            let mut text = Vec::with_capacity(prefix.len() + body.len() + suffix.len());
+            text.extend_from_slice(prefix.as_bytes());
+            text.extend_from_slice(&body);
+            text.extend_from_slice(suffix.as_bytes());
+            store::write_file(Path::new(&path), &[&text], WriteMode::Replace)?;
+            let mut s = NativeSession::new();
+            s.known = Some((Path::new(&path).to_path_buf(), text.len() as u64));
+            s.ingest(&text);
+            Ok(s)
+        })
     }
 
     /// Flat `[node, parent (-1: root)]` per non-header item, in order.

@@ -432,10 +432,10 @@ pub fn scan_many_json(paths: &[String], abort: &AtomicBool) -> String {
     {
         let c = cache.lock().unwrap_or_else(|e| e.into_inner());
         for (i, p) in paths.iter().enumerate() {
-            if let (Some(stamp), Some((s, row))) = (stamps[i], c.rows.get(p)) {
-                if *s == stamp {
-                    rows[i] = Some(row.clone());
-                }
+            if let (Some(stamp), Some((s, row))) = (stamps[i], c.rows.get(p))
+                && *s == stamp
+            {
+                rows[i] = Some(row.clone());
             }
         }
     }

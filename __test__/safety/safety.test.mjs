@@ -72,6 +72,7 @@ describe("crash at any instant", () => {
     const rand = () => ((rng = (rng * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
     const acknowledged = [];
     const kills = 12;
+    let torn = 0;
     for (let k = 0; k < kills; k++) {
       const child = spawn(process.execPath, [WRITER, file, "100000", `k${k}`], { stdio: ["ignore", "pipe", "ignore"] });
       let buf = "";
@@ -84,12 +85,26 @@ describe("crash at any instant", () => {
       // Only complete lines were acknowledged (printed after the append returned).
       const done = buf.split("\n").slice(0, -1).filter((l) => /^[0-9a-f]{8}$/.test(l));
       acknowledged.push(...done);
-      const ids = new Set(checkFile(file).slice(1).map((e) => e.id));
+      // A kill inside a large write(2) can leave a partial line (the kernel stops between
+      // pages); it was never acknowledged. Opening repairs the tail as the reference does
+      // (a newline is added) and every acknowledged entry is there.
+      if (!readFileSync(file, "utf8").endsWith("\n")) torn++;
+      const sm = SessionManager.open(file);
+      const ids = new Set(sm.getEntries().map((e) => e.id));
       for (const id of acknowledged) expect(ids.has(id)).toBe(true);
-      // And it reopens cleanly.
-      expect(SessionManager.open(file).getEntryCount()).toBe(ids.size);
+      const lines = readFileSync(file, "utf8").slice(0, -1).split("\n");
+      const malformed = lines.filter((l) => {
+        try {
+          JSON.parse(l);
+          return false;
+        } catch {
+          return true;
+        }
+      });
+      expect(malformed.length).toBeLessThanOrEqual(torn);
     }
     expect(acknowledged.length).toBeGreaterThan(0);
+    console.log(`SIGKILL: ${kills} kills, ${acknowledged.length} acknowledged appends, 0 lost, ${torn} torn tails repaired on open`);
   }, 60000);
 });
 
