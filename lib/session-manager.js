@@ -139,8 +139,18 @@ class SessionManager {
   /** The id for the entry being appended (`generateId(this.byId)`). */
   #newId() {
     const id = this.#preparedId;
-    this.#preparedId = undefined;
-    return id ?? generateId((candidate) => this.#has(candidate));
+    if (id !== undefined) {
+      this.#preparedId = undefined;
+      return id;
+    }
+    const ids = this.#jsIds;
+    if (ids === null) return generateId((candidate) => this.#has(candidate));
+    // `generateId(byId)`, inlined for the in-memory hot path.
+    for (let i = 0; i < 100; i++) {
+      const candidate = randomUUID().slice(0, 8);
+      if (!ids.has(candidate)) return candidate;
+    }
+    return randomUUID();
   }
 
   /** Pads `fileEntries` with unparsed slots for entries the core read from other writers. */
@@ -352,7 +362,6 @@ class SessionManager {
   /** Builds and appends one entry (`_appendEntry`), through the file path when on disk. */
   #append(build) {
     if (this.#persist && this.#flushed && this.#sessionFile) return this.#appendToFile(build);
-    this.#preparedId = undefined;
     const entry = build();
     const previousLeafId = this.#leafId;
     this.#objs.push(entry);
