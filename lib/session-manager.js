@@ -814,6 +814,26 @@ class SessionManager {
       );
       pathParentId = entry.id;
     }
+    const { newSessionId, newSessionFile, header } = this.#branchHeader(this.#persist ? previousSessionFile : undefined);
+    const pathIds = pathWithoutLabels.map((e) => e.id);
+    const labelEntries = this.#branchLabels(pathIds);
+    const entries = [header, ...pathWithoutLabels, ...labelEntries];
+    this.#resetTo(entries);
+    this.#sessionId = newSessionId;
+    if (!this.#persist) return undefined;
+    this.#sessionFile = newSessionFile;
+    if (this.#hasConversation()) {
+      // Serialise once: the same text is written and indexed.
+      this.#replaceFromText(entries, stringifyLines(entries), false);
+      this.#flushed = true;
+    } else {
+      this.#flushed = false;
+    }
+    return newSessionFile;
+  }
+
+  /** The new session id, file and header of a branched session. */
+  #branchHeader(parentSession) {
     const newSessionId = uuidv7();
     const timestamp = new Date().toISOString();
     const fileTimestamp = timestamp.replace(/[:.]/g, "-");
@@ -824,63 +844,36 @@ class SessionManager {
       id: newSessionId,
       timestamp,
       cwd: this.#cwd,
-      parentSession: this.#persist ? previousSessionFile : undefined,
+      parentSession,
     };
-    const pathEntryIds = new Set(pathWithoutLabels.map((e) => e.id));
-    const labelsToWrite = [];
+    return { newSessionId, newSessionFile, header };
+  }
+
+  /**
+   * The label entries a branched session re-creates for the labels on its path, chained
+   * after its last entry, with the label's original timestamp (the reference's rules).
+   */
+  #branchLabels(pathIds) {
+    const pathEntryIds = new Set(pathIds);
+    const taken = new Set(pathIds);
     const { labels, stamps } = this.#labelMaps();
-    for (const [targetId, label] of labels) {
-      if (pathEntryIds.has(targetId)) labelsToWrite.push({ targetId, label, timestamp: stamps.get(targetId) });
-    }
-    if (this.#persist) {
-      const lastEntryId = pathWithoutLabels[pathWithoutLabels.length - 1]?.id || null;
-      let parentId = lastEntryId;
-      const labelEntries = [];
-      for (const { targetId, label, timestamp: labelTimestamp } of labelsToWrite) {
-        const taken = new Set(pathEntryIds);
-        const labelEntry = {
-          type: "label",
-          id: generateId((id) => taken.has(id)),
-          parentId,
-          timestamp: labelTimestamp,
-          targetId,
-          label,
-        };
-        pathEntryIds.add(labelEntry.id);
-        labelEntries.push(labelEntry);
-        parentId = labelEntry.id;
-      }
-      const entries = [header, ...pathWithoutLabels, ...labelEntries];
-      this.#resetTo(entries);
-      this.#sessionId = newSessionId;
-      this.#sessionFile = newSessionFile;
-      if (this.#hasConversation()) {
-        // Serialise once: the same text is written and indexed.
-        this.#replaceFromText(entries, stringifyLines(entries), false);
-        this.#flushed = true;
-      } else {
-        this.#flushed = false;
-      }
-      return newSessionFile;
-    }
+    let parentId = pathIds[pathIds.length - 1] || null;
     const labelEntries = [];
-    let parentId = pathWithoutLabels[pathWithoutLabels.length - 1]?.id || null;
-    for (const { targetId, label, timestamp: labelTimestamp } of labelsToWrite) {
-      const taken = new Set([...pathEntryIds, ...labelEntries.map((e) => e.id)]);
+    for (const [targetId, label] of labels) {
+      if (!pathEntryIds.has(targetId)) continue;
       const labelEntry = {
         type: "label",
         id: generateId((id) => taken.has(id)),
         parentId,
-        timestamp: labelTimestamp,
+        timestamp: stamps.get(targetId),
         targetId,
         label,
       };
+      taken.add(labelEntry.id);
       labelEntries.push(labelEntry);
       parentId = labelEntry.id;
     }
-    this.#resetTo([header, ...pathWithoutLabels, ...labelEntries]);
-    this.#sessionId = newSessionId;
-    return undefined;
+    return labelEntries;
   }
 
   /**
@@ -902,37 +895,8 @@ class SessionManager {
     if (!conversation) return undefined;
     const previousSessionFile = this.#sessionFile;
     const pathIds = JSON.parse(idsJson);
-    const newSessionId = uuidv7();
-    const timestamp = new Date().toISOString();
-    const fileTimestamp = timestamp.replace(/[:.]/g, "-");
-    const newSessionFile = join(this.getSessionDir(), `${fileTimestamp}_${newSessionId}.jsonl`);
-    const header = {
-      type: "session",
-      version: CURRENT_SESSION_VERSION,
-      id: newSessionId,
-      timestamp,
-      cwd: this.#cwd,
-      parentSession: previousSessionFile,
-    };
-    const pathEntryIds = new Set(pathIds);
-    const { labels, stamps } = this.#labelMaps();
-    let parentId = pathIds[pathIds.length - 1] || null;
-    const labelEntries = [];
-    for (const [targetId, label] of labels) {
-      if (!pathEntryIds.has(targetId)) continue;
-      const taken = new Set(pathEntryIds);
-      const labelEntry = {
-        type: "label",
-        id: generateId((id) => taken.has(id)),
-        parentId,
-        timestamp: stamps.get(targetId),
-        targetId,
-        label,
-      };
-      pathEntryIds.add(labelEntry.id);
-      labelEntries.push(labelEntry);
-      parentId = labelEntry.id;
-    }
+    const { newSessionId, newSessionFile, header } = this.#branchHeader(previousSessionFile);
+    const labelEntries = this.#branchLabels(pathIds);
     const next = call(() =>
       native.commitBranched(newSessionFile, `${JSON.stringify(header)}\n`, stringifyLines(labelEntries)),
     );
