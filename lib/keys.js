@@ -87,12 +87,6 @@ class PendingSkeletons {
     this.fields.push(keyOf(entry.id), keyOf(entry.parentId), target, typeof ts === "string" ? ts : "");
   }
 
-  /** Drops the last entry (rollback of a failed first write). */
-  pop() {
-    this.flags.pop();
-    this.fields.length -= 4;
-  }
-
   /** Pushes everything into `native` and empties the queue. */
   flushInto(native) {
     if (this.flags.length === 0) return;

@@ -120,20 +120,6 @@ impl LineStore {
         Ok(())
     }
 
-    /// `[line,line,…]` for the positions (`null` where an item has no line).
-    pub fn json_array(&self, positions: &[u32]) -> io::Result<Vec<u8>> {
-        let mut out = Vec::with_capacity(positions.len() * 256 + 2);
-        out.push(b'[');
-        self.for_each(positions, |i, line| {
-            if i > 0 {
-                out.push(b',');
-            }
-            out.extend_from_slice(line.unwrap_or(b"null"));
-        })?;
-        out.push(b']');
-        Ok(out)
-    }
-
     /// The lines at `positions` joined by `\n` (an item without a line gives an empty one),
     /// with every non-ASCII character written as a `\uXXXX` escape: the text is
     /// pure ASCII, so JS can take it as a one-byte string (a plain copy) and `JSON.parse`
@@ -202,7 +188,7 @@ mod tests {
         s.push(kept);
         s.push(Span::File { off: 16, len: 7 });
         s.push(Span::File { off: 8, len: 7 });
-        assert_eq!(s.json_array(&[0, 1, 2, 3, 4]).unwrap(), b"[{\"a\":1},null,{\"m\":0},{\"c\":3},{\"b\":2}]");
+        assert_eq!(s.joined_ascii(&[0, 1, 2, 3, 4]).unwrap(), b"{\"a\":1}\n\n{\"m\":0}\n{\"c\":3}\n{\"b\":2}");
         assert_eq!(s.line(3).unwrap().unwrap(), b"{\"c\":3}");
         assert_eq!(s.joined_ascii(&[2]).unwrap(), b"{\"m\":0}");
         let mut out = Vec::new();
@@ -210,6 +196,6 @@ mod tests {
         assert_eq!(out, b"{\"\\u00e9\\ud83d\\ude00\":\"x\"}");
         // Unlinking the file does not lose the loaded lines.
         std::fs::remove_file(&p).unwrap();
-        assert_eq!(s.json_array(&[0, 4]).unwrap(), b"[{\"a\":1},{\"b\":2}]");
+        assert_eq!(s.joined_ascii(&[0, 4]).unwrap(), b"{\"a\":1}\n{\"b\":2}");
     }
 }
