@@ -46,6 +46,70 @@ fn guard<T>(f: impl FnOnce() -> std::result::Result<T, CoreError>) -> Result<T> 
     }
 }
 
+/// A JS string read as UTF-8 in one pass. napi-rs's `String` measures the UTF-8 length
+/// first (a full scan), zeroes a buffer, then copies: three passes over every appended
+/// line. The UTF-16 length is known without a scan and bounds the UTF-8 length (at most 3
+/// bytes per unit; lone surrogates become U+FFFD, 3 bytes, as with `String`), so one
+/// `WriteUtf8` into an uninitialised buffer does it.
+pub struct Text(Vec<u8>);
+
+impl Text {
+    fn as_bytes(&self) -> &[u8] {
+        &self.0
+    }
+
+    fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// The text with a newline after it (room for it is reserved: no copy).
+    fn into_line(mut self) -> Vec<u8> {
+        self.0.push(b'\n');
+        self.0
+    }
+}
+
+impl TypeName for Text {
+    fn type_name() -> &'static str {
+        "String"
+    }
+
+    fn value_type() -> ValueType {
+        ValueType::String
+    }
+}
+
+impl ValidateNapiValue for Text {}
+
+impl FromNapiValue for Text {
+    unsafe fn from_napi_value(env: napi::sys::napi_env, value: napi::sys::napi_value) -> Result<Self> {
+        let mut units = 0usize;
+        // SAFETY: a null buffer asks only for the length (in UTF-16 units), per Node-API.
+        let status = unsafe { napi::sys::napi_get_value_string_utf16(env, value, std::ptr::null_mut(), 0, &mut units) };
+        if status != napi::sys::Status::napi_ok {
+            return Err(napi::Error::new(napi::Status::StringExpected, "expected a string"));
+        }
+        // 3 bytes per unit, the NUL Node writes, and a newline `into_line` may add.
+        let cap = units
+            .checked_mul(3)
+            .and_then(|n| n.checked_add(2))
+            .ok_or_else(|| napi::Error::from_reason("string too long"))?;
+        let mut buf: Vec<u8> = Vec::with_capacity(cap);
+        let mut written = 0usize;
+        // SAFETY: `buf` has room for `cap` bytes; Node writes at most `cap - 1` of them plus
+        // a NUL and reports how many (without the NUL) in `written`.
+        let status = unsafe {
+            napi::sys::napi_get_value_string_utf8(env, value, buf.as_mut_ptr().cast(), cap - 1, &mut written)
+        };
+        if status != napi::sys::Status::napi_ok {
+            return Err(napi::Error::new(napi::Status::StringExpected, "expected a string"));
+        }
+        // SAFETY: the first `written` bytes were initialised by the call above.
+        unsafe { buf.set_len(written.min(cap - 2)) };
+        Ok(Text(buf))
+    }
+}
+
 fn pos_or_minus(p: Option<u32>) -> i32 {
     p.map_or(-1, |p| p as i32)
 }
@@ -169,7 +233,7 @@ impl NativeSession {
     /// A session indexed from JSONL text built by the facade (one entry per line), which is
     /// also written to `path` when given (atomically; `exclusive` as `openSync(path, "wx")`).
     #[napi(factory)]
-    pub fn from_text(text: String, path: Option<String>, exclusive: bool) -> Result<NativeSession> {
+    pub fn from_text(text: Text, path: Option<String>, exclusive: bool) -> Result<NativeSession> {
         guard(|| {
             let mut s = NativeSession::new();
             if let Some(path) = path {
@@ -184,8 +248,8 @@ impl NativeSession {
 
     /// Appends one entry the facade built to a session already on disk: takes the file's
     /// append lock, reads what other writers appended since this session last read or wrote
-    /// the file, checks the new id is unused, indexes the entry and writes `line` with one
-    /// `write`, then releases the lock. Returns the item count afterwards; `-(count + 1)` when
+    /// the file, checks the new id is unused, indexes the entry and writes `json` and a
+    /// newline with one `write`, then releases the lock. Returns the item count afterwards; `-(count + 1)` when
     /// the id is taken (nothing written: the facade retries with another id). A failed write
     /// removes the entry again (the reference's rollback) and throws.
     #[napi]
@@ -197,7 +261,7 @@ impl NativeSession {
         parent: String,
         target: String,
         timestamp: String,
-        line: String,
+        json: Text,
         path: String,
         sync: bool,
     ) -> Result<i64> {
@@ -211,7 +275,7 @@ impl NativeSession {
             self.store.push(crate::lines::Span::None);
             let time = crate::entry::parse_iso_ms(timestamp.as_bytes()).unwrap_or(f64::INFINITY);
             self.tree.push(skeleton_from_flags(flags, id, Key::decode(&parent), Key::decode(&target), time));
-            if let Err(e) = self.write_line(&path, line.as_bytes(), sync) {
+            if let Err(e) = self.write_line(&path, &json.into_line(), sync) {
                 self.store.pop();
                 self.tree.pop();
                 return Err(e);
@@ -253,11 +317,11 @@ impl NativeSession {
         self.ingest(&bytes)
     }
 
-    /// Appends `line` to `path` (through the held lock if any), then releases the lock
-    /// (the `_persist` path for callers outside `commit_line`).
+    /// Appends `json` and a newline to `path` (through the held lock if any), then releases
+    /// the lock (the `_persist` path for callers outside `commit_line`).
     #[napi]
-    pub fn append_line(&mut self, path: String, line: String, sync: bool) -> Result<()> {
-        guard(|| self.write_line(&path, line.as_bytes(), sync))
+    pub fn append_line(&mut self, path: String, json: Text, sync: bool) -> Result<()> {
+        guard(|| self.write_line(&path, &json.into_line(), sync))
     }
 
     fn write_line(&mut self, path: &str, line: &[u8], sync: bool) -> std::result::Result<(), CoreError> {
@@ -283,7 +347,7 @@ impl NativeSession {
 
     /// Writes the whole file atomically (`exclusive`: like `openSync(path, "wx")`).
     #[napi]
-    pub fn write_all(&mut self, path: String, text: String, exclusive: bool) -> Result<()> {
+    pub fn write_all(&mut self, path: String, text: Text, exclusive: bool) -> Result<()> {
         guard(|| {
             let mode = if exclusive { WriteMode::Exclusive } else { WriteMode::Replace };
             store::write_file(Path::new(&path), &[text.as_bytes()], mode)?;
