@@ -5,8 +5,11 @@
 //! the key's first insertion position, and every walk is bounded so a cyclic parent
 //! chain (where the reference loops forever) becomes an error.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
+// foldhash (seeded per process) instead of SipHash: ~12% off open(L); ids come from the
+// user's own files, so HashDoS resistance is not worth SipHash's cost here.
+use foldhash::fast::RandomState;
 use indexmap::IndexMap;
 
 use crate::entry::{EntryType, Key, Role, Skeleton};
@@ -15,18 +18,18 @@ use crate::error::{Error, Result};
 #[derive(Default, Debug)]
 pub struct Tree {
     items: Vec<Skeleton>,
-    by_id: HashMap<Key, u32>,
+    by_id: HashMap<Key, u32, RandomState>,
     /// Positions whose key was first inserted into `byId`, in insertion order.
     id_order: Vec<u32>,
     /// `labelsById` (and `labelTimestampsById`, which has the same keys): target → label entry.
-    labels: IndexMap<Key, u32>,
+    labels: IndexMap<Key, u32, RandomState>,
     last_session_info: Option<u32>,
     last_entry: Option<u32>,
     /// Resolved parent position of each item (`NO_PARENT`: none), valid while `!links_dirty`.
     parent_pos: std::cell::RefCell<Vec<u32>>,
     links_dirty: std::cell::Cell<bool>,
     /// Parent keys that resolved to nothing (orphans): an entry with such an id relinks them.
-    unresolved: std::collections::HashSet<Key>,
+    unresolved: HashSet<Key, RandomState>,
 }
 
 const NO_PARENT: u32 = u32::MAX;
