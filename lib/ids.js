@@ -2,15 +2,49 @@
 // Random ids exactly as pi 1.6.0 makes them: entry ids are the first 8 hex digits of a v4
 // UUID (collision-checked), session ids are UUIDv7 (pi-ai `uuidv7`).
 
-const { randomUUID } = require("node:crypto");
+const { randomFillSync, randomUUID } = require("node:crypto");
+
+// The first 8 hex digits of a v4 UUID are 32 random bits from the CSPRNG (the version
+// nibble comes later), so 4 random bytes as hex have the same distribution; drawn from a
+// pool, that is ~8x cheaper than serialising a whole UUID and slicing it.
+const POOL = new Uint8Array(4096);
+let poolPos = POOL.length;
+const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"));
+
+/** `randomUUID().slice(0, 8)`. */
+function shortId() {
+  if (poolPos > POOL.length - 4) {
+    randomFillSync(POOL);
+    poolPos = 0;
+  }
+  const p = poolPos;
+  poolPos += 4;
+  return HEX[POOL[p]] + HEX[POOL[p + 1]] + HEX[POOL[p + 2]] + HEX[POOL[p + 3]];
+}
 
 /** `generateId(byId)`: `has` tells whether an id is taken. */
 function generateId(has) {
   for (let i = 0; i < 100; i++) {
-    const id = randomUUID().slice(0, 8);
+    const id = shortId();
     if (!has(id)) return id;
   }
   return randomUUID();
+}
+
+let lastMs = Number.NaN;
+let lastIso = "";
+
+/**
+ * `new Date().toISOString()`, formatted once per millisecond: appends in a burst share
+ * the string instead of each building a Date and formatting it (~10x cheaper).
+ */
+function nowIso() {
+  const ms = Date.now();
+  if (ms !== lastMs) {
+    lastIso = new Date(ms).toISOString();
+    lastMs = ms;
+  }
+  return lastIso;
 }
 
 const MAX_SEQUENCE = (1n << 41n) - 1n;
@@ -46,4 +80,4 @@ function uuidv7() {
   return `${hex.slice(0, 4).join("")}-${hex.slice(4, 6).join("")}-${hex.slice(6, 8).join("")}-${hex.slice(8, 10).join("")}-${hex.slice(10).join("")}`;
 }
 
-module.exports = { generateId, uuidv7 };
+module.exports = { generateId, nowIso, shortId, uuidv7 };

@@ -11,7 +11,7 @@ const { join, resolve } = require("node:path");
 const { binding, call, toJsError } = require("./native.js");
 const { randomUUID } = require("node:crypto");
 const { PendingSkeletons, keyOf, skeletonFlags, targetKey, timeOf, typeCode } = require("./keys.js");
-const { generateId, uuidv7 } = require("./ids.js");
+const { generateId, nowIso, shortId, uuidv7 } = require("./ids.js");
 const {
   APP_NAME,
   getDefaultSessionDirPath,
@@ -147,7 +147,7 @@ class SessionManager {
     if (ids === null) return generateId((candidate) => this.#has(candidate));
     // `generateId(byId)`, inlined for the in-memory hot path.
     for (let i = 0; i < 100; i++) {
-      const candidate = randomUUID().slice(0, 8);
+      const candidate = shortId();
       if (!ids.has(candidate)) return candidate;
     }
     return randomUUID();
@@ -286,7 +286,7 @@ class SessionManager {
   newSession(options) {
     if (options?.id !== undefined) assertValidSessionId(options.id);
     this.#sessionId = options?.id ?? uuidv7();
-    const timestamp = new Date().toISOString();
+    const timestamp = nowIso();
     const header = {
       type: "session",
       version: CURRENT_SESSION_VERSION,
@@ -354,8 +354,9 @@ class SessionManager {
       // The file exists now: from here on the core checks ids and takes the append lock.
       this.#jsIds = null;
     } else {
-      const line = `${JSON.stringify(entry)}\n`;
-      call(() => this.#n().appendLine(this.#sessionFile, line, SYNC_APPENDS));
+      // The core adds the newline (no concatenated string to flatten).
+      const json = `${JSON.stringify(entry)}`;
+      call(() => this.#n().appendLine(this.#sessionFile, json, SYNC_APPENDS));
     }
   }
 
@@ -395,14 +396,14 @@ class SessionManager {
     this.#jsIds = null;
     const native = this.#n();
     for (let attempt = 0; ; attempt++) {
-      this.#preparedId = attempt < 100 ? randomUUID().slice(0, 8) : randomUUID();
+      this.#preparedId = attempt < 100 ? shortId() : randomUUID();
       let entry;
       try {
         entry = build();
       } finally {
         this.#preparedId = undefined;
       }
-      const line = `${JSON.stringify(entry)}\n`;
+      const json = JSON.stringify(entry);
       const ty = typeCode(entry.type);
       let count;
       try {
@@ -412,7 +413,7 @@ class SessionManager {
           keyOf(entry.parentId),
           targetKey(ty, entry),
           typeof entry.timestamp === "string" ? entry.timestamp : "",
-          line,
+          json,
           this.#sessionFile,
           SYNC_APPENDS,
         );
@@ -440,7 +441,7 @@ class SessionManager {
       type: "message",
       id: this.#newId(),
       parentId: this.#leafId,
-      timestamp: new Date().toISOString(),
+      timestamp: nowIso(),
       message,
     })).id;
   }
@@ -450,7 +451,7 @@ class SessionManager {
       type: "thinking_level_change",
       id: this.#newId(),
       parentId: this.#leafId,
-      timestamp: new Date().toISOString(),
+      timestamp: nowIso(),
       thinkingLevel,
     })).id;
   }
@@ -460,7 +461,7 @@ class SessionManager {
       type: "model_change",
       id: this.#newId(),
       parentId: this.#leafId,
-      timestamp: new Date().toISOString(),
+      timestamp: nowIso(),
       provider,
       modelId,
     })).id;
@@ -471,7 +472,7 @@ class SessionManager {
       type: "usage",
       id: this.#newId(),
       parentId: this.#leafId,
-      timestamp: new Date().toISOString(),
+      timestamp: nowIso(),
       kind,
       provider,
       model,
@@ -488,7 +489,7 @@ class SessionManager {
   appendCompaction(summary, firstKeptEntryId, tokensBefore, details, fromHook, usage) {
     const retainedTail = arguments[6];
     return this.#append(() => {
-    const timestamp = new Date().toISOString();
+    const timestamp = nowIso();
     const systemMessage = getCurrentSystemMessage(this.buildSessionProjection().messages);
     const id = this.#newId();
     return {
@@ -515,7 +516,7 @@ class SessionManager {
       data,
       id: this.#newId(),
       parentId: this.#leafId,
-      timestamp: new Date().toISOString(),
+      timestamp: nowIso(),
     })).id;
   }
 
@@ -525,7 +526,7 @@ class SessionManager {
       type: "session_info",
       id: this.#newId(),
       parentId: this.#leafId,
-      timestamp: new Date().toISOString(),
+      timestamp: nowIso(),
       name: sanitizedName,
     })).id;
   }
@@ -545,7 +546,7 @@ class SessionManager {
       details,
       id: this.#newId(),
       parentId: this.#leafId,
-      timestamp: new Date().toISOString(),
+      timestamp: nowIso(),
     })).id;
   }
 
@@ -582,7 +583,7 @@ class SessionManager {
       type: "context_edit",
       id: this.#newId(),
       parentId: this.#leafId,
-      timestamp: new Date().toISOString(),
+      timestamp: nowIso(),
       targetId,
       replacement: normalizedReplacement,
     };
@@ -623,7 +624,7 @@ class SessionManager {
         type: "label",
         id: this.#newId(),
         parentId: this.#leafId,
-        timestamp: new Date().toISOString(),
+        timestamp: nowIso(),
         targetId,
         label,
       };
@@ -771,7 +772,7 @@ class SessionManager {
         type: "branch_summary",
         id: this.#newId(),
         parentId: branchFromId,
-        timestamp: new Date().toISOString(),
+        timestamp: nowIso(),
         fromId,
         summary,
         details,
@@ -835,7 +836,7 @@ class SessionManager {
   /** The new session id, file and header of a branched session. */
   #branchHeader(parentSession) {
     const newSessionId = uuidv7();
-    const timestamp = new Date().toISOString();
+    const timestamp = nowIso();
     const fileTimestamp = timestamp.replace(/[:.]/g, "-");
     const newSessionFile = join(this.getSessionDir(), `${fileTimestamp}_${newSessionId}.jsonl`);
     const header = {
@@ -965,7 +966,7 @@ class SessionManager {
     if (!existsSync(dir)) mkdirSync(dir, { recursive: true });
     if (options?.id !== undefined) assertValidSessionId(options.id);
     const newSessionId = options?.id ?? uuidv7();
-    const timestamp = new Date().toISOString();
+    const timestamp = nowIso();
     const fileTimestamp = timestamp.replace(/[:.]/g, "-");
     const newSessionFile = join(dir, `${fileTimestamp}_${newSessionId}.jsonl`);
     const newHeader = {

@@ -1,0 +1,64 @@
+// The id and timestamp helpers that replace `randomUUID().slice(0, 8)` and
+// `new Date().toISOString()` on the append path must produce the same kind of value.
+import { createRequire } from "node:module";
+import { afterEach, describe, expect, it, vi } from "vitest";
+
+const require = createRequire(import.meta.url);
+const { generateId, nowIso, shortId } = require("../../lib/ids.js");
+
+describe("shortId", () => {
+  it("is 8 lowercase hex digits, like randomUUID().slice(0, 8)", () => {
+    for (let i = 0; i < 5000; i++) expect(shortId()).toMatch(/^[0-9a-f]{8}$/);
+  });
+
+  it("is uniform over every digit and position (chi-squared, 200k draws)", () => {
+    const n = 200_000;
+    const counts = Array.from({ length: 8 }, () => new Array(16).fill(0));
+    const seen = new Set();
+    for (let i = 0; i < n; i++) {
+      const id = shortId();
+      seen.add(id);
+      for (let p = 0; p < 8; p++) counts[p][Number.parseInt(id[p], 16)]++;
+    }
+    // 200k draws from 2^32 values: ~4.7 collisions expected; a broken pool repeats.
+    expect(n - seen.size).toBeLessThan(40);
+    const expected = n / 16;
+    for (const row of counts) {
+      const chi2 = row.reduce((s, c) => s + (c - expected) ** 2 / expected, 0);
+      // 15 degrees of freedom: p < 1e-6 above ~56.
+      expect(chi2).toBeLessThan(56);
+    }
+  });
+
+  it("generateId skips taken ids and falls back to a full UUID after 100 tries", () => {
+    const first = generateId(() => false);
+    expect(first).toMatch(/^[0-9a-f]{8}$/);
+    expect(generateId(() => true)).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+  });
+});
+
+describe("nowIso", () => {
+  afterEach(() => vi.useRealTimers());
+
+  it("is new Date().toISOString() of the current millisecond", () => {
+    for (let i = 0; i < 1000; i++) {
+      const before = Date.now();
+      const iso = nowIso();
+      const after = Date.now();
+      const t = Date.parse(iso);
+      expect(new Date(t).toISOString()).toBe(iso);
+      expect(t).toBeGreaterThanOrEqual(before);
+      expect(t).toBeLessThanOrEqual(after);
+    }
+  });
+
+  it("follows a mocked clock, backwards too (the per-millisecond cache keys on the value)", () => {
+    vi.useFakeTimers();
+    vi.setSystemTime(new Date("2030-01-02T03:04:05.678Z"));
+    expect(nowIso()).toBe("2030-01-02T03:04:05.678Z");
+    vi.setSystemTime(new Date("1999-12-31T23:59:59.999Z"));
+    expect(nowIso()).toBe("1999-12-31T23:59:59.999Z");
+    vi.setSystemTime(new Date("+275760-09-13T00:00:00.000Z"));
+    expect(nowIso()).toBe("+275760-09-13T00:00:00.000Z");
+  });
+});
