@@ -675,22 +675,26 @@ pub fn write_session_file(
 }
 
 /// `.jsonl` paths of `dir` sorted by mtime, newest first (stable over directory order), as
-/// `findMostRecentSession` orders them; null when listing or any stat fails.
+/// `findMostRecentSession` orders them, the first `limit` of them; null when listing or
+/// any stat fails.
 #[napi]
-pub fn files_by_mtime(dir: String) -> Option<Vec<String>> {
-    catch_unwind(|| files_by_mtime_inner(&dir)).ok().flatten()
+pub fn files_by_mtime(dir: String, limit: Option<u32>) -> Option<Vec<String>> {
+    catch_unwind(|| files_by_mtime_inner(&dir, limit)).ok().flatten()
 }
 
-fn files_by_mtime_inner(dir: &str) -> Option<Vec<String>> {
-    let names = listing::jsonl_files(Path::new(&dir)).ok()?;
-    let paths: Vec<std::path::PathBuf> = names.iter().map(|n| Path::new(dir).join(n)).collect();
-    let mtimes = listing::par_map(&paths, |p| std::fs::metadata(p).ok().map(|m| listing::mtime_ms(&m)));
-    let mut files = Vec::with_capacity(paths.len());
-    for (p, m) in paths.into_iter().zip(mtimes) {
-        files.push((p.to_string_lossy().into_owned(), m?));
+fn files_by_mtime_inner(dir: &str, limit: Option<u32>) -> Option<Vec<String>> {
+    use crate::platform::name_bytes;
+    let found = crate::platform::jsonl_mtimes(Path::new(dir)).ok()?;
+    let mut files = Vec::with_capacity(found.len());
+    for (name, m) in found {
+        files.push((name, m?));
     }
-    files.sort_by(|a, b| b.1.partial_cmp(&a.1).unwrap_or(std::cmp::Ordering::Equal));
-    Some(files.into_iter().map(|f| f.0).collect())
+    // Newest first; equal times keep readdir's (name) order, as the reference's stable sort.
+    files.sort_by(|a, b| {
+        b.1.partial_cmp(&a.1).unwrap_or(std::cmp::Ordering::Equal).then_with(|| name_bytes(&a.0).cmp(&name_bytes(&b.0)))
+    });
+    let limit = limit.map_or(usize::MAX, |l| l as usize);
+    Some(files.into_iter().take(limit).map(|f| Path::new(dir).join(f.0).to_string_lossy().into_owned()).collect())
 }
 
 /// Flat `[path, headerLine, …]` of the `.jsonl` files in `dir` (directory order) whose

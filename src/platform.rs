@@ -93,6 +93,93 @@ pub fn mtime_ms(meta: &Metadata) -> f64 {
     }
 }
 
+/// The `.jsonl` names in `dir` with their `statSync(join(dir, name)).mtimeMs` (symlinks
+/// followed; `None` where the stat fails), in no particular order. The directory is read
+/// on this thread while other threads stat the names already read, so the two costs
+/// overlap; on Unix each stat is an `fstatat` relative to one directory descriptor, which
+/// skips resolving the directory's path for every file.
+pub fn jsonl_mtimes(dir: &std::path::Path) -> io::Result<Vec<(std::ffi::OsString, Option<f64>)>> {
+    use std::sync::{Mutex, mpsc};
+    const BATCH: usize = 32;
+    let stat = stat_in(dir)?;
+    let workers = std::thread::available_parallelism().map_or(2, |n| n.get()).clamp(2, 4) - 1;
+    let (tx, rx) = mpsc::channel::<Vec<std::ffi::OsString>>();
+    let rx = Mutex::new(rx);
+    let drain = |out: &mut Vec<(std::ffi::OsString, Option<f64>)>| {
+        loop {
+            let batch = match rx.lock() {
+                Ok(r) => r.recv(),
+                Err(e) => e.into_inner().recv(),
+            };
+            let Ok(batch) = batch else { break };
+            for name in batch {
+                let m = stat(&name);
+                out.push((name, m));
+            }
+        }
+    };
+    std::thread::scope(|s| {
+        let handles: Vec<_> = (0..workers)
+            .map(|_| {
+                s.spawn(|| {
+                    let mut out = Vec::new();
+                    drain(&mut out);
+                    out
+                })
+            })
+            .collect();
+        let read = (|| -> io::Result<()> {
+            let mut batch = Vec::with_capacity(BATCH);
+            for e in std::fs::read_dir(dir)? {
+                let name = e?.file_name();
+                if name_bytes(&name).ends_with(b".jsonl") {
+                    batch.push(name);
+                    if batch.len() == BATCH {
+                        let _ = tx.send(std::mem::replace(&mut batch, Vec::with_capacity(BATCH)));
+                    }
+                }
+            }
+            let _ = tx.send(batch);
+            Ok(())
+        })();
+        drop(tx);
+        let mut out = Vec::new();
+        drain(&mut out);
+        for h in handles {
+            out.extend(h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)));
+        }
+        read.map(|_| out)
+    })
+}
+
+/// A stat of names inside `dir` that returns `mtimeMs`.
+fn stat_in(dir: &std::path::Path) -> io::Result<impl Fn(&OsStr) -> Option<f64> + Sync> {
+    #[cfg(unix)]
+    {
+        use std::os::fd::AsRawFd;
+        use std::os::unix::ffi::OsStrExt;
+        let dir_file = File::open(dir)?;
+        Ok(move |name: &OsStr| {
+            let c = std::ffi::CString::new(name.as_bytes()).ok()?;
+            let mut st = std::mem::MaybeUninit::<libc::stat>::uninit();
+            // SAFETY: the descriptor lives as long as this closure (it owns `dir_file`), `c`
+            // is NUL-terminated and `st` is a valid out-pointer that fstatat fills on success.
+            let rc = unsafe { libc::fstatat(dir_file.as_raw_fd(), c.as_ptr(), st.as_mut_ptr(), 0) };
+            if rc != 0 {
+                return None;
+            }
+            // SAFETY: fstatat returned 0, so it initialised `st`.
+            let st = unsafe { st.assume_init() };
+            Some(st.st_mtime as f64 * 1000.0 + st.st_mtime_nsec as f64 / 1_000_000.0)
+        })
+    }
+    #[cfg(not(unix))]
+    {
+        let dir = dir.to_path_buf();
+        Ok(move |name: &OsStr| std::fs::metadata(dir.join(name)).ok().map(|m| mtime_ms(&m)))
+    }
+}
+
 /// A file name's bytes, for `strcmp` ordering (libuv's `scandir` order on Unix).
 pub fn name_bytes(name: &OsStr) -> std::borrow::Cow<'_, [u8]> {
     #[cfg(unix)]
