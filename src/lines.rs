@@ -126,17 +126,28 @@ impl LineStore {
     /// decodes the escapes only inside the strings that need them. Valid because non-ASCII
     /// characters can only occur inside JSON strings.
     pub fn joined_ascii(&self, positions: &[u32]) -> io::Result<Vec<u8>> {
-        let mut out = Vec::with_capacity(positions.len() * 256);
+        // Room for every line and separator (escapes may add a little more): growing a
+        // 20 MB text by doubling would copy it several times.
+        let total: u64 = positions
+            .iter()
+            .map(|&p| match self.span(p) {
+                Span::None => 1,
+                Span::File { len, .. } | Span::Mem { len, .. } => len + 1,
+            })
+            .sum();
+        let mut out = Vec::with_capacity(usize::try_from(total + total / 64).unwrap_or(usize::MAX));
         self.for_each(positions, |i, line| {
             if i > 0 {
                 out.push(b'\n');
             }
             let line = line.unwrap_or(b"");
-            if line.is_ascii() {
-                out.extend_from_slice(line);
-                return;
+            match first_non_ascii(line) {
+                None => out.extend_from_slice(line),
+                Some(at) => {
+                    out.extend_from_slice(&line[..at]);
+                    escape_non_ascii(&line[at..], &mut out);
+                }
             }
-            escape_non_ascii(line, &mut out);
         })?;
         Ok(out)
     }
@@ -149,12 +160,37 @@ impl LineStore {
     }
 }
 
+/// The index of the first byte that is not ASCII, 32 bytes at a time.
+fn first_non_ascii(b: &[u8]) -> Option<usize> {
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let mut i = 0;
+    for c in b.chunks_exact(32) {
+        let (w0, rest) = c.split_at(8);
+        let (w1, rest) = rest.split_at(8);
+        let (w2, w3) = rest.split_at(8);
+        let word = |w: &[u8]| u64::from_ne_bytes(w.try_into().unwrap_or([0; 8]));
+        if (word(w0) | word(w1) | word(w2) | word(w3)) & HIGH != 0 {
+            break;
+        }
+        i += 32;
+    }
+    b[i..].iter().position(|&c| c >= 0x80).map(|p| i + p)
+}
+
 /// Copies UTF-8 `src` to `out`, writing each non-ASCII character as `\uXXXX` (UTF-16).
+/// Invalid sequences become U+FFFD, as `readFileSync(path, "utf8")` decodes them.
 fn escape_non_ascii(src: &[u8], out: &mut Vec<u8>) {
+    match std::str::from_utf8(src) {
+        Ok(text) => escape_str(text, out),
+        // Rare: a line with invalid UTF-8 (the lossy decoder is several times slower).
+        Err(_) => escape_str(&String::from_utf8_lossy(src), out),
+    }
+}
+
+fn escape_str(text: &str, out: &mut Vec<u8>) {
     const HEX: &[u8; 16] = b"0123456789abcdef";
-    let text = String::from_utf8_lossy(src);
-    let mut rest: &str = &text;
-    while let Some(pos) = rest.bytes().position(|b| !b.is_ascii()) {
+    let mut rest = text;
+    while let Some(pos) = first_non_ascii(rest.as_bytes()) {
         out.extend_from_slice(&rest.as_bytes()[..pos]);
         // A non-ASCII byte in valid UTF-8 starts a character.
         let Some(c) = rest[pos..].chars().next() else { break };
@@ -194,6 +230,18 @@ mod tests {
         let mut out = Vec::new();
         super::escape_non_ascii("{\"é😀\":\"x\"}".as_bytes(), &mut out);
         assert_eq!(out, b"{\"\\u00e9\\ud83d\\ude00\":\"x\"}");
+        // Non-ASCII before, inside and after the 32-byte blocks; invalid UTF-8 as U+FFFD.
+        for at in [0, 1, 31, 32, 33, 63, 64, 100] {
+            let mut line = vec![b'a'; 101];
+            line[at] = 0xff;
+            assert_eq!(super::first_non_ascii(&line), Some(at));
+            let (mut got, mut want) = (Vec::new(), line[..at].to_vec());
+            super::escape_non_ascii(&line, &mut got);
+            want.extend_from_slice(b"\\ufffd");
+            want.extend_from_slice(&line[at + 1..]);
+            assert_eq!(got, want);
+        }
+        assert_eq!(super::first_non_ascii(&[b'a'; 200]), None);
         // Unlinking the file does not lose the loaded lines.
         std::fs::remove_file(&p).unwrap();
         assert_eq!(s.joined_ascii(&[0, 4]).unwrap(), b"{\"a\":1}\n{\"b\":2}");
