@@ -116,10 +116,14 @@ class SessionManager {
     if (missing === undefined) return out;
     // One line per entry, as ASCII (non-ASCII characters escaped): taking it as a one-byte
     // string is a plain copy, and V8 parses many small texts faster than one big array.
-    const lines = call(() => this.#native.linesAscii(Uint32Array.from(missing)))
-      .toString("latin1")
-      .split("\n");
-    for (let i = 0; i < missing.length; i++) objs[missing[i]] = JSON.parse(lines[i]);
+    // A large text comes in pieces that the core reads and escapes on another thread
+    // while this one parses the pieces before.
+    const pieces = call(() => this.#native.linesAsciiPieces(Uint32Array.from(missing)));
+    let k = 0;
+    for (let piece; (piece = call(() => pieces.next())) !== null; ) {
+      const lines = piece.toString("latin1").split("\n");
+      for (let i = 0; i < lines.length; i++) objs[missing[k++]] = JSON.parse(lines[i]);
+    }
     for (let i = 0; i < positions.length; i++) out[i] = objs[positions[i]];
     return out;
   }

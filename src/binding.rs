@@ -185,6 +185,17 @@ impl NativeSession {
         guard(|| Ok(self.store.joined_ascii(&positions).map_err(|e| CoreError::io(e, "read", None))?.into()))
     }
 
+    /// `linesAscii` in pieces of about 1 MiB (see `LineStore::ascii_pieces`): a large
+    /// text is read and escaped on another thread while JS parses the pieces before it.
+    #[napi]
+    pub fn lines_ascii_pieces(&self, positions: Uint32Array) -> Result<AsciiPieces> {
+        guard(|| {
+            let pieces =
+                self.store.ascii_pieces(&positions, PIECE_BYTES).map_err(|e| CoreError::io(e, "read", None))?;
+            Ok(AsciiPieces { pieces })
+        })
+    }
+
     /// Raw line of one item, or null.
     #[napi]
     pub fn line(&self, pos: u32) -> Result<Option<String>> {
@@ -585,6 +596,25 @@ pub fn jsonl_files(dir: String) -> Result<Vec<String>> {
 #[napi]
 pub fn mtimes(paths: Vec<String>) -> Vec<f64> {
     paths.iter().map(|p| std::fs::metadata(p).map(|m| listing::mtime_ms(&m)).unwrap_or(f64::NAN)).collect()
+}
+
+/// Text per piece of `linesAsciiPieces`: big enough that a piece costs far more to parse
+/// than to hand over, small enough that the first one is ready at once.
+const PIECE_BYTES: usize = 1 << 20;
+
+/// The pieces of one `linesAsciiPieces` call.
+#[napi]
+pub struct AsciiPieces {
+    pieces: crate::lines::Pieces,
+}
+
+#[napi]
+impl AsciiPieces {
+    /// The next piece (ASCII bytes: read them as Latin-1), or null after the last.
+    #[napi]
+    pub fn next(&self) -> Result<Option<Buffer>> {
+        guard(|| Ok(self.pieces.next_piece().map_err(|e| CoreError::io(e, "read", None))?.map(Buffer::from)))
+    }
 }
 
 /// Cancels a running listing scan.

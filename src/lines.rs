@@ -152,11 +152,86 @@ impl LineStore {
         Ok(out)
     }
 
+    /// `joined_ascii(positions)` in pieces of about `chunk` bytes, each the lines of
+    /// consecutive positions (joined by `\n`, no separator between pieces). Small texts
+    /// come as one piece made now; larger ones are made on a thread of their own, so the
+    /// caller can parse one piece while the next is read and escaped. Pieces arrive in
+    /// order; an error ends the sequence.
+    pub fn ascii_pieces(&self, positions: &[u32], chunk: usize) -> io::Result<Pieces> {
+        let mut sizes = Vec::with_capacity(positions.len());
+        let mut total = 0usize;
+        for &p in positions {
+            let len = match self.span(p) {
+                Span::None => 0,
+                Span::File { len, .. } | Span::Mem { len, .. } => len as usize,
+            };
+            sizes.push(len);
+            total = total.saturating_add(len + 1);
+        }
+        if total <= chunk.saturating_mul(2) {
+            let (tx, rx) = std::sync::mpsc::sync_channel(1);
+            let _ = tx.send(self.joined_ascii(positions));
+            return Ok(Pieces { rx });
+        }
+        // A store of just these lines that the thread owns: the same file (a duplicate
+        // descriptor: reads are positioned) and copies of the in-memory lines.
+        let mut own = LineStore { file: self.file.as_ref().map(File::try_clone).transpose()?, ..LineStore::default() };
+        for &p in positions {
+            let span = match self.span(p) {
+                Span::Mem { off, len } => own.keep(&self.mem[off as usize..(off + len) as usize]),
+                other => other,
+            };
+            own.push(span);
+        }
+        let mut bounds = vec![0u32];
+        let mut acc = 0usize;
+        for (i, len) in sizes.into_iter().enumerate() {
+            acc += len + 1;
+            if acc >= chunk {
+                bounds.push(i as u32 + 1);
+                acc = 0;
+            }
+        }
+        if *bounds.last().unwrap_or(&0) != positions.len() as u32 {
+            bounds.push(positions.len() as u32);
+        }
+        // Two pieces ahead at most: memory stays bounded if the caller is slow.
+        let (tx, rx) = std::sync::mpsc::sync_channel(2);
+        std::thread::Builder::new().name("pi-session-pieces".into()).spawn(move || {
+            for w in bounds.windows(2) {
+                let ids: Vec<u32> = (w[0]..w[1]).collect();
+                let piece = std::panic::catch_unwind(|| own.joined_ascii(&ids))
+                    .unwrap_or_else(|_| Err(io::Error::other("internal error while reading lines")));
+                let failed = piece.is_err();
+                // The receiver is gone (the caller stopped early): stop too.
+                if tx.send(piece).is_err() || failed {
+                    break;
+                }
+            }
+        })?;
+        Ok(Pieces { rx })
+    }
+
     /// One line, if the item has one.
     pub fn line(&self, pos: u32) -> io::Result<Option<Vec<u8>>> {
         let mut out = None;
         self.for_each(&[pos], |_, l| out = l.map(<[u8]>::to_vec))?;
         Ok(out)
+    }
+}
+
+/// The pieces of `LineStore::ascii_pieces`, in order; `None` after the last.
+pub struct Pieces {
+    rx: std::sync::mpsc::Receiver<io::Result<Vec<u8>>>,
+}
+
+impl Pieces {
+    /// The next piece, waiting for it if it is not ready yet.
+    pub fn next_piece(&self) -> io::Result<Option<Vec<u8>>> {
+        match self.rx.recv() {
+            Ok(piece) => piece.map(Some),
+            Err(_) => Ok(None),
+        }
     }
 }
 
@@ -242,6 +317,18 @@ mod tests {
             assert_eq!(got, want);
         }
         assert_eq!(super::first_non_ascii(&[b'a'; 200]), None);
+        // In pieces (one made now, or many on a thread), the same text.
+        for chunk in [1, 8, 16, 1000] {
+            let pieces = s.ascii_pieces(&[0, 1, 2, 3, 4], chunk).unwrap();
+            let mut got = Vec::new();
+            while let Some(p) = pieces.next_piece().unwrap() {
+                if !got.is_empty() {
+                    got.push(b'\n');
+                }
+                got.extend_from_slice(&p);
+            }
+            assert_eq!(got, s.joined_ascii(&[0, 1, 2, 3, 4]).unwrap(), "chunk {chunk}");
+        }
         // Unlinking the file does not lose the loaded lines.
         std::fs::remove_file(&p).unwrap();
         assert_eq!(s.joined_ascii(&[0, 4]).unwrap(), b"{\"a\":1}\n{\"b\":2}");
