@@ -16,7 +16,7 @@
 //   signature(impl, D, st, x, result)  for the agreement check
 //   cleanup(impl, D, st, x, result)    after every call, untimed
 
-import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, unlinkSync } from "node:fs";
+import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, unlinkSync, writeSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { contextSig, hashEach, normalizedFileSig, sessionInfosSig, sessionSig, treeSig } from "./agree.mjs";
 
@@ -125,6 +125,31 @@ export function defineOps() {
         return n;
       },
     },
+    {
+      // What any implementation must do per persisted append: JSON.stringify the entry
+      // (the bytes must be exactly those) and write it. Ids and timestamps are precomputed
+      // and the file is opened once, so this is below what either implementation can do.
+      key: "floor-append",
+      label: "floor: JSON.stringify + write, 10k entries, one open fd",
+      single: true,
+      quick: true,
+      run: (impl, D) => {
+        const file = join(tmpDir(D, "append-floor"), "floor.jsonl");
+        const fd = openSync(file, "a");
+        try {
+          let parentId = null;
+          const timestamp = "2026-01-01T00:00:00.000Z";
+          for (const [i, message] of appendMessages(D).entries()) {
+            const id = i.toString(16).padStart(8, "0");
+            writeSync(fd, `${JSON.stringify({ type: "message", id, parentId, timestamp, message })}\n`);
+            parentId = id;
+          }
+        } finally {
+          closeSync(fd);
+          unlinkSync(file);
+        }
+      },
+    },
     openOp("S", 1),
     openOp("M", 1),
     openOp("L", 8),
@@ -194,6 +219,7 @@ export function defineOps() {
       key: "append-persisted",
       label: "10k appendMessage, persisted",
       target: 2,
+      floor: "append",
       quick: true,
       rss: true,
       setup: (impl, D) => ({ dir: tmpDir(D, "append"), messages: appendMessages(D) }),

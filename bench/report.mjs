@@ -58,7 +58,7 @@ export function writeReport({ results, rss, machine, D, args, self, ours, elapse
   L.push("");
   L.push("## Time");
   L.push("");
-  L.push("Ratio = reference median / ours median: **>1 means ours is faster**. Medians of interleaved rounds (reference and ours alternate, each sample after a forced GC). \"vs floor\" divides a median by the floor for the same file: reading it with `readFileSync` plus one `JSON.parse` per line.");
+  L.push("Ratio = reference median / ours median: **>1 means ours is faster**. Medians of interleaved rounds (reference and ours alternate, each sample after a forced GC). \"vs floor\" divides a median by the floor for the same work: for a file, reading it with `readFileSync` plus one `JSON.parse` per line; for appends, one `JSON.stringify` and one `writeSync` per entry on a file opened once. A reference \"vs floor\" below the target means the target cannot be reached by any implementation that writes the same bytes synchronously.");
   L.push("");
   L.push("| operation | reference median | ours median | reference min–max | ours min–max | ratio | target | | rounds | vs floor (ref / ours) |");
   L.push("|---|---:|---:|---:|---:|---:|---:|---|---:|---:|");
