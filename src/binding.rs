@@ -481,14 +481,25 @@ impl NativeSession {
     pub fn commit_branched(&mut self, path: String, prefix: String, suffix: String) -> Result<NativeSession> {
         guard(|| {
             let body = self.branched.take().ok_or_else(|| CoreError::Msg("no branched path prepared".into()))?;
-            let mut text = Vec::with_capacity(prefix.len() + body.len() + suffix.len());
-            text.extend_from_slice(prefix.as_bytes());
-            text.extend_from_slice(&body);
-            text.extend_from_slice(suffix.as_bytes());
-            store::write_file(Path::new(&path), &[&text], WriteMode::Replace)?;
+            let parts = [prefix.as_bytes(), &body, suffix.as_bytes()];
+            let len: u64 = parts.iter().map(|p| p.len() as u64).sum();
+            store::write_file(Path::new(&path), &parts, WriteMode::Replace)?;
+            // Index the new file as `open` does (lines read back from the file when needed,
+            // a parallel parse) instead of keeping a second copy of the text in memory.
             let mut s = NativeSession::new();
-            s.known = Some((Path::new(&path).to_path_buf(), text.len() as u64));
-            s.ingest(&text);
+            if let Loaded::Session { skeletons, store, len: read } = store::load(Path::new(&path))?
+                && read == len
+            {
+                s.known = Some((Path::new(&path).to_path_buf(), len));
+                s.store = store;
+                for sk in skeletons {
+                    s.tree.push(sk);
+                }
+                return Ok(s);
+            }
+            // Changed under us between the write and the read: index what we wrote.
+            s.known = Some((Path::new(&path).to_path_buf(), len));
+            s.ingest(&parts.concat());
             Ok(s)
         })
     }

@@ -6,9 +6,9 @@
 use std::collections::HashMap;
 use std::io;
 
-use crate::entry::{EntryType, Role};
-use crate::json::{self, Kind, Value};
-use crate::lines::LineStore;
+use crate::entry::{EntryType, Role, Skeleton};
+use crate::json;
+use crate::lines::{LineStore, Span};
 use crate::tree::Tree;
 
 /// The rewritten path.
@@ -23,81 +23,115 @@ pub struct Branched {
 
 /// Rewrites the lines of `path` (root first) for a branched session, or `None` when a line is
 /// not canonical, has a non-string id, or needs JS semantics (missing messages).
+///
+/// One pass per line: the canonical check also finds the top-level members, and the line
+/// is copied once, straight into the output with its edits.
 pub fn branched_lines(tree: &Tree, store: &LineStore, path: &[u32]) -> io::Result<Option<Branched>> {
-    let mut lines: Vec<Option<Vec<u8>>> = Vec::with_capacity(path.len());
-    store.for_each(path, |_, l| lines.push(l.map(<[u8]>::to_vec)))?;
-    let mut text = Vec::new();
-    let mut ids: Vec<&[u8]> = Vec::new();
-    let mut prev: Option<&[u8]> = None;
-    let mut pending_labels: Vec<&[u8]> = Vec::new();
-    let mut replacement: HashMap<&[u8], &[u8]> = HashMap::new();
+    let total: u64 = path
+        .iter()
+        .map(|&p| match store.span(p) {
+            Span::None => 0,
+            Span::File { len, .. } | Span::Mem { len, .. } => len + 1,
+        })
+        .sum();
+    let mut text = Vec::with_capacity(usize::try_from(total + total / 64).unwrap_or(0));
+    let mut ids: Vec<Vec<u8>> = Vec::with_capacity(path.len());
+    let mut pending_labels: Vec<Vec<u8>> = Vec::new();
+    let mut replacement: HashMap<Vec<u8>, usize> = HashMap::new();
     let mut conversation = false;
-    for (k, &pos) in path.iter().enumerate() {
-        let Some(line) = lines[k].as_deref() else { return Ok(None) };
-        if !json::is_canonical(line) {
-            return Ok(None);
+    let mut ok = true;
+    store.for_each(path, |k, line| {
+        if !ok {
+            return;
         }
-        let members = top_members(line);
-        let Some(id) = members.get("id").filter(|v| v.kind == Kind::String) else { return Ok(None) };
-        let id_raw = id.text(line);
-        let sk = tree.get(pos);
-        if sk.ty == EntryType::Label {
-            pending_labels.push(id_raw);
-            continue;
-        }
-        for label in pending_labels.drain(..) {
-            replacement.insert(label, id_raw);
-        }
-        if sk.ty == EntryType::Message {
-            match sk.role {
-                Role::NoMessage => return Ok(None),
-                r if r.is_conversation() => conversation = true,
-                _ => {}
-            }
-        }
-        // (span to replace, new bytes), applied from the end of the line backwards.
-        let mut edits: Vec<(usize, usize, &[u8])> = Vec::new();
-        let parent: &[u8] = prev.unwrap_or(b"null");
-        match members.get("parentId") {
-            Some(v) => edits.push((v.start, v.end, parent)),
-            None => return Ok(None), // the spread would add the key at the end: leave it to JS
-        }
-        if sk.ty == EntryType::Compaction {
-            let Some(fk) = members.get("firstKeptEntryId").filter(|v| v.kind == Kind::String) else {
-                return Ok(None);
-            };
-            let fk_raw = fk.text(line);
-            if fk_raw != id_raw
-                && let Some(r) = replacement.get(fk_raw)
-            {
-                edits.push((fk.start, fk.end, r));
-            }
-        }
-        edits.sort_by_key(|e| std::cmp::Reverse(e.0));
-        let mut out = line.to_vec();
-        for (start, end, with) in edits {
-            out.splice(start..end, with.iter().copied());
-        }
-        text.extend_from_slice(&out);
-        text.push(b'\n');
-        ids.push(id_raw);
-        prev = Some(id_raw);
+        ok = rewrite_line(tree.get(path[k]), line, &mut text, &mut ids, &mut pending_labels, &mut replacement)
+            .map(|conv| conversation |= conv)
+            .is_some();
+    })?;
+    if !ok {
+        return Ok(None);
     }
-    let ids_json = format!("[{}]", ids.iter().map(|i| String::from_utf8_lossy(i)).collect::<Vec<_>>().join(","));
+    let mut ids_json = String::from("[");
+    for (i, id) in ids.iter().enumerate() {
+        if i > 0 {
+            ids_json.push(',');
+        }
+        ids_json.push_str(&String::from_utf8_lossy(id));
+    }
+    ids_json.push(']');
     Ok(Some(Branched { text, ids_json, conversation }))
 }
 
-/// Top-level members of a canonical object line by (plain) key name; the last duplicate wins.
-fn top_members(line: &[u8]) -> HashMap<&str, Value> {
-    let mut out = HashMap::new();
-    if let Some(v) = json::parse_document(line).filter(|v| v.kind == Kind::Object) {
-        json::for_each_member(line, v, |k, val| {
-            if let Ok(name) = std::str::from_utf8(k) {
-                out.insert(name, val);
-            }
-        });
+/// Appends one rewritten line to `text` (a label only joins `pending`); `None` when the
+/// line must be left to JS. Returns whether the entry is conversation.
+fn rewrite_line(
+    sk: &Skeleton,
+    line: Option<&[u8]>,
+    text: &mut Vec<u8>,
+    ids: &mut Vec<Vec<u8>>,
+    pending: &mut Vec<Vec<u8>>,
+    replacement: &mut HashMap<Vec<u8>, usize>,
+) -> Option<bool> {
+    let line = line?;
+    let (mut id, mut parent, mut first_kept) = (None, None, None);
+    let canonical = json::canonical_members(line, |key, start, end| match key {
+        b"id" => id = Some((start, end)),
+        b"parentId" => parent = Some((start, end)),
+        b"firstKeptEntryId" => first_kept = Some((start, end)),
+        _ => {}
+    });
+    if !canonical {
+        return None;
     }
-    out
+    let (id_start, id_end) = id?;
+    let id_raw = &line[id_start..id_end];
+    if id_raw.first() != Some(&b'"') {
+        return None;
+    }
+    if sk.ty == EntryType::Label {
+        pending.push(id_raw.to_vec());
+        return Some(false);
+    }
+    for label in pending.drain(..) {
+        replacement.insert(label, ids.len());
+    }
+    let mut conversation = false;
+    if sk.ty == EntryType::Message {
+        match sk.role {
+            Role::NoMessage => return None,
+            r if r.is_conversation() => conversation = true,
+            _ => {}
+        }
+    }
+    // (span to replace, new bytes), in line order.
+    let parent_now: Vec<u8> = ids.last().cloned().unwrap_or_else(|| b"null".to_vec());
+    // Without the key the spread would add it at the end: leave it to JS.
+    let (p_start, p_end) = parent?;
+    let mut edits: Vec<(usize, usize, Vec<u8>)> = vec![(p_start, p_end, parent_now)];
+    if sk.ty == EntryType::Compaction {
+        let (f_start, f_end) = first_kept?;
+        let fk_raw = &line[f_start..f_end];
+        if fk_raw.first() != Some(&b'"') {
+            return None;
+        }
+        if fk_raw != id_raw
+            && let Some(&at) = replacement.get(fk_raw)
+        {
+            // The entry after the label: an earlier one, or this compaction itself.
+            edits.push((f_start, f_end, ids.get(at).map_or_else(|| id_raw.to_vec(), Clone::clone)));
+        }
+    }
+    edits.sort_by_key(|e| e.0);
+    let mut from = 0;
+    for (start, end, with) in &edits {
+        text.extend_from_slice(&line[from..*start]);
+        text.extend_from_slice(with);
+        from = *end;
+    }
+    text.extend_from_slice(&line[from..]);
+    text.push(b'\n');
+    ids.push(id_raw.to_vec());
+    Some(conversation)
 }
 
 #[cfg(test)]

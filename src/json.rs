@@ -399,12 +399,22 @@ pub fn stringify_utf16(units: &[u16], out: &mut String) {
 /// One pass over the tokens. Conservative: objects with integer-like keys count as
 /// non-canonical (V8 would order them first).
 pub fn is_canonical(s: &[u8]) -> bool {
-    if parse_document(s).is_none() {
-        return false;
-    }
+    parse_document(s).is_some() && canonical_scan(s, |_, _, _| {})
+}
+
+/// `is_canonical` for a text already known to be valid JSON (a loaded entry line), which
+/// also reports each top-level member of an object as (raw key, value start, value end).
+pub fn canonical_members<'a>(s: &'a [u8], mut member: impl FnMut(&'a [u8], usize, usize)) -> bool {
+    canonical_scan(s, &mut member)
+}
+
+/// The token pass of `is_canonical` over a valid JSON text.
+fn canonical_scan<'a>(s: &'a [u8], mut member: impl FnMut(&'a [u8], usize, usize)) -> bool {
     // Per open container: the keys seen so far (objects) or `None` (arrays).
     let mut stack: Vec<Option<Keys>> = Vec::new();
     let mut expect_key = false;
+    // The top-level member being read: its key and where its value starts.
+    let mut top: Option<(&'a [u8], usize)> = None;
     let mut i = 0;
     while i < s.len() {
         match s[i] {
@@ -420,17 +430,32 @@ pub fn is_canonical(s: &[u8]) -> bool {
                 i += 1;
             }
             b'}' | b']' => {
+                if stack.len() == 1
+                    && let Some((k, start)) = top.take()
+                {
+                    member(k, start, i);
+                }
                 stack.pop();
                 expect_key = false;
                 i += 1;
             }
             b',' => {
+                if stack.len() == 1
+                    && let Some((k, start)) = top.take()
+                {
+                    member(k, start, i);
+                }
                 expect_key = matches!(stack.last(), Some(Some(_)));
                 i += 1;
             }
             b':' => {
                 expect_key = false;
                 i += 1;
+                if stack.len() == 1
+                    && let Some((_, start)) = &mut top
+                {
+                    *start = i;
+                }
             }
             b'"' => {
                 let Some(end) = scan_string(s, i) else { return false };
@@ -442,6 +467,9 @@ pub fn is_canonical(s: &[u8]) -> bool {
                     let Some(Some(keys)) = stack.last_mut() else { return false };
                     if is_array_index(raw) || !keys.insert(raw) {
                         return false;
+                    }
+                    if stack.len() == 1 {
+                        top = Some((raw, end));
                     }
                     expect_key = false;
                 }
@@ -510,11 +538,8 @@ fn canonical_number(raw: &[u8]) -> bool {
 
 fn canonical_string(raw: &[u8]) -> bool {
     let mut i = 0;
-    while i < raw.len() {
-        if raw[i] != b'\\' {
-            i += 1;
-            continue;
-        }
+    while let Some(at) = memchr::memchr(b'\\', &raw[i..]) {
+        i += at;
         match raw[i + 1] {
             b'"' | b'\\' | b'b' | b'f' | b'n' | b'r' | b't' => i += 2,
             b'u' => {
@@ -613,6 +638,25 @@ mod tests {
         assert!(ok(&s));
         let bad = "[".repeat(depth) + &"]".repeat(depth - 1);
         assert!(!ok(&bad));
+    }
+
+    #[test]
+    fn canonical_members_are_the_top_level_ones() {
+        let line = r#"{"id":"a","m":{"id":"x","parentId":[1,{"k":2}]},"parentId":null,"n":-1.5,"t":true,"s":"q\"z"}"#;
+        let mut got = Vec::new();
+        assert!(canonical_members(line.as_bytes(), |k, a, b| got
+            .push((String::from_utf8(k.to_vec()).unwrap(), line[a..b].to_string()))));
+        let want = [
+            ("id", r#""a""#),
+            ("m", r#"{"id":"x","parentId":[1,{"k":2}]}"#),
+            ("parentId", "null"),
+            ("n", "-1.5"),
+            ("t", "true"),
+            ("s", r#""q\"z""#),
+        ];
+        assert_eq!(got, want.map(|(k, v)| (k.to_string(), v.to_string())));
+        assert!(!canonical_members(br#"{"a":1, "b":2}"#, |_, _, _| {}));
+        assert!(!canonical_members(br#"{"a":1,"a":2}"#, |_, _, _| {}));
     }
 
     #[test]
