@@ -67,24 +67,35 @@ pub fn load(path: &Path) -> Result<Loaded> {
         if n == 0 {
             break;
         }
-        let (work, base): (&[u8], u64) = if carry.is_empty() {
-            (&chunk[..n], offset)
-        } else {
-            carry.extend_from_slice(&chunk[..n]);
-            (&carry, carry_off)
-        };
-        offset += n as u64;
-        let Some(last_nl) = memchr::memrchr(b'\n', work) else {
-            if carry.is_empty() {
-                carry = chunk[..n].to_vec();
-                carry_off = base;
+        // Finish the line cut by the previous chunk (only its bytes are copied, not the
+        // whole chunk), then parse the complete lines of this chunk where they lie.
+        let mut begin = 0;
+        if !carry.is_empty() {
+            match memchr::memchr(b'\n', &chunk) {
+                None => {
+                    carry.extend_from_slice(&chunk);
+                    offset += n as u64;
+                    continue;
+                }
+                Some(nl) => {
+                    carry.extend_from_slice(&chunk[..=nl]);
+                    parsed.add(&carry, carry_off);
+                    carry.clear();
+                    begin = nl + 1;
+                }
             }
-            continue;
-        };
-        parsed.add(&work[..=last_nl], base);
-        let rest = work[last_nl + 1..].to_vec();
-        carry = rest;
-        carry_off = base + last_nl as u64 + 1;
+        }
+        let rest = &chunk[begin..];
+        let rest_off = offset + begin as u64;
+        match memchr::memrchr(b'\n', rest) {
+            None => carry.extend_from_slice(rest),
+            Some(last_nl) => {
+                parsed.add(&rest[..=last_nl], rest_off);
+                carry.extend_from_slice(&rest[last_nl + 1..]);
+            }
+        }
+        carry_off = offset + n as u64 - carry.len() as u64;
+        offset += n as u64;
     }
     let pending = !carry.is_empty();
     if pending {
