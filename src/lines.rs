@@ -255,7 +255,7 @@ fn first_non_ascii(b: &[u8]) -> Option<usize> {
 /// Copies UTF-8 `src` to `out`, writing each non-ASCII character as `\uXXXX` (UTF-16).
 /// Invalid sequences become U+FFFD, as `readFileSync(path, "utf8")` decodes them.
 fn escape_non_ascii(src: &[u8], out: &mut Vec<u8>) {
-    match std::str::from_utf8(src) {
+    match simdutf8::basic::from_utf8(src) {
         Ok(text) => escape_str(text, out),
         // Rare: a line with invalid UTF-8 (the lossy decoder is several times slower).
         Err(_) => escape_str(&String::from_utf8_lossy(src), out),
