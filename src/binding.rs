@@ -725,10 +725,10 @@ pub fn files_by_mtime(dir: String, limit: Option<u32>) -> Option<Vec<String>> {
 
 fn files_by_mtime_inner(dir: &str, limit: Option<u32>) -> Option<Vec<String>> {
     use crate::platform::name_bytes;
-    let found = crate::platform::jsonl_mtimes(Path::new(dir)).ok()?;
+    let found = crate::platform::jsonl_stats(Path::new(dir)).ok()?;
     let mut files = Vec::with_capacity(found.len());
-    for (name, m) in found {
-        files.push((name, m?));
+    for (name, st) in found {
+        files.push((name, st?.mtime_ms));
     }
     // Newest first; equal times keep readdir's (name) order, as the reference's stable sort.
     files.sort_by(|a, b| {
@@ -746,16 +746,20 @@ pub fn headers_with_id(dir: String, id: String) -> Option<Vec<String>> {
 }
 
 fn headers_with_id_inner(dir: &str, id: &str) -> Option<Vec<String>> {
-    let names = listing::jsonl_files(Path::new(dir)).ok()?;
+    use crate::platform::name_bytes;
+    // Names and stats come from one pipelined pass; headers of unchanged files from the cache.
+    let mut files = crate::platform::jsonl_stats(Path::new(dir)).ok()?;
+    files.sort_by(|a, b| name_bytes(&a.0).cmp(&name_bytes(&b.0)));
     let want = Key::decode(id);
-    let paths: Vec<std::path::PathBuf> = names.iter().map(|n| Path::new(dir).join(n)).collect();
-    let found = listing::par_map(&paths, |p| {
-        let Ok(HeaderScan::Header(line)) = store::read_header_cached(p) else { return None };
+    let paths: Vec<(std::path::PathBuf, Option<crate::platform::FileStamp>)> =
+        files.into_iter().map(|(n, st)| (Path::new(dir).join(n), st)).collect();
+    let found = listing::par_map(&paths, |(p, st)| {
+        let Ok(HeaderScan::Header(line)) = store::read_header_stamped(p, *st) else { return None };
         let sk = Skeleton::parse_line(line.as_bytes(), &mut 0)?;
         sk.id.strict_eq(&want).then_some(line)
     });
     let mut out = Vec::new();
-    for (p, line) in paths.iter().zip(found) {
+    for ((p, _), line) in paths.iter().zip(found) {
         if let Some(line) = line {
             out.push(p.to_string_lossy().into_owned());
             out.push(line);

@@ -93,19 +93,34 @@ pub fn mtime_ms(meta: &Metadata) -> f64 {
     }
 }
 
-/// The `.jsonl` names in `dir` with their `statSync(join(dir, name)).mtimeMs` (symlinks
-/// followed; `None` where the stat fails), in no particular order. The directory is read
+/// What a stat tells about a file: its identity (device, inode; `None` where not
+/// available), size and `mtimeMs`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct FileStamp {
+    pub id: Option<(u64, u64)>,
+    pub size: u64,
+    pub mtime_ms: f64,
+}
+
+impl FileStamp {
+    pub fn of(meta: &Metadata) -> FileStamp {
+        FileStamp { id: file_id(meta), size: meta.len(), mtime_ms: mtime_ms(meta) }
+    }
+}
+
+/// The `.jsonl` names in `dir` with their `statSync(join(dir, name))` (symlinks followed;
+/// `None` where the stat fails), in no particular order. The directory is read
 /// on this thread while other threads stat the names already read, so the two costs
 /// overlap; on Unix each stat is an `fstatat` relative to one directory descriptor, which
 /// skips resolving the directory's path for every file.
-pub fn jsonl_mtimes(dir: &std::path::Path) -> io::Result<Vec<(std::ffi::OsString, Option<f64>)>> {
+pub fn jsonl_stats(dir: &std::path::Path) -> io::Result<Vec<(std::ffi::OsString, Option<FileStamp>)>> {
     use std::sync::{Mutex, mpsc};
     const BATCH: usize = 32;
     let stat = stat_in(dir)?;
     let workers = std::thread::available_parallelism().map_or(2, |n| n.get()).clamp(2, 4) - 1;
     let (tx, rx) = mpsc::channel::<Vec<std::ffi::OsString>>();
     let rx = Mutex::new(rx);
-    let drain = |out: &mut Vec<(std::ffi::OsString, Option<f64>)>| {
+    let drain = |out: &mut Vec<(std::ffi::OsString, Option<FileStamp>)>| {
         loop {
             let batch = match rx.lock() {
                 Ok(r) => r.recv(),
@@ -152,8 +167,8 @@ pub fn jsonl_mtimes(dir: &std::path::Path) -> io::Result<Vec<(std::ffi::OsString
     })
 }
 
-/// A stat of names inside `dir` that returns `mtimeMs`.
-fn stat_in(dir: &std::path::Path) -> io::Result<impl Fn(&OsStr) -> Option<f64> + Sync> {
+/// A stat of names inside `dir`.
+fn stat_in(dir: &std::path::Path) -> io::Result<impl Fn(&OsStr) -> Option<FileStamp> + Sync> {
     #[cfg(unix)]
     {
         use std::os::fd::AsRawFd;
@@ -170,13 +185,19 @@ fn stat_in(dir: &std::path::Path) -> io::Result<impl Fn(&OsStr) -> Option<f64> +
             }
             // SAFETY: fstatat returned 0, so it initialised `st`.
             let st = unsafe { st.assume_init() };
-            Some(st.st_mtime as f64 * 1000.0 + st.st_mtime_nsec as f64 / 1_000_000.0)
+            // `as` widens: the field types differ between Unix targets.
+            #[allow(clippy::unnecessary_cast, clippy::useless_conversion)]
+            Some(FileStamp {
+                id: Some((st.st_dev as u64, st.st_ino as u64)),
+                size: st.st_size as u64,
+                mtime_ms: st.st_mtime as f64 * 1000.0 + st.st_mtime_nsec as f64 / 1_000_000.0,
+            })
         })
     }
     #[cfg(not(unix))]
     {
         let dir = dir.to_path_buf();
-        Ok(move |name: &OsStr| std::fs::metadata(dir.join(name)).ok().map(|m| mtime_ms(&m)))
+        Ok(move |name: &OsStr| std::fs::metadata(dir.join(name)).ok().map(|m| FileStamp::of(&m)))
     }
 }
 

@@ -269,6 +269,11 @@ pub fn read_header(path: &Path) -> Result<HeaderScan> {
 /// session's header never changes while its file does not, and discovery (`findById`,
 /// `continueRecent`) re-reads the same folders. A cache hit costs one `stat`.
 pub fn read_header_cached(path: &Path) -> Result<HeaderScan> {
+    read_header_stamped(path, fs::metadata(path).ok().map(|m| platform::FileStamp::of(&m)))
+}
+
+/// `read_header_cached` with the file's stat already taken (`None`: it failed).
+pub fn read_header_stamped(path: &Path, stat: Option<platform::FileStamp>) -> Result<HeaderScan> {
     use std::collections::HashMap;
     use std::sync::{Mutex, OnceLock};
     /// File identity, size and mtime (as f64 bits).
@@ -278,10 +283,7 @@ pub fn read_header_cached(path: &Path) -> Result<HeaderScan> {
     static CACHE: OnceLock<Cache> = OnceLock::new();
     const MAX_ENTRIES: usize = 50_000;
     let cache = CACHE.get_or_init(|| Mutex::new(HashMap::new()));
-    let stamp = fs::metadata(path)
-        .ok()
-        .filter(|m| platform::file_id(m).is_some())
-        .map(|m| (platform::file_id(&m), m.len(), platform::mtime_ms(&m).to_bits()));
+    let stamp = stat.filter(|st| st.id.is_some()).map(|st| (st.id, st.size, st.mtime_ms.to_bits()));
     if let Some(stamp) = stamp {
         let map = cache.lock().unwrap_or_else(|e| e.into_inner());
         if let Some((_, header)) = map.get(path).filter(|(s, _)| *s == stamp) {
