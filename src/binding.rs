@@ -110,6 +110,44 @@ impl FromNapiValue for Text {
     }
 }
 
+/// A typed array whose storage V8 allocates, the values copied in. napi-rs's typed arrays
+/// wrap Rust memory as an external buffer with a finalizer, which costs the GC work for
+/// every array: the index returns one per call (`getBranch`, context plans).
+pub struct Copied<T>(Vec<T>);
+
+macro_rules! copied_typed_array {
+    ($t:ty, $kind:expr) => {
+        impl ToNapiValue for Copied<$t> {
+            unsafe fn to_napi_value(env: napi::sys::napi_env, val: Self) -> Result<napi::sys::napi_value> {
+                use napi::sys;
+                let len = val.0.len();
+                let bytes = std::mem::size_of_val(val.0.as_slice());
+                let mut data = std::ptr::null_mut();
+                let mut buffer = std::ptr::null_mut();
+                // SAFETY: plain Node-API calls on the current env; `data` points to `bytes`
+                // writable bytes of the new ArrayBuffer when the call succeeds.
+                unsafe {
+                    if sys::napi_create_arraybuffer(env, bytes, &mut data, &mut buffer) != sys::Status::napi_ok {
+                        return Err(napi::Error::from_reason("failed to allocate an ArrayBuffer"));
+                    }
+                    if bytes > 0 {
+                        std::ptr::copy_nonoverlapping(val.0.as_ptr().cast::<u8>(), data.cast::<u8>(), bytes);
+                    }
+                    let mut out = std::ptr::null_mut();
+                    if sys::napi_create_typedarray(env, $kind, len, buffer, 0, &mut out) != sys::Status::napi_ok {
+                        return Err(napi::Error::from_reason("failed to create a typed array"));
+                    }
+                    Ok(out)
+                }
+            }
+        }
+    };
+}
+
+copied_typed_array!(u32, napi::sys::TypedarrayType::uint32_array);
+copied_typed_array!(i32, napi::sys::TypedarrayType::int32_array);
+copied_typed_array!(f64, napi::sys::TypedarrayType::float64_array);
+
 fn pos_or_minus(p: Option<u32>) -> i32 {
     p.map_or(-1, |p| p as i32)
 }
@@ -409,14 +447,14 @@ impl NativeSession {
         }
     }
 
-    #[napi]
-    pub fn entries(&self) -> Uint32Array {
-        Uint32Array::new(self.tree.entries())
+    #[napi(ts_return_type = "Uint32Array")]
+    pub fn entries(&self) -> Copied<u32> {
+        Copied(self.tree.entries())
     }
 
-    #[napi]
-    pub fn children(&self, parent: String) -> Uint32Array {
-        Uint32Array::new(self.tree.children(&Key::decode(&parent)))
+    #[napi(ts_return_type = "Uint32Array")]
+    pub fn children(&self, parent: String) -> Copied<u32> {
+        Copied(self.tree.children(&Key::decode(&parent)))
     }
 
     #[napi]
@@ -424,24 +462,24 @@ impl NativeSession {
         pos_or_minus(self.tree.label(&Key::decode(&target)))
     }
 
-    #[napi]
-    pub fn labels(&self) -> Uint32Array {
-        Uint32Array::new(self.tree.labels())
+    #[napi(ts_return_type = "Uint32Array")]
+    pub fn labels(&self) -> Copied<u32> {
+        Copied(self.tree.labels())
     }
 
-    #[napi]
-    pub fn branch(&self, start: String) -> Result<Uint32Array> {
-        guard(|| self.tree.branch(&Key::decode(&start))).map(Uint32Array::new)
+    #[napi(ts_return_type = "Uint32Array")]
+    pub fn branch(&self, start: String) -> Result<Copied<u32>> {
+        guard(|| self.tree.branch(&Key::decode(&start))).map(Copied)
     }
 
-    #[napi]
-    pub fn session_path(&self, leaf: String) -> Result<Uint32Array> {
-        guard(|| self.tree.session_path(&Key::decode(&leaf))).map(Uint32Array::new)
+    #[napi(ts_return_type = "Uint32Array")]
+    pub fn session_path(&self, leaf: String) -> Result<Copied<u32>> {
+        guard(|| self.tree.session_path(&Key::decode(&leaf))).map(Copied)
     }
 
     /// Flat plan `[thinking, model, (pos, edit, noMessages)…]`, or null to replay in JS.
-    #[napi]
-    pub fn context_plan(&self, leaf: String) -> Result<Option<Int32Array>> {
+    #[napi(ts_return_type = "Int32Array | null")]
+    pub fn context_plan(&self, leaf: String) -> Result<Option<Copied<i32>>> {
         guard(|| {
             let Some(plan) = self.tree.context_plan(&Key::decode(&leaf))? else { return Ok(None) };
             let mut out = Vec::with_capacity(2 + plan.entries.len() * 3);
@@ -454,7 +492,7 @@ impl NativeSession {
             }
             Ok(Some(out))
         })
-        .map(|o| o.map(Int32Array::new))
+        .map(|o| o.map(Copied))
     }
 
     /// `createBranchedSession`, step 1: rewrites the path's loaded lines (see `branch`) and
@@ -505,18 +543,18 @@ impl NativeSession {
     }
 
     /// Flat `[node, parent (-1: root)]` per non-header item, in order.
-    #[napi]
-    pub fn tree_links(&self) -> Result<Int32Array> {
+    #[napi(ts_return_type = "Int32Array")]
+    pub fn tree_links(&self) -> Result<Copied<i32>> {
         guard(|| {
             Ok(self.tree.tree_links().into_iter().flat_map(|(n, p)| [n as i32, pos_or_minus(p)]).collect::<Vec<i32>>())
         })
-        .map(Int32Array::new)
+        .map(Copied)
     }
 
     /// `new Date(timestamp).getTime()` per item; `Infinity` where only JS can compute it.
-    #[napi]
-    pub fn times(&self) -> Float64Array {
-        Float64Array::new((0..self.tree.len() as u32).map(|p| self.tree.get(p).time.unwrap_or(f64::INFINITY)).collect())
+    #[napi(ts_return_type = "Float64Array")]
+    pub fn times(&self) -> Copied<f64> {
+        Copied((0..self.tree.len() as u32).map(|p| self.tree.get(p).time.unwrap_or(f64::INFINITY)).collect())
     }
 }
 
