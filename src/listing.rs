@@ -92,6 +92,15 @@ pub fn scan_info(path: &Path, abort: &AtomicBool) -> InfoScan {
     InfoScan::Info(state.info)
 }
 
+/// `bytes` as text: borrowed when valid UTF-8 (a SIMD check), else decoded lossily as
+/// `readFileSync(…, "utf8")` would.
+fn utf8(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
+    match simdutf8::basic::from_utf8(bytes) {
+        Ok(t) => std::borrow::Cow::Borrowed(t),
+        Err(_) => String::from_utf8_lossy(bytes),
+    }
+}
+
 enum Step {
     Continue,
     Stop(InfoScan),
@@ -123,11 +132,8 @@ impl Scan {
     }
 
     fn line(&mut self, raw: &[u8]) -> Step {
-        // `from_utf8` is the fast check; the lossy decoder only runs on broken lines.
-        let text = match std::str::from_utf8(raw) {
-            Ok(t) => std::borrow::Cow::Borrowed(t),
-            Err(_) => String::from_utf8_lossy(raw),
-        };
+        // A SIMD check; the lossy decoder only runs on broken lines.
+        let text = utf8(raw);
         let src = text.as_bytes();
         let Some(fields) = scan_line(src) else { return Step::Continue };
         if !self.has_header {
@@ -184,15 +190,15 @@ impl Scan {
                 None => {}
                 Some(t) if t.kind == Kind::String => match parse_iso_ms(&src[t.start + 1..t.end - 1]) {
                     Some(ms) => self.activity(ms),
-                    None => self.info.pending_times.push(String::from_utf8_lossy(t.text(src)).into_owned()),
+                    None => self.info.pending_times.push(utf8(t.text(src)).into_owned()),
                 },
-                Some(t) => self.info.pending_times.push(String::from_utf8_lossy(t.text(src)).into_owned()),
+                Some(t) => self.info.pending_times.push(utf8(t.text(src)).into_owned()),
             },
         }
         // extractTextContent.
         let mut text = String::new();
         match content.kind {
-            Kind::String => text.push_str(&String::from_utf8_lossy(&src[content.start + 1..content.end - 1])),
+            Kind::String => text.push_str(&utf8(&src[content.start + 1..content.end - 1])),
             Kind::Array => {
                 let mut first = true;
                 let mut outcome = None;
@@ -209,7 +215,7 @@ impl Scan {
                                     text.push(' ');
                                 }
                                 first = false;
-                                text.push_str(&String::from_utf8_lossy(t));
+                                text.push_str(&utf8(t));
                             }
                             Err(()) => outcome = Some(InfoScan::Fallback),
                         },
