@@ -69,7 +69,7 @@ fn find_string_special(s: &[u8]) -> Option<usize> {
 }
 
 /// Scans a string starting at the opening quote; returns the index after the closing quote.
-fn scan_string(s: &[u8], i: usize) -> Option<usize> {
+pub fn scan_string(s: &[u8], i: usize) -> Option<usize> {
     #[cfg(target_arch = "x86_64")]
     {
         scan_string_sse2(s, i)

@@ -11,6 +11,7 @@ pub mod json;
 pub mod lines;
 pub mod listing;
 pub mod platform;
+pub mod splice;
 pub mod store;
 pub mod tree;
 

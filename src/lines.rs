@@ -5,6 +5,8 @@
 use std::fs::File;
 use std::io;
 
+use crate::splice::Extracted;
+
 /// Location of one item's line.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Span {
@@ -140,16 +142,38 @@ impl LineStore {
             if i > 0 {
                 out.push(b'\n');
             }
-            let line = line.unwrap_or(b"");
-            match first_non_ascii(line) {
-                None => out.extend_from_slice(line),
-                Some(at) => {
-                    out.extend_from_slice(&line[..at]);
-                    escape_non_ascii(&line[at..], &mut out);
-                }
-            }
+            escape_to_ascii(line.unwrap_or(b""), &mut out);
         })?;
         Ok(out)
+    }
+
+    /// `joined_ascii`, with long escaped strings taken out of the lines (see `splice`):
+    /// the text to parse and the strings to put back (patches number lines from 0).
+    pub fn joined_spliced(&self, positions: &[u32]) -> io::Result<(Vec<u8>, Extracted)> {
+        let total: u64 = positions.iter().map(|&p| self.span_len(p) + 1).sum();
+        let mut out = Vec::with_capacity(usize::try_from(total / 4).unwrap_or(0));
+        let mut ex = Extracted::default();
+        let mut spliced = Vec::new();
+        self.for_each(positions, |i, line| {
+            if i > 0 {
+                out.push(b'\n');
+            }
+            let line = line.unwrap_or(b"");
+            spliced.clear();
+            if crate::splice::splice_line(line, i as u32, &mut spliced, &mut ex) {
+                escape_to_ascii(&spliced, &mut out);
+            } else {
+                escape_to_ascii(line, &mut out);
+            }
+        })?;
+        Ok((out, ex))
+    }
+
+    fn span_len(&self, pos: u32) -> u64 {
+        match self.span(pos) {
+            Span::None => 0,
+            Span::File { len, .. } | Span::Mem { len, .. } => len,
+        }
     }
 
     /// `joined_ascii(positions)` in pieces of about `chunk` bytes, each the lines of
@@ -170,7 +194,7 @@ impl LineStore {
         }
         if total <= chunk.saturating_mul(2) {
             let (tx, rx) = std::sync::mpsc::sync_channel(1);
-            let _ = tx.send(self.joined_ascii(positions));
+            let _ = tx.send(self.joined_spliced(positions));
             return Ok(Pieces { rx });
         }
         // A store of just these lines that the thread owns: the same file (a duplicate
@@ -200,7 +224,7 @@ impl LineStore {
         std::thread::Builder::new().name("pi-session-pieces".into()).spawn(move || {
             for w in bounds.windows(2) {
                 let ids: Vec<u32> = (w[0]..w[1]).collect();
-                let piece = std::panic::catch_unwind(|| own.joined_ascii(&ids))
+                let piece = std::panic::catch_unwind(|| own.joined_spliced(&ids))
                     .unwrap_or_else(|_| Err(io::Error::other("internal error while reading lines")));
                 let failed = piece.is_err();
                 // The receiver is gone (the caller stopped early): stop too.
@@ -222,12 +246,13 @@ impl LineStore {
 
 /// The pieces of `LineStore::ascii_pieces`, in order; `None` after the last.
 pub struct Pieces {
-    rx: std::sync::mpsc::Receiver<io::Result<Vec<u8>>>,
+    rx: std::sync::mpsc::Receiver<io::Result<(Vec<u8>, Extracted)>>,
 }
 
 impl Pieces {
-    /// The next piece, waiting for it if it is not ready yet.
-    pub fn next_piece(&self) -> io::Result<Option<Vec<u8>>> {
+    /// The next piece (its text, and the strings taken out of it), waiting for it if it
+    /// is not ready yet.
+    pub fn next_piece(&self) -> io::Result<Option<(Vec<u8>, Extracted)>> {
         match self.rx.recv() {
             Ok(piece) => piece.map(Some),
             Err(_) => Ok(None),
@@ -250,6 +275,18 @@ fn first_non_ascii(b: &[u8]) -> Option<usize> {
         i += 32;
     }
     b[i..].iter().position(|&c| c >= 0x80).map(|p| i + p)
+}
+
+/// Copies `src` to `out` as ASCII: each non-ASCII character as `\uXXXX` (see
+/// `escape_non_ascii`).
+pub fn escape_to_ascii(src: &[u8], out: &mut Vec<u8>) {
+    match first_non_ascii(src) {
+        None => out.extend_from_slice(src),
+        Some(at) => {
+            out.extend_from_slice(&src[..at]);
+            escape_non_ascii(&src[at..], out);
+        }
+    }
 }
 
 /// Copies UTF-8 `src` to `out`, writing each non-ASCII character as `\uXXXX` (UTF-16).
@@ -321,7 +358,8 @@ mod tests {
         for chunk in [1, 8, 16, 1000] {
             let pieces = s.ascii_pieces(&[0, 1, 2, 3, 4], chunk).unwrap();
             let mut got = Vec::new();
-            while let Some(p) = pieces.next_piece().unwrap() {
+            while let Some((p, ex)) = pieces.next_piece().unwrap() {
+                assert!(ex.is_empty());
                 if !got.is_empty() {
                     got.push(b'\n');
                 }

@@ -443,6 +443,29 @@ export function corpus() {
     add("74-over-8mib-chunk-straddle", Buffer.concat(parts), "~9 MiB: emoji across the 8 MiB read chunk, invalid UTF-8 line");
   }
   add("75-single-line-over-8mib", lines(H, J(user(1, `huge ${"w".repeat(8.5 * 1024 * 1024)} end`, null)), J(asst(2, "after the huge line", ID(1)))), "one line longer than the 8 MiB read chunk");
+  {
+    // Long strings that the core takes out of lines before JSON.parse and puts back at
+    // their paths: own "__proto__" keys, duplicate and escaped keys (which must not be
+    // spliced), whitespace, arrays, integer-like keys, Latin-1 and UTF-16 values, lone
+    // surrogates; padded past 2 MiB so the pieces are made on the core's thread too.
+    const long = `line \\"q\\" \\n é 😀 \\ud800 ${"x".repeat(300)}`;
+    const plain = "p".repeat(400);
+    const bodies = [
+      `{"__proto__":{"x":"${long}"}}`,
+      `{"__proto__":"${long}"}`,
+      `["${long}",{"0":"${long}","1":["${plain}"]}]`,
+      `{"a":"${long}","a":"short"}`,
+      `{"a":"short","a":"${long}"}`,
+      `{"\\u0061":"${long}","b":1}`,
+      `{ "sp" : "${long}" , "n": [ 1 , "${plain}" ] }`,
+      `{"constructor":"${long}","toString":{"valueOf":"${long}"}}`,
+    ];
+    const ls = [H];
+    let n = 1;
+    for (const body of bodies) ls.push(`{"type":"custom","customType":"splice","data":${body},"id":"${ID(n)}","parentId":${J(n > 1 ? ID(n - 1) : null)},"timestamp":"${TS(n++)}"}`);
+    for (let i = 0; i < 2600; i++) ls.push(J(user(n, `pad ${i} ${"y\n".repeat(400)} ü`, ID(n - 1))), J(asst(n + 1, "ok", ID(n)))), (n += 2);
+    add("76-spliced-long-strings", lines(...ls), "long strings taken out before JSON.parse and put back at their paths");
+  }
   return out;
 }
 

@@ -1,0 +1,314 @@
+//! Long escaped strings taken out of entry lines before V8 parses them.
+//!
+//! `JSON.parse` decodes an escaped string (code and tool output: `\n`, `\"` every few
+//! dozen bytes) several times slower than it copies plain text, and those strings are
+//! most of a session's bytes. So a line is handed to JS with each such string value
+//! replaced by `""`; the decoded strings go alongside (created as JS strings directly,
+//! a copy), with the path (keys and indices) where each belongs. JS parses the short line and assigns
+//! every string at its path: the object has the same keys, in the same order, with the
+//! same values as `JSON.parse` of the original line.
+//!
+//! Only lines that are valid UTF-8, whose objects have no duplicate keys and no escaped
+//! keys, are spliced (with a duplicate, `JSON.parse` keeps the last value while a path
+//! cannot tell the two apart); other lines go to JS whole.
+
+use crate::json::scan_string;
+
+/// Strings shorter than this (raw bytes) stay in the line: the bookkeeping would cost
+/// more than `JSON.parse` spends on them.
+pub const MIN_RAW: usize = 256;
+
+/// One decoded string: Latin-1 bytes when every code unit fits, else UTF-16.
+#[derive(Debug, PartialEq)]
+pub enum Decoded {
+    Latin1(Vec<u8>),
+    Utf16(Vec<u16>),
+}
+
+/// The strings taken out of a run of lines.
+#[derive(Default, Debug)]
+pub struct Extracted {
+    pub strings: Vec<Decoded>,
+    /// `[line, [path…], …]` as JSON text (ASCII) without the brackets: the k-th pair puts
+    /// `strings[k]` at `path` in the object of `line`.
+    pub patches: Vec<u8>,
+}
+
+impl Extracted {
+    pub fn is_empty(&self) -> bool {
+        self.strings.is_empty()
+    }
+}
+
+enum Frame<'a> {
+    Object { keys: Vec<&'a [u8]>, key: &'a [u8] },
+    Array { index: u32 },
+}
+
+/// Writes `line` to `out` with its long escaped string values replaced by `""`, and adds
+/// those strings to `ex` (patches name the line `index`). Returns false, writing nothing,
+/// when the line must go whole (see the module docs); `line` must be valid JSON.
+pub fn splice_line(line: &[u8], index: u32, out: &mut Vec<u8>, ex: &mut Extracted) -> bool {
+    // Cheap rejections first: short lines, invalid UTF-8 (decoded lossily by the reader).
+    if line.len() < MIN_RAW || simdutf8::basic::from_utf8(line).is_err() {
+        return false;
+    }
+    // (start, end) of each string to take out (quotes included), and its path.
+    let mut cuts: Vec<(usize, usize, Vec<u8>)> = Vec::new();
+    let mut stack: Vec<Frame> = Vec::new();
+    let mut expect_key = false;
+    let mut i = 0;
+    while i < line.len() {
+        match line[i] {
+            b'{' => {
+                stack.push(Frame::Object { keys: Vec::new(), key: b"" });
+                expect_key = true;
+                i += 1;
+            }
+            b'[' => {
+                stack.push(Frame::Array { index: 0 });
+                expect_key = false;
+                i += 1;
+            }
+            b'}' | b']' => {
+                stack.pop();
+                expect_key = false;
+                i += 1;
+            }
+            b',' => {
+                match stack.last_mut() {
+                    Some(Frame::Object { .. }) => expect_key = true,
+                    Some(Frame::Array { index }) => *index += 1,
+                    None => {}
+                }
+                i += 1;
+            }
+            b'"' => {
+                let Some(end) = scan_string(line, i) else { return false };
+                let raw = &line[i + 1..end - 1];
+                if expect_key {
+                    let Some(Frame::Object { keys, key }) = stack.last_mut() else { return false };
+                    if raw.contains(&b'\\') || keys.contains(&raw) {
+                        return false;
+                    }
+                    keys.push(raw);
+                    *key = raw;
+                    expect_key = false;
+                } else if raw.len() >= MIN_RAW && !stack.is_empty() {
+                    cuts.push((i, end, path_json(&stack)));
+                }
+                i = end;
+            }
+            _ => i += 1, // `:`, whitespace, and the bytes of numbers and literals
+        }
+    }
+    if cuts.is_empty() {
+        return false;
+    }
+    let mut from = 0;
+    for (start, end, path) in cuts {
+        out.extend_from_slice(&line[from..start]);
+        out.extend_from_slice(b"\"\"");
+        from = end;
+        let raw = &line[start + 1..end - 1];
+        let mut latin1 = Vec::new();
+        let decoded = if decode_latin1(raw, &mut latin1) {
+            Decoded::Latin1(latin1)
+        } else {
+            let mut units = Vec::new();
+            decode_into(raw, &mut units);
+            Decoded::Utf16(units)
+        };
+        ex.strings.push(decoded);
+        if !ex.patches.is_empty() {
+            ex.patches.push(b',');
+        }
+        ex.patches.extend_from_slice(index.to_string().as_bytes());
+        ex.patches.push(b',');
+        ex.patches.extend_from_slice(&path);
+    }
+    out.extend_from_slice(&line[from..]);
+    true
+}
+
+/// The path to the current value as a JSON array of keys and indices (ASCII: non-ASCII
+/// key characters as `\uXXXX`).
+fn path_json(stack: &[Frame]) -> Vec<u8> {
+    let mut out = vec![b'['];
+    for (n, f) in stack.iter().enumerate() {
+        if n > 0 {
+            out.push(b',');
+        }
+        match f {
+            Frame::Object { key, .. } => {
+                out.push(b'"');
+                crate::lines::escape_to_ascii(key, &mut out);
+                out.push(b'"');
+            }
+            Frame::Array { index } => out.extend_from_slice(index.to_string().as_bytes()),
+        }
+    }
+    out.push(b']');
+    out
+}
+
+/// `decode_into` straight to Latin-1 bytes (plain runs copied whole); false, with `out`
+/// partly written, at the first code unit above 0xFF.
+fn decode_latin1(raw: &[u8], out: &mut Vec<u8>) -> bool {
+    out.reserve(raw.len());
+    let mut i = 0;
+    loop {
+        let next = find_backslash_or_high(raw, i);
+        out.extend_from_slice(&raw[i..next]);
+        if next >= raw.len() {
+            return true;
+        }
+        if raw[next] != b'\\' {
+            // A non-ASCII character (the line is valid UTF-8).
+            let width = match raw[next] {
+                0xc0..=0xdf => 2,
+                0xe0..=0xef => 3,
+                _ => 4,
+            };
+            let Some(c) = raw.get(next..next + width).and_then(|b| std::str::from_utf8(b).ok()) else { return false };
+            let Ok(b) = u8::try_from(u32::from(c.chars().next().unwrap_or('\u{fffd}'))) else { return false };
+            out.push(b);
+            i = next + width;
+            continue;
+        }
+        let byte = match raw[next + 1] {
+            b'b' => 0x08,
+            b'f' => 0x0c,
+            b'n' => 0x0a,
+            b'r' => 0x0d,
+            b't' => 0x09,
+            b'u' => {
+                let hex = std::str::from_utf8(&raw[next + 2..next + 6]).unwrap_or("fffd");
+                let Ok(b) = u8::try_from(u16::from_str_radix(hex, 16).unwrap_or(0xfffd)) else { return false };
+                out.push(b);
+                i = next + 6;
+                continue;
+            }
+            other => other, // `"`, `\` and `/`
+        };
+        out.push(byte);
+        i = next + 2;
+    }
+}
+
+/// The index of the first backslash or non-ASCII byte at or after `i` (`s.len()` if none).
+fn find_backslash_or_high(s: &[u8], mut i: usize) -> usize {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{__m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_set1_epi8};
+        while i + 16 <= s.len() {
+            // SAFETY: SSE2 is always available on x86_64; the load stays inside `s`.
+            let mask = unsafe {
+                let v = _mm_loadu_si128(s.as_ptr().add(i).cast::<__m128i>());
+                // A byte's high bit is set exactly when it is not ASCII.
+                (_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(b'\\' as i8))) | _mm_movemask_epi8(v)) as u32
+            };
+            if mask != 0 {
+                return i + mask.trailing_zeros() as usize;
+            }
+            i += 16;
+        }
+    }
+    s[i..].iter().position(|&c| c == b'\\' || c >= 0x80).map_or(s.len(), |p| i + p)
+}
+
+/// Decodes the raw contents of a valid JSON string (valid UTF-8) into UTF-16 code units,
+/// as `JSON.parse` does: escapes give their unit (lone surrogates included).
+fn decode_into(raw: &[u8], out: &mut Vec<u16>) {
+    out.reserve(raw.len());
+    let mut i = 0;
+    while i < raw.len() {
+        let next = memchr::memchr(b'\\', &raw[i..]).map_or(raw.len(), |p| i + p);
+        let run = &raw[i..next];
+        if run.is_ascii() {
+            out.extend(run.iter().map(|&b| b as u16));
+        } else {
+            // Valid UTF-8 (checked for the whole line).
+            let text = std::str::from_utf8(run).unwrap_or("\u{fffd}");
+            out.extend(text.encode_utf16());
+        }
+        if next >= raw.len() {
+            break;
+        }
+        let unit = match raw[next + 1] {
+            b'b' => 0x08,
+            b'f' => 0x0c,
+            b'n' => 0x0a,
+            b'r' => 0x0d,
+            b't' => 0x09,
+            b'u' => {
+                let hex = std::str::from_utf8(&raw[next + 2..next + 6]).unwrap_or("fffd");
+                out.push(u16::from_str_radix(hex, 16).unwrap_or(0xfffd));
+                i = next + 6;
+                continue;
+            }
+            other => other as u16, // `"`, `\` and `/`
+        };
+        out.push(unit);
+        i = next + 2;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn long(s: &str) -> String {
+        s.repeat(MIN_RAW / s.len() + 1)
+    }
+
+    #[test]
+    fn takes_out_long_escaped_strings_with_their_paths() {
+        let a = long("line\\n");
+        let b = long("caf\u{e9} \\\"x\\\" ");
+        let c = long("\u{1f600}\\ud800");
+        let plain = "p".repeat(MIN_RAW + 10);
+        let line = format!(
+            r#"{{"type":"message","message":{{"content":[{{"type":"text","text":"{a}"}},"{b}",{{"k":"{plain}"}}],"x":"{c}"}},"short":"a\nb"}}"#
+        )
+        .replace("a\nb", "a\\nb");
+        let mut out = Vec::new();
+        let mut ex = Extracted::default();
+        assert!(splice_line(line.as_bytes(), 7, &mut out, &mut ex));
+        let out = String::from_utf8(out).unwrap();
+        assert_eq!(
+            out,
+            format!(
+                r#"{{"type":"message","message":{{"content":[{{"type":"text","text":""}},"",{{"k":""}}],"x":""}},"short":"a\nb"}}"#
+            )
+            .replace("a\nb", "a\\nb")
+        );
+        // Each string decodes as `JSON.parse` would (checked against the core's decoder).
+        let units = |raw: &str| crate::json::decode_utf16(raw.as_bytes());
+        let latin1 = |raw: &str| Decoded::Latin1(units(raw).iter().map(|&u| u as u8).collect());
+        assert_eq!(ex.strings, vec![latin1(&a), latin1(&b), latin1(&plain), Decoded::Utf16(units(&c))]);
+        assert_eq!(
+            String::from_utf8(ex.patches).unwrap(),
+            "7,[\"message\",\"content\",0,\"text\"],7,[\"message\",\"content\",1],7,[\"message\",\"content\",2,\"k\"],7,[\"message\",\"x\"]"
+        );
+    }
+
+    #[test]
+    fn leaves_lines_it_cannot_splice_whole() {
+        let a = long("x\\n");
+        for line in [
+            format!(r#"{{"a":"{a}","a":"y"}}"#),    // duplicate key
+            format!(r#"{{"\u0061":"{a}","b":1}}"#), // escaped key
+            format!(r#"{{"a":"short\n"}}"#),        // nothing long
+            format!(r#""{a}""#),                    // a bare string document
+        ] {
+            let mut out = Vec::new();
+            let mut ex = Extracted::default();
+            assert!(!splice_line(line.as_bytes(), 0, &mut out, &mut ex), "{line}");
+            assert!(out.is_empty() && ex.is_empty());
+        }
+        let mut bad = format!(r#"{{"a":"{a}"}}"#).into_bytes();
+        bad[3] = 0xff; // invalid UTF-8
+        assert!(!splice_line(&bad, 0, &mut Vec::new(), &mut Extracted::default()));
+    }
+}
