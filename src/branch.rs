@@ -8,7 +8,7 @@ use std::io;
 
 use crate::entry::{EntryType, Role, Skeleton};
 use crate::json;
-use crate::lines::{LineStore, Span};
+use crate::lines::LineStore;
 use crate::tree::Tree;
 
 /// The rewritten path.
@@ -27,13 +27,7 @@ pub struct Branched {
 /// One pass per line: the canonical check also finds the top-level members, and the line
 /// is copied once, straight into the output with its edits.
 pub fn branched_lines(tree: &Tree, store: &LineStore, path: &[u32]) -> io::Result<Option<Branched>> {
-    let total: u64 = path
-        .iter()
-        .map(|&p| match store.span(p) {
-            Span::None => 0,
-            Span::File { len, .. } | Span::Mem { len, .. } => len + 1,
-        })
-        .sum();
+    let total = store.text_len(path);
     let mut text = Vec::with_capacity(usize::try_from(total + total / 64).unwrap_or(0));
     let mut ids: Vec<Vec<u8>> = Vec::with_capacity(path.len());
     let mut pending_labels: Vec<Vec<u8>> = Vec::new();

@@ -130,13 +130,7 @@ impl LineStore {
     pub fn joined_ascii(&self, positions: &[u32]) -> io::Result<Vec<u8>> {
         // Room for every line and separator (escapes may add a little more): growing a
         // 20 MB text by doubling would copy it several times.
-        let total: u64 = positions
-            .iter()
-            .map(|&p| match self.span(p) {
-                Span::None => 1,
-                Span::File { len, .. } | Span::Mem { len, .. } => len + 1,
-            })
-            .sum();
+        let total = self.text_len(positions);
         let mut out = Vec::with_capacity(usize::try_from(total + total / 64).unwrap_or(usize::MAX));
         self.for_each(positions, |i, line| {
             if i > 0 {
@@ -150,8 +144,7 @@ impl LineStore {
     /// `joined_ascii`, with long escaped strings taken out of the lines (see `splice`):
     /// the text to parse and the strings to put back (patches number lines from 0).
     pub fn joined_spliced(&self, positions: &[u32]) -> io::Result<(Vec<u8>, Extracted)> {
-        let total: u64 = positions.iter().map(|&p| self.span_len(p) + 1).sum();
-        let mut out = Vec::with_capacity(usize::try_from(total / 4).unwrap_or(0));
+        let mut out = Vec::with_capacity(usize::try_from(self.text_len(positions) / 4).unwrap_or(0));
         let mut ex = Extracted::default();
         let mut spliced = Vec::new();
         self.for_each(positions, |i, line| {
@@ -169,11 +162,15 @@ impl LineStore {
         Ok((out, ex))
     }
 
-    fn span_len(&self, pos: u32) -> u64 {
-        match self.span(pos) {
-            Span::None => 0,
-            Span::File { len, .. } | Span::Mem { len, .. } => len,
-        }
+    /// The bytes of the lines at `positions` with a newline after each.
+    pub fn text_len(&self, positions: &[u32]) -> u64 {
+        positions
+            .iter()
+            .map(|&p| match self.span(p) {
+                Span::None => 1,
+                Span::File { len, .. } | Span::Mem { len, .. } => len + 1,
+            })
+            .sum()
     }
 
     /// `joined_ascii(positions)` in pieces of about `chunk` bytes, each the lines of

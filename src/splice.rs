@@ -176,23 +176,27 @@ fn decode_latin1(raw: &[u8], out: &mut Vec<u8>) -> bool {
             i = next + width;
             continue;
         }
-        let byte = match raw[next + 1] {
-            b'b' => 0x08,
-            b'f' => 0x0c,
-            b'n' => 0x0a,
-            b'r' => 0x0d,
-            b't' => 0x09,
-            b'u' => {
-                let hex = std::str::from_utf8(&raw[next + 2..next + 6]).unwrap_or("fffd");
-                let Ok(b) = u8::try_from(u16::from_str_radix(hex, 16).unwrap_or(0xfffd)) else { return false };
-                out.push(b);
-                i = next + 6;
-                continue;
-            }
-            other => other, // `"`, `\` and `/`
-        };
+        let (unit, len) = escape_unit(raw, next);
+        let Ok(byte) = u8::try_from(unit) else { return false };
         out.push(byte);
-        i = next + 2;
+        i = next + len;
+    }
+}
+
+/// The code unit of the escape at `raw[at]` (a backslash) and the escape's length in
+/// bytes, in a valid JSON string.
+fn escape_unit(raw: &[u8], at: usize) -> (u16, usize) {
+    match raw[at + 1] {
+        b'b' => (0x08, 2),
+        b'f' => (0x0c, 2),
+        b'n' => (0x0a, 2),
+        b'r' => (0x0d, 2),
+        b't' => (0x09, 2),
+        b'u' => {
+            let hex = std::str::from_utf8(&raw[at + 2..at + 6]).ok();
+            (hex.and_then(|h| u16::from_str_radix(h, 16).ok()).unwrap_or(0xfffd), 6)
+        }
+        other => (u16::from(other), 2), // `"`, `\` and `/`
     }
 }
 
@@ -235,22 +239,9 @@ fn decode_into(raw: &[u8], out: &mut Vec<u16>) {
         if next >= raw.len() {
             break;
         }
-        let unit = match raw[next + 1] {
-            b'b' => 0x08,
-            b'f' => 0x0c,
-            b'n' => 0x0a,
-            b'r' => 0x0d,
-            b't' => 0x09,
-            b'u' => {
-                let hex = std::str::from_utf8(&raw[next + 2..next + 6]).unwrap_or("fffd");
-                out.push(u16::from_str_radix(hex, 16).unwrap_or(0xfffd));
-                i = next + 6;
-                continue;
-            }
-            other => other as u16, // `"`, `\` and `/`
-        };
+        let (unit, len) = escape_unit(raw, next);
         out.push(unit);
-        i = next + 2;
+        i = next + len;
     }
 }
 
