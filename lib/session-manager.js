@@ -41,19 +41,20 @@ function stringifyLines(entries) {
 }
 
 /**
- * Puts strings carried beside a piece of lines back into the parsed objects: `patchText`
- * lists `line, path` per string, in order. Each path ends at the `""` that `JSON.parse`
- * made in its place, in an object without duplicate keys, so the result is the object of
- * the original line.
+ * Puts the strings carried beside a piece of lines back into the parsed objects:
+ * `patchText` lists `line, path, which, start, end` per string; the string is
+ * `start..end` of the Latin-1 text (`which` 0) or the UTF-16 one (1), as a slice that
+ * shares its characters. Each path ends at the `""` that `JSON.parse` made in its place, in
+ * an object without duplicate keys, so the result is the object of the original line.
  */
-function putBack(objs, missing, first, strings, patchText) {
+function putBack(objs, missing, first, latin1, utf16, patchText) {
   const p = JSON.parse(`[${patchText.toString("latin1")}]`);
-  for (let j = 0, n = 0; j < p.length; j += 2, n++) {
+  for (let j = 0; j < p.length; j += 5) {
     let o = objs[missing[first + p[j]]];
     const path = p[j + 1];
     const last = path.length - 1;
     for (let d = 0; d < last; d++) o = o[path[d]];
-    o[path[last]] = strings[n];
+    o[path[last]] = (p[j + 2] === 0 ? latin1 : utf16).slice(p[j + 3], p[j + 4]);
   }
 }
 
@@ -143,7 +144,7 @@ class SessionManager {
       const first = k;
       const lines = piece[0].toString("latin1").split("\n");
       for (let i = 0; i < lines.length; i++) objs[missing[k++]] = JSON.parse(lines[i]);
-      if (piece[1] !== null) putBack(objs, missing, first, piece[1], piece[2]);
+      if (piece[3] !== null) putBack(objs, missing, first, piece[1], piece[2], piece[3]);
     }
     for (let i = 0; i < positions.length; i++) out[i] = objs[positions[i]];
     return out;

@@ -651,42 +651,33 @@ pub fn mtimes(paths: Vec<String>) -> Vec<f64> {
 /// than to hand over, small enough that the first one is ready at once.
 const PIECE_BYTES: usize = 1 << 20;
 
-/// Decoded strings, created as JS strings (V8 copies them: no decoding on the JS side).
-pub struct JsStrings(Vec<crate::splice::Decoded>);
+/// Decoded text, created as a JS string (V8 copies it: no decoding on the JS side).
+pub enum JsText {
+    Latin1(Vec<u8>),
+    Utf16(Vec<u16>),
+}
 
-impl ToNapiValue for JsStrings {
+impl ToNapiValue for JsText {
     unsafe fn to_napi_value(env: napi::sys::napi_env, val: Self) -> Result<napi::sys::napi_value> {
-        use crate::splice::Decoded;
         use napi::sys;
-        let fail = |what: &str| napi::Error::from_reason(format!("failed to create {what}"));
-        let mut array = std::ptr::null_mut();
-        // SAFETY: plain Node-API calls on the current env, with pointers and lengths of
-        // live Rust buffers that V8 copies before returning.
-        unsafe {
-            if sys::napi_create_array_with_length(env, val.0.len(), &mut array) != sys::Status::napi_ok {
-                return Err(fail("an array"));
+        let mut s = std::ptr::null_mut();
+        // SAFETY: a Node-API call on the current env with a live buffer and its length,
+        // which V8 copies before returning.
+        let status = unsafe {
+            match &val {
+                JsText::Latin1(b) => sys::napi_create_string_latin1(env, b.as_ptr().cast(), b.len() as isize, &mut s),
+                JsText::Utf16(u) => sys::napi_create_string_utf16(env, u.as_ptr(), u.len() as isize, &mut s),
             }
-            for (i, d) in val.0.iter().enumerate() {
-                let mut s = std::ptr::null_mut();
-                let status = match d {
-                    Decoded::Latin1(b) => {
-                        sys::napi_create_string_latin1(env, b.as_ptr().cast(), b.len() as isize, &mut s)
-                    }
-                    Decoded::Utf16(u) => sys::napi_create_string_utf16(env, u.as_ptr(), u.len() as isize, &mut s),
-                };
-                if status != sys::Status::napi_ok
-                    || sys::napi_set_element(env, array, i as u32, s) != sys::Status::napi_ok
-                {
-                    return Err(fail("a string"));
-                }
-            }
+        };
+        if status != sys::Status::napi_ok {
+            return Err(napi::Error::from_reason("failed to create a string"));
         }
-        Ok(array)
+        Ok(s)
     }
 }
 
 /// One piece of `linesAsciiPieces`: the text, and the strings taken out with their patches.
-type Piece = (Buffer, Option<JsStrings>, Option<Buffer>);
+type Piece = (Buffer, Option<JsText>, Option<JsText>, Option<Buffer>);
 
 /// The pieces of one `linesAsciiPieces` call.
 #[napi]
@@ -696,20 +687,23 @@ pub struct AsciiPieces {
 
 #[napi]
 impl AsciiPieces {
-    /// The next piece, or null after the last: `[text, strings, patches]`. `text` holds
-    /// one line per entry (ASCII: read it as Latin-1). When long strings were taken out of
-    /// the lines (see `splice`), `strings` holds them and `patches` (JSON text without
-    /// brackets) lists `line, path` for each, in order; otherwise both are null.
-    #[napi(ts_return_type = "[Buffer, string[] | null, Buffer | null] | null")]
+    /// The next piece, or null after the last: `[text, latin1, utf16, patches]`. `text`
+    /// holds one line per entry (ASCII: read it as Latin-1). When long strings were taken
+    /// out of the lines (see `splice`), `latin1` and `utf16` hold them end to end and
+    /// `patches` (JSON text without brackets) lists `line, path, which, start, end` for
+    /// each; otherwise all three are null.
+    #[napi(ts_return_type = "[Buffer, string | null, string | null, Buffer | null] | null")]
     pub fn next(&self) -> Result<Option<Piece>> {
         guard(|| {
             let Some((text, ex)) = self.pieces.next_piece().map_err(|e| CoreError::io(e, "read", None))? else {
                 return Ok(None);
             };
             if ex.is_empty() {
-                return Ok(Some((text.into(), None, None)));
+                return Ok(Some((text.into(), None, None, None)));
             }
-            Ok(Some((text.into(), Some(JsStrings(ex.strings)), Some(ex.patches.into()))))
+            let latin1 = Some(JsText::Latin1(ex.latin1));
+            let utf16 = (!ex.utf16.is_empty()).then_some(JsText::Utf16(ex.utf16));
+            Ok(Some((text.into(), latin1, utf16, Some(ex.patches.into()))))
         })
     }
 }

@@ -18,25 +18,23 @@ use crate::json::scan_string;
 /// more than `JSON.parse` spends on them.
 pub const MIN_RAW: usize = 256;
 
-/// One decoded string: Latin-1 bytes when every code unit fits, else UTF-16.
-#[derive(Debug, PartialEq)]
-pub enum Decoded {
-    Latin1(Vec<u8>),
-    Utf16(Vec<u16>),
-}
-
-/// The strings taken out of a run of lines.
+/// The strings taken out of a run of lines, decoded and concatenated: those whose code
+/// units all fit in a byte as Latin-1, the others as UTF-16. JS makes one string of each
+/// and slices it (a slice shares its parent's characters), which costs V8 much less than
+/// thousands of separate strings.
 #[derive(Default, Debug)]
 pub struct Extracted {
-    pub strings: Vec<Decoded>,
-    /// `[line, [path…], …]` as JSON text (ASCII) without the brackets: the k-th pair puts
-    /// `strings[k]` at `path` in the object of `line`.
+    pub latin1: Vec<u8>,
+    pub utf16: Vec<u16>,
+    /// `[line, [path…], which, start, end, …]` as JSON text (ASCII) without the brackets:
+    /// `start..end` of the Latin-1 text (`which` 0) or the UTF-16 one (1) goes at `path`
+    /// in the object of `line`.
     pub patches: Vec<u8>,
 }
 
 impl Extracted {
     pub fn is_empty(&self) -> bool {
-        self.strings.is_empty()
+        self.patches.is_empty()
     }
 }
 
@@ -111,21 +109,22 @@ pub fn splice_line(line: &[u8], index: u32, out: &mut Vec<u8>, ex: &mut Extracte
         out.extend_from_slice(b"\"\"");
         from = end;
         let raw = &line[start + 1..end - 1];
-        let mut latin1 = Vec::new();
-        let decoded = if decode_latin1(raw, &mut latin1) {
-            Decoded::Latin1(latin1)
+        let at = ex.latin1.len();
+        let (which, from_unit, to_unit) = if decode_latin1(raw, &mut ex.latin1) {
+            (0, at, ex.latin1.len())
         } else {
-            let mut units = Vec::new();
-            decode_into(raw, &mut units);
-            Decoded::Utf16(units)
+            ex.latin1.truncate(at);
+            let at = ex.utf16.len();
+            decode_into(raw, &mut ex.utf16);
+            (1, at, ex.utf16.len())
         };
-        ex.strings.push(decoded);
         if !ex.patches.is_empty() {
             ex.patches.push(b',');
         }
         ex.patches.extend_from_slice(index.to_string().as_bytes());
         ex.patches.push(b',');
         ex.patches.extend_from_slice(&path);
+        ex.patches.extend_from_slice(format!(",{which},{from_unit},{to_unit}").as_bytes());
     }
     out.extend_from_slice(&line[from..]);
     true
@@ -276,11 +275,17 @@ mod tests {
         );
         // Each string decodes as `JSON.parse` would (checked against the core's decoder).
         let units = |raw: &str| crate::json::decode_utf16(raw.as_bytes());
-        let latin1 = |raw: &str| Decoded::Latin1(units(raw).iter().map(|&u| u as u8).collect());
-        assert_eq!(ex.strings, vec![latin1(&a), latin1(&b), latin1(&plain), Decoded::Utf16(units(&c))]);
+        let (ua, ub, up, uc) = (units(&a), units(&b), units(&plain), units(&c));
+        let latin1: Vec<u8> = ua.iter().chain(&ub).chain(&up).map(|&u| u as u8).collect();
+        assert_eq!(ex.latin1, latin1);
+        assert_eq!(ex.utf16, uc);
+        let (la, lb, lp) = (ua.len(), ua.len() + ub.len(), ua.len() + ub.len() + up.len());
         assert_eq!(
             String::from_utf8(ex.patches).unwrap(),
-            "7,[\"message\",\"content\",0,\"text\"],7,[\"message\",\"content\",1],7,[\"message\",\"content\",2,\"k\"],7,[\"message\",\"x\"]"
+            format!(
+                "7,[\"message\",\"content\",0,\"text\"],0,0,{la},7,[\"message\",\"content\",1],0,{la},{lb},7,[\"message\",\"content\",2,\"k\"],0,{lb},{lp},7,[\"message\",\"x\"],1,0,{}",
+                uc.len()
+            )
         );
     }
 
