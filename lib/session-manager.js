@@ -146,6 +146,7 @@ class SessionManager {
       for (let i = 0; i < lines.length; i++) objs[missing[k++]] = JSON.parse(lines[i]);
       if (piece[3] !== null) putBack(objs, missing, first, piece[1], piece[2], piece[3]);
     }
+    if (k !== missing.length) throw new Error(`pi-session-native internal error: ${missing.length - k} lines not read`);
     for (let i = 0; i < positions.length; i++) out[i] = objs[positions[i]];
     return out;
   }
