@@ -268,10 +268,9 @@ mod tests {
         let out = String::from_utf8(out).unwrap();
         assert_eq!(
             out,
-            format!(
-                r#"{{"type":"message","message":{{"content":[{{"type":"text","text":""}},"",{{"k":""}}],"x":""}},"short":"a\nb"}}"#
-            )
-            .replace("a\nb", "a\\nb")
+            r#"{"type":"message","message":{"content":[{"type":"text","text":""},"",{"k":""}],"x":""},"short":"a\nb"}"#
+                .to_string()
+                .replace("a\nb", "a\\nb")
         );
         // Each string decodes as `JSON.parse` would (checked against the core's decoder).
         let units = |raw: &str| crate::json::decode_utf16(raw.as_bytes());
@@ -295,7 +294,7 @@ mod tests {
         for line in [
             format!(r#"{{"a":"{a}","a":"y"}}"#),    // duplicate key
             format!(r#"{{"\u0061":"{a}","b":1}}"#), // escaped key
-            format!(r#"{{"a":"short\n"}}"#),        // nothing long
+            r#"{"a":"short\n"}"#.to_string(),       // nothing long
             format!(r#""{a}""#),                    // a bare string document
         ] {
             let mut out = Vec::new();
