@@ -193,13 +193,7 @@ impl NativeSession {
             match store::load(Path::new(&path))? {
                 Loaded::Missing => s.status = 0,
                 Loaded::NotSession => s.status = 1,
-                Loaded::Session { skeletons, store, len } => {
-                    s.known = Some((Path::new(&path).to_path_buf(), len));
-                    s.store = store;
-                    for sk in skeletons {
-                        s.tree.push(sk);
-                    }
-                }
+                Loaded::Session { skeletons, store, len } => s.index_loaded(Path::new(&path), skeletons, store, len),
             }
             Ok(s)
         })
@@ -217,13 +211,7 @@ impl NativeSession {
     }
 
     /// The raw lines at `positions`, one per line, as pure ASCII (non-ASCII characters
-    /// escaped as `\uXXXX`), to be read as Latin-1 and parsed line by line.
-    #[napi]
-    pub fn lines_ascii(&self, positions: Uint32Array) -> Result<Buffer> {
-        guard(|| Ok(self.store.joined_ascii(&positions).map_err(|e| CoreError::io(e, "read", None))?.into()))
-    }
-
-    /// `linesAscii` in pieces of about 1 MiB (see `LineStore::ascii_pieces`): a large
+    /// escaped as `\uXXXX`), in pieces of about 1 MiB (see `LineStore::ascii_pieces`): a large
     /// text is read and escaped on another thread while JS parses the pieces before it.
     #[napi]
     pub fn lines_ascii_pieces(&self, positions: Uint32Array) -> Result<AsciiPieces> {
@@ -262,6 +250,15 @@ impl NativeSession {
             }
             Ok(())
         })
+    }
+
+    /// Takes what `store::load` read from `path` (`len` bytes) as this session's index.
+    fn index_loaded(&mut self, path: &Path, skeletons: Vec<Skeleton>, store: LineStore, len: u64) {
+        self.known = Some((path.to_path_buf(), len));
+        self.store = store;
+        for sk in skeletons {
+            self.tree.push(sk);
+        }
     }
 
     /// Indexes lines held in memory; returns how many entries they held.
@@ -528,11 +525,7 @@ impl NativeSession {
             if let Loaded::Session { skeletons, store, len: read } = store::load(Path::new(&path))?
                 && read == len
             {
-                s.known = Some((Path::new(&path).to_path_buf(), len));
-                s.store = store;
-                for sk in skeletons {
-                    s.tree.push(sk);
-                }
+                s.index_loaded(Path::new(&path), skeletons, store, len);
                 return Ok(s);
             }
             // Changed under us between the write and the read: index what we wrote.
@@ -633,12 +626,6 @@ pub fn canonical_lines(session: &NativeSession, positions: Uint32Array) -> Resul
 #[napi]
 pub fn backup_file(from: String, to: String) -> Result<()> {
     guard(|| std::fs::copy(&from, &to).map(|_| ()).map_err(|e| CoreError::io(e, "copyfile", Some(Path::new(&to)))))
-}
-
-/// `.jsonl` names in a directory, in directory order.
-#[napi]
-pub fn jsonl_files(dir: String) -> Result<Vec<String>> {
-    guard(|| listing::jsonl_files(Path::new(&dir)).map_err(|e| CoreError::io(e, "scandir", Some(Path::new(&dir)))))
 }
 
 /// `stat(path).mtimeMs` per path; NaN where stat fails.
@@ -829,6 +816,7 @@ fn headers_with_id_inner(dir: &str, id: &str) -> Option<Vec<String>> {
     use crate::platform::name_bytes;
     // Names and stats come from one pipelined pass; headers of unchanged files from the cache.
     let mut files = crate::platform::jsonl_stats(Path::new(dir)).ok()?;
+    // `readdir` order: libuv's scandir sorts names with `strcmp`, i.e. by bytes.
     files.sort_by(|a, b| name_bytes(&a.0).cmp(&name_bytes(&b.0)));
     let want = Key::decode(id);
     let paths: Vec<(std::path::PathBuf, Option<crate::platform::FileStamp>)> =

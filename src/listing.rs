@@ -483,21 +483,6 @@ fn js_number(v: f64) -> String {
     b.format(v).to_owned()
 }
 
-/// `.jsonl` files of a directory in `readdir` order: libuv's scandir sorts names with
-/// `strcmp`, i.e. by bytes.
-pub fn jsonl_files(dir: &Path) -> std::io::Result<Vec<String>> {
-    use crate::platform::name_bytes;
-    let mut names = Vec::new();
-    for e in fs::read_dir(dir)? {
-        let name = e?.file_name();
-        if name_bytes(&name).ends_with(b".jsonl") {
-            names.push(name);
-        }
-    }
-    names.sort_by(|a, b| name_bytes(a).cmp(&name_bytes(b)));
-    Ok(names.into_iter().map(|n| n.to_string_lossy().into_owned()).collect())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
