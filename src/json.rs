@@ -387,32 +387,56 @@ pub fn number_value(raw: &[u8]) -> f64 {
     std::str::from_utf8(raw).ok().and_then(|t| t.parse::<f64>().ok()).unwrap_or(f64::NAN)
 }
 
-/// Decodes the escaped contents of a JSON string into UTF-16 code units.
+/// Decodes the escaped contents of a JSON string into UTF-16 code units (invalid UTF-8
+/// decoded lossily first).
 pub fn decode_utf16(raw: &[u8]) -> Vec<u16> {
-    let mut out = Vec::with_capacity(raw.len());
     let text = String::from_utf8_lossy(raw);
-    let mut chars = text.chars().peekable();
-    while let Some(c) = chars.next() {
-        if c != '\\' {
-            let mut buf = [0u16; 2];
-            out.extend_from_slice(c.encode_utf16(&mut buf));
-            continue;
-        }
-        match chars.next() {
-            Some('b') => out.push(0x08),
-            Some('f') => out.push(0x0c),
-            Some('n') => out.push(0x0a),
-            Some('r') => out.push(0x0d),
-            Some('t') => out.push(0x09),
-            Some('u') => {
-                let hex: String = (0..4).filter_map(|_| chars.next()).collect();
-                out.push(u16::from_str_radix(&hex, 16).unwrap_or(0xfffd));
-            }
-            Some(other) => out.push(other as u16),
-            None => {}
-        }
-    }
+    let mut out = Vec::new();
+    decode_utf16_into(text.as_bytes(), &mut out);
     out
+}
+
+/// Decodes the raw contents of a valid JSON string (valid UTF-8) into UTF-16 code units,
+/// as `JSON.parse` does: escapes give their unit (lone surrogates included).
+pub fn decode_utf16_into(raw: &[u8], out: &mut Vec<u16>) {
+    out.reserve(raw.len());
+    let mut i = 0;
+    while i < raw.len() {
+        let next = memchr::memchr(b'\\', &raw[i..]).map_or(raw.len(), |p| i + p);
+        let run = &raw[i..next];
+        if run.is_ascii() {
+            out.extend(run.iter().map(|&b| b as u16));
+        } else {
+            // Valid UTF-8 (checked for the whole line).
+            let text = std::str::from_utf8(run).unwrap_or("\u{fffd}");
+            out.extend(text.encode_utf16());
+        }
+        if next >= raw.len() {
+            break;
+        }
+        let (unit, len) = escape_unit(raw, next);
+        out.push(unit);
+        i = next + len;
+    }
+}
+
+/// The code unit of the escape at `raw[at]` (a backslash) and the escape's length in
+/// bytes. Scanned JSON strings only hold valid escapes; a truncated one gives U+FFFD and
+/// the rest of the text, never a panic.
+pub fn escape_unit(raw: &[u8], at: usize) -> (u16, usize) {
+    match raw.get(at + 1) {
+        Some(b'b') => (0x08, 2),
+        Some(b'f') => (0x0c, 2),
+        Some(b'n') => (0x0a, 2),
+        Some(b'r') => (0x0d, 2),
+        Some(b't') => (0x09, 2),
+        Some(b'u') => match raw.get(at + 2..at + 6).and_then(|h| std::str::from_utf8(h).ok()) {
+            Some(hex) => (u16::from_str_radix(hex, 16).unwrap_or(0xfffd), 6),
+            None => (0xfffd, raw.len() - at),
+        },
+        Some(&other) => (u16::from(other), 2), // `"`, `\` and `/`
+        None => (0xfffd, 1),
+    }
 }
 
 /// Decodes a JSON string's escaped contents. `Err` carries the code units when the

@@ -115,7 +115,7 @@ pub fn splice_line(line: &[u8], index: u32, out: &mut Vec<u8>, ex: &mut Extracte
         } else {
             ex.latin1.truncate(at);
             let at = ex.utf16.len();
-            decode_into(raw, &mut ex.utf16);
+            crate::json::decode_utf16_into(raw, &mut ex.utf16);
             (1, at, ex.utf16.len())
         };
         if !ex.patches.is_empty() {
@@ -175,27 +175,10 @@ fn decode_latin1(raw: &[u8], out: &mut Vec<u8>) -> bool {
             i = next + width;
             continue;
         }
-        let (unit, len) = escape_unit(raw, next);
+        let (unit, len) = crate::json::escape_unit(raw, next);
         let Ok(byte) = u8::try_from(unit) else { return false };
         out.push(byte);
         i = next + len;
-    }
-}
-
-/// The code unit of the escape at `raw[at]` (a backslash) and the escape's length in
-/// bytes, in a valid JSON string.
-fn escape_unit(raw: &[u8], at: usize) -> (u16, usize) {
-    match raw[at + 1] {
-        b'b' => (0x08, 2),
-        b'f' => (0x0c, 2),
-        b'n' => (0x0a, 2),
-        b'r' => (0x0d, 2),
-        b't' => (0x09, 2),
-        b'u' => {
-            let hex = std::str::from_utf8(&raw[at + 2..at + 6]).ok();
-            (hex.and_then(|h| u16::from_str_radix(h, 16).ok()).unwrap_or(0xfffd), 6)
-        }
-        other => (u16::from(other), 2), // `"`, `\` and `/`
     }
 }
 
@@ -218,30 +201,6 @@ fn find_backslash_or_high(s: &[u8], mut i: usize) -> usize {
         }
     }
     s[i..].iter().position(|&c| c == b'\\' || c >= 0x80).map_or(s.len(), |p| i + p)
-}
-
-/// Decodes the raw contents of a valid JSON string (valid UTF-8) into UTF-16 code units,
-/// as `JSON.parse` does: escapes give their unit (lone surrogates included).
-fn decode_into(raw: &[u8], out: &mut Vec<u16>) {
-    out.reserve(raw.len());
-    let mut i = 0;
-    while i < raw.len() {
-        let next = memchr::memchr(b'\\', &raw[i..]).map_or(raw.len(), |p| i + p);
-        let run = &raw[i..next];
-        if run.is_ascii() {
-            out.extend(run.iter().map(|&b| b as u16));
-        } else {
-            // Valid UTF-8 (checked for the whole line).
-            let text = std::str::from_utf8(run).unwrap_or("\u{fffd}");
-            out.extend(text.encode_utf16());
-        }
-        if next >= raw.len() {
-            break;
-        }
-        let (unit, len) = escape_unit(raw, next);
-        out.push(unit);
-        i = next + len;
-    }
 }
 
 #[cfg(test)]
