@@ -48,7 +48,7 @@ function stringifyLines(entries) {
  * an object without duplicate keys, so the result is the object of the original line.
  */
 function putBack(objs, missing, first, latin1, utf16, patchText) {
-  const p = JSON.parse(`[${patchText.toString("latin1")}]`);
+  const p = JSON.parse(`[${patchText}]`);
   for (let j = 0; j < p.length; j += 5) {
     let o = objs[missing[first + p[j]]];
     const path = p[j + 1];
@@ -142,7 +142,7 @@ class SessionManager {
     let k = 0;
     for (let piece; (piece = call(() => pieces.next())) !== null; ) {
       const first = k;
-      const lines = piece[0].toString("latin1").split("\n");
+      const lines = piece[0].split("\n");
       for (let i = 0; i < lines.length; i++) objs[missing[k++]] = JSON.parse(lines[i]);
       if (piece[3] !== null) putBack(objs, missing, first, piece[1], piece[2], piece[3]);
     }

@@ -638,33 +638,55 @@ pub fn mtimes(paths: Vec<String>) -> Vec<f64> {
 /// than to hand over, small enough that the first one is ready at once.
 const PIECE_BYTES: usize = 1 << 20;
 
-/// Decoded text, created as a JS string (V8 copies it: no decoding on the JS side).
-pub enum JsText {
-    Latin1(Vec<u8>),
-    Utf16(Vec<u16>),
+/// A piece on its way to JS: `[text, latin1, utf16, patches]`, each created as a JS string
+/// (V8 copies the characters: nothing is decoded on the JS side), after which its buffers
+/// go back to the thread that makes the pieces.
+pub struct PieceJs<'a> {
+    piece: crate::lines::Piece,
+    pieces: &'a crate::lines::Pieces,
 }
 
-impl ToNapiValue for JsText {
+impl ToNapiValue for PieceJs<'_> {
     unsafe fn to_napi_value(env: napi::sys::napi_env, val: Self) -> Result<napi::sys::napi_value> {
         use napi::sys;
-        let mut s = std::ptr::null_mut();
-        // SAFETY: a Node-API call on the current env with a live buffer and its length,
-        // which V8 copies before returning.
-        let status = unsafe {
-            match &val {
-                JsText::Latin1(b) => sys::napi_create_string_latin1(env, b.as_ptr().cast(), b.len() as isize, &mut s),
-                JsText::Utf16(u) => sys::napi_create_string_utf16(env, u.as_ptr(), u.len() as isize, &mut s),
+        let check = |status: sys::napi_status| {
+            if status == sys::Status::napi_ok {
+                Ok(())
+            } else {
+                Err(napi::Error::from_reason("failed to create a string"))
             }
         };
-        if status != sys::Status::napi_ok {
-            return Err(napi::Error::from_reason("failed to create a string"));
+        let PieceJs { piece, pieces } = val;
+        let ex = &piece.ex;
+        let spliced = !ex.is_empty();
+        let mut out = [std::ptr::null_mut(); 4];
+        // SAFETY: Node-API calls on the current env; each string call reads a live buffer
+        // of the given length, which V8 copies before returning.
+        unsafe {
+            check(sys::napi_get_null(env, &mut out[1]))?;
+            out[2] = out[1];
+            out[3] = out[1];
+            let latin1 = |bytes: &[u8], slot: &mut sys::napi_value| {
+                check(sys::napi_create_string_latin1(env, bytes.as_ptr().cast(), bytes.len() as isize, slot))
+            };
+            latin1(&piece.text, &mut out[0])?;
+            if spliced {
+                latin1(&ex.latin1, &mut out[1])?;
+                latin1(&ex.patches, &mut out[3])?;
+                if !ex.utf16.is_empty() {
+                    check(sys::napi_create_string_utf16(env, ex.utf16.as_ptr(), ex.utf16.len() as isize, &mut out[2]))?;
+                }
+            }
+            let mut array = std::ptr::null_mut();
+            check(sys::napi_create_array_with_length(env, 4, &mut array))?;
+            for (i, v) in out.into_iter().enumerate() {
+                check(sys::napi_set_element(env, array, i as u32, v))?;
+            }
+            pieces.recycle(piece);
+            Ok(array)
         }
-        Ok(s)
     }
 }
-
-/// One piece of `linesAsciiPieces`: the text, and the strings taken out with their patches.
-type Piece = (Buffer, Option<JsText>, Option<JsText>, Option<Buffer>);
 
 /// The pieces of one `linesAsciiPieces` call.
 #[napi]
@@ -675,22 +697,15 @@ pub struct AsciiPieces {
 #[napi]
 impl AsciiPieces {
     /// The next piece, or null after the last: `[text, latin1, utf16, patches]`. `text`
-    /// holds one line per entry (ASCII: read it as Latin-1). When long strings were taken
-    /// out of the lines (see `splice`), `latin1` and `utf16` hold them end to end and
-    /// `patches` (JSON text without brackets) lists `line, path, which, start, end` for
-    /// each; otherwise all three are null.
-    #[napi(ts_return_type = "[Buffer, string | null, string | null, Buffer | null] | null")]
-    pub fn next(&self) -> Result<Option<Piece>> {
+    /// holds one line per entry (ASCII). When long strings were taken out of the lines
+    /// (see `splice`), `latin1` and `utf16` hold them end to end (`utf16` null when
+    /// empty) and `patches` (JSON text without brackets) lists `line, path, which, start,
+    /// end` for each; otherwise all three are null.
+    #[napi(ts_return_type = "[string, string | null, string | null, string | null] | null")]
+    pub fn next(&self) -> Result<Option<PieceJs<'_>>> {
         guard(|| {
-            let Some((text, ex)) = self.pieces.next_piece().map_err(|e| CoreError::io(e, "read", None))? else {
-                return Ok(None);
-            };
-            if ex.is_empty() {
-                return Ok(Some((text.into(), None, None, None)));
-            }
-            let latin1 = Some(JsText::Latin1(ex.latin1));
-            let utf16 = (!ex.utf16.is_empty()).then_some(JsText::Utf16(ex.utf16));
-            Ok(Some((text.into(), latin1, utf16, Some(ex.patches.into()))))
+            let piece = self.pieces.next_piece().map_err(|e| CoreError::io(e, "read", None))?;
+            Ok(piece.map(|piece| PieceJs { piece, pieces: &self.pieces }))
         })
     }
 }

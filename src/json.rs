@@ -399,30 +399,208 @@ pub fn decode_utf16(raw: &[u8]) -> Vec<u16> {
 /// Decodes the raw contents of a valid JSON string (valid UTF-8) into UTF-16 code units,
 /// as `JSON.parse` does: escapes give their unit (lone surrogates included).
 pub fn decode_utf16_into(raw: &[u8], out: &mut Vec<u16>) {
-    out.reserve(raw.len());
+    // Each byte gives at most one unit (a 4-byte character gives two), so this covers
+    // the whole string and the 16 units the block copy may write past its end.
+    out.reserve(raw.len() + 16);
     let mut i = 0;
-    while i < raw.len() {
-        let next = memchr::memchr(b'\\', &raw[i..]).map_or(raw.len(), |p| i + p);
-        let run = &raw[i..next];
-        if run.is_ascii() {
-            out.extend(run.iter().map(|&b| b as u16));
+    loop {
+        i = copy_plain::<u16, false>(raw, i, out);
+        let Some(&b) = raw.get(i) else { return };
+        if b == b'\\' {
+            let (unit, len) = escape_unit(raw, i);
+            out.push(unit);
+            i += len;
         } else {
-            // Valid UTF-8 (checked for the whole line).
-            let text = std::str::from_utf8(run).unwrap_or("\u{fffd}");
-            out.extend(text.encode_utf16());
+            let (c, len) = utf8_char(raw, i);
+            push_char(c, out);
+            i += len;
         }
-        if next >= raw.len() {
-            break;
-        }
-        let (unit, len) = escape_unit(raw, next);
-        out.push(unit);
-        i = next + len;
     }
+}
+
+/// A code unit type the decoders write: ASCII bytes widen to it.
+trait Unit: Copy {
+    fn ascii(b: u8) -> Self;
+    /// Copies the 16 bytes at `src` as 16 units to `dst`.
+    ///
+    /// # Safety
+    /// `src` is readable and `dst` writable for 16 units.
+    #[cfg(target_arch = "x86_64")]
+    unsafe fn store16(v: std::arch::x86_64::__m128i, dst: *mut Self);
+}
+
+impl Unit for u8 {
+    fn ascii(b: u8) -> Self {
+        b
+    }
+    #[cfg(target_arch = "x86_64")]
+    unsafe fn store16(v: std::arch::x86_64::__m128i, dst: *mut Self) {
+        // SAFETY: the caller guarantees 16 writable bytes at `dst`.
+        unsafe { std::arch::x86_64::_mm_storeu_si128(dst.cast(), v) }
+    }
+}
+
+impl Unit for u16 {
+    fn ascii(b: u8) -> Self {
+        u16::from(b)
+    }
+    #[cfg(target_arch = "x86_64")]
+    unsafe fn store16(v: std::arch::x86_64::__m128i, dst: *mut Self) {
+        use std::arch::x86_64::{_mm_setzero_si128, _mm_storeu_si128, _mm_unpackhi_epi8, _mm_unpacklo_epi8};
+        // SAFETY: the caller guarantees 16 writable units at `dst`; SSE2 is part of x86_64.
+        unsafe {
+            let zero = _mm_setzero_si128();
+            _mm_storeu_si128(dst.cast(), _mm_unpacklo_epi8(v, zero));
+            _mm_storeu_si128(dst.add(8).cast(), _mm_unpackhi_epi8(v, zero));
+        }
+    }
+}
+
+/// Copies the ASCII bytes from `raw[i]` up to the next backslash or non-ASCII byte (and,
+/// with `IN_JSON`, quote or control byte: `raw` is JSON text and the string's end is not
+/// known yet) as units to `out`; returns the index of that byte (`raw.len()` if none).
+#[inline]
+fn copy_plain<U: Unit, const IN_JSON: bool>(raw: &[u8], mut i: usize, out: &mut Vec<U>) -> usize {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{
+            __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_min_epu8, _mm_movemask_epi8, _mm_or_si128, _mm_set1_epi8,
+        };
+        while i + 16 <= raw.len() {
+            // 16 bytes are loaded and stored whatever the mask says; only the plain ones
+            // are kept (the length moves past them alone).
+            if out.capacity() - out.len() < 16 {
+                out.reserve(16);
+            }
+            // SAFETY: SSE2 is part of x86_64; the load reads `raw[i..i + 16]`, and the
+            // store writes 16 units of the spare capacity reserved just above.
+            let mask = unsafe {
+                let v = _mm_loadu_si128(raw.as_ptr().add(i).cast::<__m128i>());
+                U::store16(v, out.as_mut_ptr().add(out.len()));
+                let mut stop = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'\\' as i8));
+                if IN_JSON {
+                    let quote = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'"' as i8));
+                    // Bytes <= 0x1f (unsigned): min(v, 0x1f) == v.
+                    let control = _mm_cmpeq_epi8(_mm_min_epu8(v, _mm_set1_epi8(0x1f)), v);
+                    stop = _mm_or_si128(stop, _mm_or_si128(quote, control));
+                }
+                // A byte's high bit is set exactly when it is not ASCII.
+                (_mm_movemask_epi8(stop) | _mm_movemask_epi8(v)) as u32
+            };
+            let n = if mask == 0 { 16 } else { mask.trailing_zeros() as usize };
+            // SAFETY: the first `n` of the 16 units written above are initialised.
+            unsafe { out.set_len(out.len() + n) };
+            i += n;
+            if mask != 0 {
+                return i;
+            }
+        }
+    }
+    let end = raw[i..]
+        .iter()
+        .position(|&c| c == b'\\' || c >= 0x80 || (IN_JSON && (c == b'"' || c < 0x20)))
+        .map_or(raw.len(), |p| i + p);
+    out.extend(raw[i..end].iter().map(|&b| U::ascii(b)));
+    end
+}
+
+/// `scan_string` that also decodes: the string at `s[start] == '"'` is appended to
+/// `latin1` when all its code units fit in a byte, to `utf16` otherwise (the other left
+/// as it was). Returns the index after the closing quote and whether it went to `utf16`;
+/// `None` (both left as they were) where `scan_string` fails.
+pub fn scan_decode(s: &[u8], start: usize, latin1: &mut Vec<u8>, utf16: &mut Vec<u16>) -> Option<(usize, bool)> {
+    debug_assert_eq!(s[start], b'"');
+    let at = latin1.len();
+    let mut i = start + 1;
+    loop {
+        i = copy_plain::<u8, true>(s, i, latin1);
+        let unit = match s.get(i) {
+            Some(b'"') => return Some((i + 1, false)),
+            Some(b'\\') => match escape_len(s, i) {
+                Some(len) => (u32::from(escape_unit(s, i).0), len),
+                None => break,
+            },
+            Some(&c) if c >= 0x80 => utf8_char(s, i),
+            _ => break, // a control byte, or no closing quote
+        };
+        if let Ok(byte) = u8::try_from(unit.0) {
+            latin1.push(byte);
+            i += unit.1;
+            continue;
+        }
+        // A unit above 0xFF: widen what is decoded so far and go on in UTF-16.
+        let at16 = utf16.len();
+        utf16.extend(latin1[at..].iter().map(|&b| u16::from(b)));
+        latin1.truncate(at);
+        match scan_decode_utf16(s, i, utf16) {
+            Some(end) => return Some((end, true)),
+            None => {
+                utf16.truncate(at16);
+                return None;
+            }
+        }
+    }
+    latin1.truncate(at);
+    None
+}
+
+/// The UTF-16 part of `scan_decode`, from `s[i]` inside the string.
+fn scan_decode_utf16(s: &[u8], mut i: usize, out: &mut Vec<u16>) -> Option<usize> {
+    loop {
+        i = copy_plain::<u16, true>(s, i, out);
+        match *s.get(i)? {
+            b'"' => return Some(i + 1),
+            b'\\' => {
+                let len = escape_len(s, i)?;
+                out.push(escape_unit(s, i).0);
+                i += len;
+            }
+            c if c >= 0x80 => {
+                let (c, len) = utf8_char(s, i);
+                push_char(c, out);
+                i += len;
+            }
+            _ => return None, // a control byte
+        }
+    }
+}
+
+/// Appends a character's UTF-16 units.
+#[inline]
+fn push_char(c: u32, out: &mut Vec<u16>) {
+    if c >= 0x1_0000 {
+        let c = c - 0x1_0000;
+        out.extend_from_slice(&[0xd800 | (c >> 10) as u16, 0xdc00 | (c & 0x3ff) as u16]);
+    } else {
+        out.push(c as u16);
+    }
+}
+
+/// The character of the UTF-8 sequence at `raw[i]` and its length; U+FFFD and 1 for an
+/// invalid sequence (callers pass valid UTF-8).
+#[inline]
+fn utf8_char(raw: &[u8], i: usize) -> (u32, usize) {
+    let b0 = u32::from(raw[i]);
+    let (len, mut c) = match b0 {
+        0xc2..=0xdf => (2, b0 & 0x1f),
+        0xe0..=0xef => (3, b0 & 0x0f),
+        0xf0..=0xf4 => (4, b0 & 0x07),
+        _ => return (0xfffd, 1),
+    };
+    let Some(rest) = raw.get(i + 1..i + len) else { return (0xfffd, 1) };
+    for &b in rest {
+        if b & 0xc0 != 0x80 {
+            return (0xfffd, 1);
+        }
+        c = (c << 6) | u32::from(b & 0x3f);
+    }
+    (c, len)
 }
 
 /// The code unit of the escape at `raw[at]` (a backslash) and the escape's length in
 /// bytes. Scanned JSON strings only hold valid escapes; a truncated one gives U+FFFD and
 /// the rest of the text, never a panic.
+#[inline]
 pub fn escape_unit(raw: &[u8], at: usize) -> (u16, usize) {
     match raw.get(at + 1) {
         Some(b'b') => (0x08, 2),
@@ -430,11 +608,14 @@ pub fn escape_unit(raw: &[u8], at: usize) -> (u16, usize) {
         Some(b'n') => (0x0a, 2),
         Some(b'r') => (0x0d, 2),
         Some(b't') => (0x09, 2),
-        Some(b'u') => match raw.get(at + 2..at + 6).and_then(|h| std::str::from_utf8(h).ok()) {
-            Some(hex) => (u16::from_str_radix(hex, 16).unwrap_or(0xfffd), 6),
+        Some(b'u') => match raw.get(at + 2..at + 6) {
+            Some(hex) => {
+                let unit = hex.iter().try_fold(0u16, |u, &c| Some(u << 4 | (c as char).to_digit(16)? as u16));
+                (unit.unwrap_or(0xfffd), 6)
+            }
             None => (0xfffd, raw.len() - at),
         },
-        Some(&other) => (u16::from(other), 2), // `"`, `\` and `/`
+        Some(&other) => (u16::from(other), 2), // `"`, `\\` and `/`
         None => (0xfffd, 1),
     }
 }
@@ -842,6 +1023,81 @@ mod swar_tests {
                 "{:?}",
                 String::from_utf8_lossy(&bytes)
             );
+        }
+    }
+
+    /// The decoders against a plain one (runs between escapes via `str`), on random mixes
+    /// of ASCII runs of every length, escapes and 2-, 3- and 4-byte characters.
+    #[test]
+    fn block_decoders_match_a_plain_decoder() {
+        fn plain(raw: &[u8]) -> Vec<u16> {
+            let text = std::str::from_utf8(raw).unwrap();
+            let mut out = Vec::new();
+            let mut rest = text;
+            while let Some(at) = rest.find('\\') {
+                out.extend(rest[..at].encode_utf16());
+                let (unit, len) = escape_unit(rest.as_bytes(), at);
+                out.push(unit);
+                rest = &rest[at + len..];
+            }
+            out.extend(rest.encode_utf16());
+            out
+        }
+        let pieces: [&str; 14] = [
+            "a",
+            "\\n",
+            "\\\"",
+            "\\\\",
+            "\\/",
+            "\\u00e9",
+            "\\u20AC",
+            "\\ud83d\\ude00",
+            "\\udc00",
+            "\u{e9}",
+            "\u{20ac}",
+            "\u{1f600}",
+            "\u{4e2d}",
+            "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
+        ];
+        let mut seed = 0x853c_49e6_748f_ea9bu64;
+        for _ in 0..100_000 {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            let mut raw = String::new();
+            let mut r = seed;
+            for _ in 0..(seed % 20) {
+                r = r.rotate_left(9) ^ 0x9e37_79b9_7f4a_7c15;
+                let k = (r % 28) as usize;
+                raw.push_str(if k < 14 { pieces[k] } else { &pieces[13][..k - 13] });
+            }
+            let want = plain(raw.as_bytes());
+            let mut got = vec![7u16]; // appends after what is there
+            decode_utf16_into(raw.as_bytes(), &mut got);
+            assert_eq!(got[1..], want[..], "{raw:?}");
+            // Scanned and decoded in one pass, from inside a line.
+            let line = format!("[\"{raw}\",1]");
+            let (mut latin1, mut utf16) = (vec![7u8], vec![7u16]);
+            let (end, wide) = scan_decode(line.as_bytes(), 1, &mut latin1, &mut utf16).expect(&raw);
+            assert_eq!(end, raw.len() + 3, "{raw:?}");
+            assert_eq!(wide, want.iter().any(|&u| u > 0xff), "{raw:?}");
+            if wide {
+                assert_eq!((&utf16[1..], latin1.len()), (&want[..], 1), "{raw:?}");
+            } else {
+                assert!(latin1[1..].iter().map(|&b| u16::from(b)).eq(want.iter().copied()), "{raw:?}");
+                assert_eq!(utf16.len(), 1);
+            }
+            // A control byte or a stray backslash: it ends (or fails) where the scanner
+            // does, and a failure leaves both outputs as they were.
+            let mut bad = line.clone().into_bytes();
+            let cut = 2 + (seed as usize >> 8) % (raw.len() + 1);
+            bad[cut] = [0x01, b'\\'][(seed >> 3) as usize & 1];
+            let lens = (latin1.len(), utf16.len());
+            let got = scan_decode(&bad, 1, &mut latin1, &mut utf16);
+            assert_eq!(got.map(|g| g.0), scan_string(&bad, 1), "{:?}", String::from_utf8_lossy(&bad));
+            if got.is_none() {
+                assert_eq!((latin1.len(), utf16.len()), lens);
+            }
         }
     }
 

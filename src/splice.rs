@@ -12,7 +12,7 @@
 //! keys, are spliced (with a duplicate, `JSON.parse` keeps the last value while a path
 //! cannot tell the two apart); other lines go to JS whole.
 
-use crate::json::scan_string;
+use crate::json::{scan_decode, scan_string};
 
 /// Strings shorter than this (raw bytes) stay in the line: the bookkeeping would cost
 /// more than `JSON.parse` spends on them.
@@ -43,6 +43,18 @@ enum Frame<'a> {
     Array { index: u32 },
 }
 
+/// A string taken out of a line: its bytes `start..end` (quotes included), its path, and
+/// where its decoded units went.
+struct Cut {
+    start: usize,
+    end: usize,
+    path: Vec<u8>,
+    /// 0: `Extracted::latin1`, 1: `Extracted::utf16`.
+    which: u8,
+    from: usize,
+    to: usize,
+}
+
 /// Writes `line` to `out` with its long escaped string values replaced by `""`, and adds
 /// those strings to `ex` (patches name the line `index`). Returns false, writing nothing,
 /// when the line must go whole (see the module docs); `line` must be valid JSON.
@@ -51,8 +63,36 @@ pub fn splice_line(line: &[u8], index: u32, out: &mut Vec<u8>, ex: &mut Extracte
     if line.len() < MIN_RAW || simdutf8::basic::from_utf8(line).is_err() {
         return false;
     }
-    // (start, end) of each string to take out (quotes included), and its path.
-    let mut cuts: Vec<(usize, usize, Vec<u8>)> = Vec::new();
+    let (latin1_at, utf16_at) = (ex.latin1.len(), ex.utf16.len());
+    let cuts = match find_cuts(line, ex) {
+        Some(cuts) if !cuts.is_empty() => cuts,
+        _ => {
+            ex.latin1.truncate(latin1_at);
+            ex.utf16.truncate(utf16_at);
+            return false;
+        }
+    };
+    let mut from = 0;
+    for cut in cuts {
+        out.extend_from_slice(&line[from..cut.start]);
+        out.extend_from_slice(b"\"\"");
+        from = cut.end;
+        if !ex.patches.is_empty() {
+            ex.patches.push(b',');
+        }
+        ex.patches.extend_from_slice(index.to_string().as_bytes());
+        ex.patches.push(b',');
+        ex.patches.extend_from_slice(&cut.path);
+        ex.patches.extend_from_slice(format!(",{},{},{}", cut.which, cut.from, cut.to).as_bytes());
+    }
+    out.extend_from_slice(&line[from..]);
+    true
+}
+
+/// One pass over `line`: the long string values, decoded into `ex` as they are scanned
+/// (the caller drops what was decoded when this returns `None`: the line goes whole).
+fn find_cuts(line: &[u8], ex: &mut Extracted) -> Option<Vec<Cut>> {
+    let mut cuts = Vec::new();
     let mut stack: Vec<Frame> = Vec::new();
     let mut expect_key = false;
     let mut i = 0;
@@ -81,53 +121,37 @@ pub fn splice_line(line: &[u8], index: u32, out: &mut Vec<u8>, ex: &mut Extracte
                 }
                 i += 1;
             }
-            b'"' => {
-                let Some(end) = scan_string(line, i) else { return false };
+            b'"' if expect_key => {
+                let end = scan_string(line, i)?;
                 let raw = &line[i + 1..end - 1];
-                if expect_key {
-                    let Some(Frame::Object { keys, key }) = stack.last_mut() else { return false };
-                    if raw.contains(&b'\\') || keys.contains(&raw) {
-                        return false;
-                    }
-                    keys.push(raw);
-                    *key = raw;
-                    expect_key = false;
-                } else if raw.len() >= MIN_RAW && !stack.is_empty() {
-                    cuts.push((i, end, path_json(&stack)));
+                let Some(Frame::Object { keys, key }) = stack.last_mut() else { return None };
+                if raw.contains(&b'\\') || keys.contains(&raw) {
+                    return None;
+                }
+                keys.push(raw);
+                *key = raw;
+                expect_key = false;
+                i = end;
+            }
+            b'"' if stack.is_empty() => i = scan_string(line, i)?,
+            b'"' => {
+                // Decoded while scanned; kept if long enough.
+                let (latin1_at, utf16_at) = (ex.latin1.len(), ex.utf16.len());
+                let (end, wide) = scan_decode(line, i, &mut ex.latin1, &mut ex.utf16)?;
+                if end - i - 2 >= MIN_RAW {
+                    let (which, from, to) =
+                        if wide { (1, utf16_at, ex.utf16.len()) } else { (0, latin1_at, ex.latin1.len()) };
+                    cuts.push(Cut { start: i, end, path: path_json(&stack), which, from, to });
+                } else {
+                    ex.latin1.truncate(latin1_at);
+                    ex.utf16.truncate(utf16_at);
                 }
                 i = end;
             }
             _ => i += 1, // `:`, whitespace, and the bytes of numbers and literals
         }
     }
-    if cuts.is_empty() {
-        return false;
-    }
-    let mut from = 0;
-    for (start, end, path) in cuts {
-        out.extend_from_slice(&line[from..start]);
-        out.extend_from_slice(b"\"\"");
-        from = end;
-        let raw = &line[start + 1..end - 1];
-        let at = ex.latin1.len();
-        let (which, from_unit, to_unit) = if decode_latin1(raw, &mut ex.latin1) {
-            (0, at, ex.latin1.len())
-        } else {
-            ex.latin1.truncate(at);
-            let at = ex.utf16.len();
-            crate::json::decode_utf16_into(raw, &mut ex.utf16);
-            (1, at, ex.utf16.len())
-        };
-        if !ex.patches.is_empty() {
-            ex.patches.push(b',');
-        }
-        ex.patches.extend_from_slice(index.to_string().as_bytes());
-        ex.patches.push(b',');
-        ex.patches.extend_from_slice(&path);
-        ex.patches.extend_from_slice(format!(",{which},{from_unit},{to_unit}").as_bytes());
-    }
-    out.extend_from_slice(&line[from..]);
-    true
+    Some(cuts)
 }
 
 /// The path to the current value as a JSON array of keys and indices (ASCII: non-ASCII
@@ -149,58 +173,6 @@ fn path_json(stack: &[Frame]) -> Vec<u8> {
     }
     out.push(b']');
     out
-}
-
-/// `decode_into` straight to Latin-1 bytes (plain runs copied whole); false, with `out`
-/// partly written, at the first code unit above 0xFF.
-fn decode_latin1(raw: &[u8], out: &mut Vec<u8>) -> bool {
-    out.reserve(raw.len());
-    let mut i = 0;
-    loop {
-        let next = find_backslash_or_high(raw, i);
-        out.extend_from_slice(&raw[i..next]);
-        if next >= raw.len() {
-            return true;
-        }
-        if raw[next] != b'\\' {
-            // A non-ASCII character (the line is valid UTF-8).
-            let width = match raw[next] {
-                0xc0..=0xdf => 2,
-                0xe0..=0xef => 3,
-                _ => 4,
-            };
-            let Some(c) = raw.get(next..next + width).and_then(|b| std::str::from_utf8(b).ok()) else { return false };
-            let Ok(b) = u8::try_from(u32::from(c.chars().next().unwrap_or('\u{fffd}'))) else { return false };
-            out.push(b);
-            i = next + width;
-            continue;
-        }
-        let (unit, len) = crate::json::escape_unit(raw, next);
-        let Ok(byte) = u8::try_from(unit) else { return false };
-        out.push(byte);
-        i = next + len;
-    }
-}
-
-/// The index of the first backslash or non-ASCII byte at or after `i` (`s.len()` if none).
-fn find_backslash_or_high(s: &[u8], mut i: usize) -> usize {
-    #[cfg(target_arch = "x86_64")]
-    {
-        use std::arch::x86_64::{__m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_set1_epi8};
-        while i + 16 <= s.len() {
-            // SAFETY: SSE2 is always available on x86_64; the load stays inside `s`.
-            let mask = unsafe {
-                let v = _mm_loadu_si128(s.as_ptr().add(i).cast::<__m128i>());
-                // A byte's high bit is set exactly when it is not ASCII.
-                (_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(b'\\' as i8))) | _mm_movemask_epi8(v)) as u32
-            };
-            if mask != 0 {
-                return i + mask.trailing_zeros() as usize;
-            }
-            i += 16;
-        }
-    }
-    s[i..].iter().position(|&c| c == b'\\' || c >= 0x80).map_or(s.len(), |p| i + p)
 }
 
 #[cfg(test)]
