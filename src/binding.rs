@@ -656,7 +656,7 @@ impl ToNapiValue for PieceJs<'_> {
                 Err(napi::Error::from_reason("failed to create a string"))
             }
         };
-        let PieceJs { piece, pieces } = val;
+        let PieceJs { mut piece, pieces } = val;
         let ex = &piece.ex;
         let spliced = !ex.is_empty();
         let mut out = [std::ptr::null_mut(); 4];
@@ -674,7 +674,7 @@ impl ToNapiValue for PieceJs<'_> {
                 latin1(&ex.latin1, &mut out[1])?;
                 latin1(&ex.patches, &mut out[3])?;
                 if !ex.utf16.is_empty() {
-                    check(sys::napi_create_string_utf16(env, ex.utf16.as_ptr(), ex.utf16.len() as isize, &mut out[2]))?;
+                    out[2] = external_utf16(env, std::mem::take(&mut piece.ex.utf16))?;
                 }
             }
             let mut array = std::ptr::null_mut();
@@ -686,6 +686,96 @@ impl ToNapiValue for PieceJs<'_> {
             Ok(array)
         }
     }
+}
+
+/// `node_api_create_external_string_utf16` (Node-API 10; exported, as experimental, since
+/// Node 18.18 and 20.4).
+type CreateExternalUtf16 = unsafe extern "C" fn(
+    env: napi::sys::napi_env,
+    units: *const u16,
+    length: isize,
+    finalize: Option<unsafe extern "C" fn(napi::sys::napi_env, *mut std::ffi::c_void, *mut std::ffi::c_void)>,
+    hint: *mut std::ffi::c_void,
+    result: *mut napi::sys::napi_value,
+    copied: *mut bool,
+) -> napi::sys::napi_status;
+
+/// The running Node's `node_api_create_external_string_utf16`, if it has one. Looked up at
+/// run time (not linked) so the addon still loads, and copies instead, where it is absent.
+fn create_external_utf16() -> Option<CreateExternalUtf16> {
+    #[cfg(unix)]
+    {
+        static FOUND: std::sync::OnceLock<Option<CreateExternalUtf16>> = std::sync::OnceLock::new();
+        *FOUND.get_or_init(|| {
+            // SAFETY: dlsym with a NUL-terminated name; the symbol, when the host exports
+            // it, is the Node-API function with exactly the signature above.
+            unsafe {
+                let f = libc::dlsym(libc::RTLD_DEFAULT, c"node_api_create_external_string_utf16".as_ptr());
+                (!f.is_null()).then(|| std::mem::transmute::<*mut libc::c_void, CreateExternalUtf16>(f))
+            }
+        })
+    }
+    #[cfg(not(unix))]
+    {
+        None
+    }
+}
+
+/// Bytes of external strings not yet finalized (a diagnostic: see `externalStringBytes`).
+static EXTERNAL_BYTES: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// Frees the units of an external string once V8 no longer needs them (`hint` is the
+/// `Box<Vec<u16>>`). `env` may be null (the environment is shutting down): unused.
+unsafe extern "C" fn free_external_units(
+    _env: napi::sys::napi_env,
+    _data: *mut std::ffi::c_void,
+    hint: *mut std::ffi::c_void,
+) {
+    // SAFETY: `hint` is the box `external_utf16` leaked for this string; Node calls this once.
+    let units = unsafe { Box::from_raw(hint.cast::<Vec<u16>>()) };
+    EXTERNAL_BYTES.fetch_sub(units.len() * 2, Ordering::Relaxed);
+}
+
+/// Bytes held by the strings `linesAsciiPieces` handed to V8 without a copy and V8 has not
+/// collected yet (for tests: they must all be freed once collected). V8 accounts for them
+/// itself, as external memory (`process.memoryUsage().external`).
+#[napi]
+pub fn external_string_bytes() -> f64 {
+    EXTERNAL_BYTES.load(Ordering::Relaxed) as f64
+}
+
+/// A JS string of `units`. V8 reads them where they are when the host allows (an
+/// external string: a large text costs V8 no copy, and no fresh pages to copy it to),
+/// and copies them otherwise.
+///
+/// # Safety
+/// `env` is the current Node-API environment.
+unsafe fn external_utf16(env: napi::sys::napi_env, units: Vec<u16>) -> Result<napi::sys::napi_value> {
+    let mut out = std::ptr::null_mut();
+    let failed = || Err(napi::Error::from_reason("failed to create a string"));
+    let Some(create) = create_external_utf16() else {
+        // SAFETY: a live buffer of the given length, which V8 copies before returning.
+        let status =
+            unsafe { napi::sys::napi_create_string_utf16(env, units.as_ptr(), units.len() as isize, &mut out) };
+        return if status == napi::sys::Status::napi_ok { Ok(out) } else { failed() };
+    };
+    let (ptr, len) = (units.as_ptr(), units.len());
+    // Counted before: the finalizer runs at once if Node copies the units instead.
+    EXTERNAL_BYTES.fetch_add(len * 2, Ordering::Relaxed);
+    let hint = Box::into_raw(Box::new(units));
+    let mut copied = false;
+    // SAFETY: `ptr..ptr + len` stays allocated (owned by `hint`) until the finalizer runs,
+    // which Node calls exactly once on success, at once if it copied instead.
+    let status =
+        unsafe { create(env, ptr, len as isize, Some(free_external_units), hint.cast(), &mut out, &mut copied) };
+    if status != napi::sys::Status::napi_ok {
+        // No finalizer will run: the units are still ours.
+        // SAFETY: `hint` came from `Box::into_raw` above and was not handed over.
+        drop(unsafe { Box::from_raw(hint) });
+        EXTERNAL_BYTES.fetch_sub(len * 2, Ordering::Relaxed);
+        return failed();
+    }
+    Ok(out)
 }
 
 /// The pieces of one `linesAsciiPieces` call.

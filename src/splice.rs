@@ -3,8 +3,9 @@
 //! `JSON.parse` decodes an escaped string (code and tool output: `\n`, `\"` every few
 //! dozen bytes) several times slower than it copies plain text, and those strings are
 //! most of a session's bytes. So a line is handed to JS with each such string value
-//! replaced by `""`; the decoded strings go alongside (created as JS strings directly,
-//! a copy), with the path (keys and indices) where each belongs. JS parses the short line and assigns
+//! replaced by `""`; the decoded strings go alongside (created as JS strings directly:
+//! Latin-1 ones copied, UTF-16 ones as external strings over the decoded units), with
+//! the path (keys and indices) where each belongs. JS parses the short line and assigns
 //! every string at its path: the object has the same keys, in the same order, with the
 //! same values as `JSON.parse` of the original line.
 //!
