@@ -4,8 +4,13 @@ use std::time::Instant;
 
 fn main() {
     let dir = std::env::args().nth(1).expect("usage: profile_list DIR");
-    let names = pi_session_native::listing::jsonl_files(std::path::Path::new(&dir)).unwrap();
-    let paths: Vec<String> = names.iter().map(|n| format!("{dir}/{n}")).collect();
+    let mut paths: Vec<String> = std::fs::read_dir(&dir)
+        .expect("read the directory")
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .filter(|n| n.ends_with(".jsonl"))
+        .map(|n| format!("{dir}/{n}"))
+        .collect();
+    paths.sort();
     for _ in 0..3 {
         let t = Instant::now();
         let r = pi_session_native::listing::scan_many(&paths, &AtomicBool::new(false));
