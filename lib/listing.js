@@ -89,19 +89,23 @@ function findById(cwd, id, sessionDir) {
 // -----------------------------------------------------------------------------
 // SessionInfo
 
-/** Builds a SessionInfo from the core's scan row (see `listing::row_json`). */
-function infoFromRow(path, row) {
-  const [header, rawName, messageCount, lastActivity, pendingTimes, firstMessage, allMessagesText, mtimeMs] = row;
+/**
+ * Builds a SessionInfo from the core's scan row (see `listing::Rows`): its two texts are
+ * `start..end` of the batch's Latin-1 text (`which` 0) or UTF-16 text (1).
+ */
+function infoFromRow(path, row, latin1, utf16) {
+  const [header, rawName, messageCount, lastActivity, pendingTimes, fw, fs, fe, aw, as, ae, mtimeMs] = row;
   let lastActivityTime = lastActivity === null ? undefined : lastActivity;
   for (const ts of pendingTimes) {
     const t = new Date(ts).getTime();
     if (!Number.isNaN(t)) lastActivityTime = Math.max(lastActivityTime ?? 0, t);
   }
   const name = rawName === null ? undefined : rawName.trim() || undefined;
+  const text = (which, start, end) => (start === end ? "" : (which === 0 ? latin1 : utf16).slice(start, end));
   return makeInfo(path, header, name, lastActivityTime, () => new Date(Math.round(mtimeMs)), {
     messageCount,
-    firstMessage,
-    allMessagesText,
+    firstMessage: text(fw, fs, fe),
+    allMessagesText: text(aw, as, ae),
   });
 }
 
@@ -230,12 +234,17 @@ async function scanInfos(paths, onLoaded, signal) {
     for (let start = 0; start < paths.length; start += SCAN_BATCH) {
       signal?.throwIfAborted();
       const batch = paths.slice(start, start + SCAN_BATCH);
-      const rows = JSON.parse(await binding.scanInfos(batch, flag));
+      const [rowsText, latin1, utf16] = await binding.scanInfos(batch, flag);
+      const rows = JSON.parse(rowsText);
       signal?.throwIfAborted();
       for (let i = 0; i < batch.length; i++) {
         const row = rows[i];
         const info =
-          row === null ? null : row === 0 ? await buildSessionInfoSlow(batch[i], signal) : infoFromRow(batch[i], row);
+          row === null
+            ? null
+            : row === 0
+              ? await buildSessionInfoSlow(batch[i], signal)
+              : infoFromRow(batch[i], row, latin1, utf16);
         results[start + i] = info;
         onLoaded(info, start + i);
       }

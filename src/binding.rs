@@ -674,7 +674,7 @@ impl ToNapiValue for PieceJs<'_> {
                 latin1(&ex.latin1, &mut out[1])?;
                 latin1(&ex.patches, &mut out[3])?;
                 if !ex.utf16.is_empty() {
-                    out[2] = external_utf16(env, std::mem::take(&mut piece.ex.utf16))?;
+                    out[2] = external_string(env, std::mem::take(&mut piece.ex.utf16))?;
                 }
             }
             let mut array = std::ptr::null_mut();
@@ -688,11 +688,11 @@ impl ToNapiValue for PieceJs<'_> {
     }
 }
 
-/// `node_api_create_external_string_utf16` (Node-API 10; exported, as experimental, since
-/// Node 18.18 and 20.4).
-type CreateExternalUtf16 = unsafe extern "C" fn(
+/// `node_api_create_external_string_latin1` / `_utf16` (Node-API 10; exported, as
+/// experimental, since Node 18.18 and 20.4), with the string's code unit type.
+type CreateExternal<T> = unsafe extern "C" fn(
     env: napi::sys::napi_env,
-    units: *const u16,
+    units: *const T,
     length: isize,
     finalize: Option<unsafe extern "C" fn(napi::sys::napi_env, *mut std::ffi::c_void, *mut std::ffi::c_void)>,
     hint: *mut std::ffi::c_void,
@@ -700,24 +700,59 @@ type CreateExternalUtf16 = unsafe extern "C" fn(
     copied: *mut bool,
 ) -> napi::sys::napi_status;
 
-/// The running Node's `node_api_create_external_string_utf16`, if it has one. Looked up at
-/// run time (not linked) so the addon still loads, and copies instead, where it is absent.
-fn create_external_utf16() -> Option<CreateExternalUtf16> {
+/// The code units of a JS string: Latin-1 bytes or UTF-16.
+trait JsUnit: Copy + Send + 'static {
+    /// The running Node's external-string function for this unit, if it has one.
+    fn create_external() -> Option<CreateExternal<Self>>;
+    /// Creates a JS string from a copy of the units.
+    ///
+    /// # Safety
+    /// `env` is current; `units` is live.
+    unsafe fn create_copy(env: napi::sys::napi_env, units: &[Self], out: *mut napi::sys::napi_value) -> bool;
+}
+
+/// A Node-API function looked up at run time (not linked), so the addon still loads, and
+/// copies instead, on hosts without it.
+fn lookup<T>(name: &std::ffi::CStr) -> Option<CreateExternal<T>> {
     #[cfg(unix)]
     {
-        static FOUND: std::sync::OnceLock<Option<CreateExternalUtf16>> = std::sync::OnceLock::new();
-        *FOUND.get_or_init(|| {
-            // SAFETY: dlsym with a NUL-terminated name; the symbol, when the host exports
-            // it, is the Node-API function with exactly the signature above.
-            unsafe {
-                let f = libc::dlsym(libc::RTLD_DEFAULT, c"node_api_create_external_string_utf16".as_ptr());
-                (!f.is_null()).then(|| std::mem::transmute::<*mut libc::c_void, CreateExternalUtf16>(f))
-            }
-        })
+        // SAFETY: dlsym with a NUL-terminated name; the symbol, when the host exports it,
+        // is the Node-API function with the signature of `CreateExternal` (the Latin-1
+        // one takes `const char*`, passed the same way as `*const u8`).
+        unsafe {
+            let f = libc::dlsym(libc::RTLD_DEFAULT, name.as_ptr());
+            (!f.is_null()).then(|| std::mem::transmute_copy::<*mut libc::c_void, CreateExternal<T>>(&f))
+        }
     }
     #[cfg(not(unix))]
     {
+        let _ = name;
         None
+    }
+}
+
+impl JsUnit for u8 {
+    fn create_external() -> Option<CreateExternal<u8>> {
+        static FOUND: std::sync::OnceLock<Option<CreateExternal<u8>>> = std::sync::OnceLock::new();
+        *FOUND.get_or_init(|| lookup(c"node_api_create_external_string_latin1"))
+    }
+    unsafe fn create_copy(env: napi::sys::napi_env, units: &[u8], out: *mut napi::sys::napi_value) -> bool {
+        // SAFETY: per the trait; V8 copies the bytes before returning.
+        let status =
+            unsafe { napi::sys::napi_create_string_latin1(env, units.as_ptr().cast(), units.len() as isize, out) };
+        status == napi::sys::Status::napi_ok
+    }
+}
+
+impl JsUnit for u16 {
+    fn create_external() -> Option<CreateExternal<u16>> {
+        static FOUND: std::sync::OnceLock<Option<CreateExternal<u16>>> = std::sync::OnceLock::new();
+        *FOUND.get_or_init(|| lookup(c"node_api_create_external_string_utf16"))
+    }
+    unsafe fn create_copy(env: napi::sys::napi_env, units: &[u16], out: *mut napi::sys::napi_value) -> bool {
+        // SAFETY: per the trait; V8 copies the units before returning.
+        let status = unsafe { napi::sys::napi_create_string_utf16(env, units.as_ptr(), units.len() as isize, out) };
+        status == napi::sys::Status::napi_ok
     }
 }
 
@@ -725,20 +760,20 @@ fn create_external_utf16() -> Option<CreateExternalUtf16> {
 static EXTERNAL_BYTES: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
 /// Frees the units of an external string once V8 no longer needs them (`hint` is the
-/// `Box<Vec<u16>>`). `env` may be null (the environment is shutting down): unused.
-unsafe extern "C" fn free_external_units(
+/// `Box<Vec<T>>`). `env` may be null (the environment is shutting down): unused.
+unsafe extern "C" fn free_external<T>(
     _env: napi::sys::napi_env,
     _data: *mut std::ffi::c_void,
     hint: *mut std::ffi::c_void,
 ) {
-    // SAFETY: `hint` is the box `external_utf16` leaked for this string; Node calls this once.
-    let units = unsafe { Box::from_raw(hint.cast::<Vec<u16>>()) };
-    EXTERNAL_BYTES.fetch_sub(units.len() * 2, Ordering::Relaxed);
+    // SAFETY: `hint` is the box `external_string` leaked for this string; Node calls this once.
+    let units = unsafe { Box::from_raw(hint.cast::<Vec<T>>()) };
+    EXTERNAL_BYTES.fetch_sub(std::mem::size_of_val(units.as_slice()), Ordering::Relaxed);
 }
 
-/// Bytes held by the strings `linesAsciiPieces` handed to V8 without a copy and V8 has not
-/// collected yet (for tests: they must all be freed once collected). V8 accounts for them
-/// itself, as external memory (`process.memoryUsage().external`).
+/// Bytes held by the strings handed to V8 without a copy (`linesAsciiPieces`, `scanInfos`)
+/// that V8 has not collected yet (for tests: they must all be freed once collected). V8
+/// accounts for them itself, as external memory (`process.memoryUsage().external`).
 #[napi]
 pub fn external_string_bytes() -> f64 {
     EXTERNAL_BYTES.load(Ordering::Relaxed) as f64
@@ -750,29 +785,27 @@ pub fn external_string_bytes() -> f64 {
 ///
 /// # Safety
 /// `env` is the current Node-API environment.
-unsafe fn external_utf16(env: napi::sys::napi_env, units: Vec<u16>) -> Result<napi::sys::napi_value> {
+unsafe fn external_string<T: JsUnit>(env: napi::sys::napi_env, units: Vec<T>) -> Result<napi::sys::napi_value> {
     let mut out = std::ptr::null_mut();
     let failed = || Err(napi::Error::from_reason("failed to create a string"));
-    let Some(create) = create_external_utf16() else {
-        // SAFETY: a live buffer of the given length, which V8 copies before returning.
-        let status =
-            unsafe { napi::sys::napi_create_string_utf16(env, units.as_ptr(), units.len() as isize, &mut out) };
-        return if status == napi::sys::Status::napi_ok { Ok(out) } else { failed() };
+    let Some(create) = T::create_external() else {
+        // SAFETY: per this function's contract.
+        return if unsafe { T::create_copy(env, &units, &mut out) } { Ok(out) } else { failed() };
     };
-    let (ptr, len) = (units.as_ptr(), units.len());
+    let (ptr, len, bytes) = (units.as_ptr(), units.len(), std::mem::size_of_val(units.as_slice()));
     // Counted before: the finalizer runs at once if Node copies the units instead.
-    EXTERNAL_BYTES.fetch_add(len * 2, Ordering::Relaxed);
+    EXTERNAL_BYTES.fetch_add(bytes, Ordering::Relaxed);
     let hint = Box::into_raw(Box::new(units));
     let mut copied = false;
     // SAFETY: `ptr..ptr + len` stays allocated (owned by `hint`) until the finalizer runs,
     // which Node calls exactly once on success, at once if it copied instead.
     let status =
-        unsafe { create(env, ptr, len as isize, Some(free_external_units), hint.cast(), &mut out, &mut copied) };
+        unsafe { create(env, ptr, len as isize, Some(free_external::<T>), hint.cast(), &mut out, &mut copied) };
     if status != napi::sys::Status::napi_ok {
         // No finalizer will run: the units are still ours.
         // SAFETY: `hint` came from `Box::into_raw` above and was not handed over.
         drop(unsafe { Box::from_raw(hint) });
-        EXTERNAL_BYTES.fetch_sub(len * 2, Ordering::Relaxed);
+        EXTERNAL_BYTES.fetch_sub(bytes, Ordering::Relaxed);
         return failed();
     }
     Ok(out)
@@ -831,20 +864,66 @@ pub struct ScanTask {
 }
 
 impl Task for ScanTask {
-    type Output = String;
-    type JsValue = String;
+    type Output = listing::Rows;
+    type JsValue = ScanJs;
 
-    fn compute(&mut self) -> Result<String> {
-        guard(|| Ok(listing::scan_many_json(&self.paths, &self.abort)))
+    fn compute(&mut self) -> Result<listing::Rows> {
+        guard(|| Ok(listing::scan_rows(&self.paths, &self.abort)))
     }
 
-    fn resolve(&mut self, _env: Env, output: String) -> Result<String> {
-        Ok(output)
+    fn resolve(&mut self, _env: Env, output: listing::Rows) -> Result<ScanJs> {
+        Ok(ScanJs(output))
     }
 }
 
-/// Scans `SessionInfo` material of many files off the main thread (see `listing::to_json`).
-#[napi]
+/// `[rows, latin1, utf16]` of a `scanInfos` call (see `listing::Rows`): the row JSON, and
+/// the texts as strings (null when empty), without a copy where the host allows.
+pub struct ScanJs(listing::Rows);
+
+impl TypeName for ScanJs {
+    fn type_name() -> &'static str {
+        "[string, string | null, string | null]"
+    }
+    fn value_type() -> ValueType {
+        ValueType::Object
+    }
+}
+
+impl ToNapiValue for ScanJs {
+    unsafe fn to_napi_value(env: napi::sys::napi_env, val: Self) -> Result<napi::sys::napi_value> {
+        use napi::sys;
+        let check = |status: sys::napi_status| {
+            if status == sys::Status::napi_ok {
+                Ok(())
+            } else {
+                Err(napi::Error::from_reason("failed to create the scan result"))
+            }
+        };
+        let listing::Rows { json, latin1, utf16 } = val.0;
+        let mut out = [std::ptr::null_mut(); 3];
+        // SAFETY: Node-API calls on the current env with live buffers of the given lengths.
+        unsafe {
+            out[0] = String::to_napi_value(env, json)?;
+            check(sys::napi_get_null(env, &mut out[1]))?;
+            out[2] = out[1];
+            if !latin1.is_empty() {
+                out[1] = external_string(env, latin1)?;
+            }
+            if !utf16.is_empty() {
+                out[2] = external_string(env, utf16)?;
+            }
+            let mut array = std::ptr::null_mut();
+            check(sys::napi_create_array_with_length(env, 3, &mut array))?;
+            for (i, v) in out.into_iter().enumerate() {
+                check(sys::napi_set_element(env, array, i as u32, v))?;
+            }
+            Ok(array)
+        }
+    }
+}
+
+/// Scans `SessionInfo` material of many files off the main thread (see `listing::Rows`).
+#[napi(ts_return_type = "Promise<[string, string | null, string | null]>")]
 pub fn scan_infos(paths: Vec<String>, abort: &AbortFlag) -> AsyncTask<ScanTask> {
     AsyncTask::new(ScanTask { paths, abort: abort.flag.clone() })
 }

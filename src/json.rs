@@ -418,6 +418,58 @@ pub fn decode_utf16_into(raw: &[u8], out: &mut Vec<u16>) {
     }
 }
 
+/// `decode_utf16_into` for strings whose code units all fit in a byte (Latin-1). At the
+/// first unit above 0xFF it stops and returns `Err(at)`: `out` then holds the units of
+/// `raw[..at]`, and `raw[at..]` starts with that unit's escape or character.
+pub fn decode_latin1_into(raw: &[u8], out: &mut Vec<u8>) -> Result<(), usize> {
+    out.reserve(raw.len() + 16);
+    let mut i = 0;
+    loop {
+        i = copy_plain::<u8, false>(raw, i, out);
+        let Some(&b) = raw.get(i) else { return Ok(()) };
+        let (unit, len) = if b == b'\\' {
+            let (unit, len) = escape_unit(raw, i);
+            (u32::from(unit), len)
+        } else {
+            utf8_char(raw, i)
+        };
+        let Ok(byte) = u8::try_from(unit) else { return Err(i) };
+        out.push(byte);
+        i += len;
+    }
+}
+
+/// A decoded string, as the narrowest JS string that holds it.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Decoded {
+    Latin1(Vec<u8>),
+    Utf16(Vec<u16>),
+}
+
+impl Decoded {
+    /// Decodes the raw contents of a valid JSON string (valid UTF-8).
+    pub fn new(raw: &[u8]) -> Decoded {
+        let mut latin1 = Vec::new();
+        match decode_latin1_into(raw, &mut latin1) {
+            Ok(()) => Decoded::Latin1(latin1),
+            Err(stop) => {
+                let mut units: Vec<u16> = Vec::with_capacity(raw.len());
+                units.extend(latin1.iter().map(|&b| u16::from(b)));
+                decode_utf16_into(&raw[stop..], &mut units);
+                Decoded::Utf16(units)
+            }
+        }
+    }
+
+    /// Bytes held.
+    pub fn bytes(&self) -> usize {
+        match self {
+            Decoded::Latin1(b) => b.len(),
+            Decoded::Utf16(u) => u.len() * 2,
+        }
+    }
+}
+
 /// A code unit type the decoders write: ASCII bytes widen to it.
 trait Unit: Copy {
     fn ascii(b: u8) -> Self;
@@ -1075,6 +1127,22 @@ mod swar_tests {
             let mut got = vec![7u16]; // appends after what is there
             decode_utf16_into(raw.as_bytes(), &mut got);
             assert_eq!(got[1..], want[..], "{raw:?}");
+            let mut latin1 = vec![7u8];
+            match decode_latin1_into(raw.as_bytes(), &mut latin1) {
+                Ok(()) => assert!(latin1[1..].iter().map(|&b| u16::from(b)).eq(want.iter().copied()), "{raw:?}"),
+                Err(at) => {
+                    // Stopped at the first unit above 0xFF, with the units before it.
+                    let stop = want.iter().position(|&u| u > 0xff).unwrap();
+                    assert!(latin1[1..].iter().map(|&b| u16::from(b)).eq(want[..stop].iter().copied()), "{raw:?}");
+                    assert_eq!(plain(&raw.as_bytes()[at..]), want[stop..], "{raw:?}");
+                }
+            }
+            match Decoded::new(raw.as_bytes()) {
+                Decoded::Latin1(b) => {
+                    assert!(want.iter().all(|&u| u <= 0xff) && b.iter().map(|&b| u16::from(b)).eq(want.iter().copied()))
+                }
+                Decoded::Utf16(u) => assert!(want.iter().any(|&u| u > 0xff) && u == want, "{raw:?}"),
+            }
             // Scanned and decoded in one pass, from inside a line.
             let line = format!("[\"{raw}\",1]");
             let (mut latin1, mut utf16) = (vec![7u8], vec![7u16]);

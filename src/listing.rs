@@ -12,7 +12,7 @@ use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use crate::entry::parse_iso_ms;
-use crate::json::{self, Kind, Value};
+use crate::json::{self, Decoded, Kind, Value};
 
 /// The result of scanning one file.
 #[derive(Debug, PartialEq)]
@@ -352,9 +352,14 @@ pub fn par_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec
 
 /// Scans many files on a few threads, results in input order.
 pub fn scan_many(paths: &[String], abort: &AtomicBool) -> Vec<InfoScan> {
+    scan_many_map(paths, abort, |r| r)
+}
+
+/// `scan_many`, each result passed through `f` on the scanning thread.
+fn scan_many_map<R: Send>(paths: &[String], abort: &AtomicBool, f: impl Fn(InfoScan) -> R + Sync) -> Vec<R> {
     let threads = std::thread::available_parallelism().map_or(2, |n| n.get()).clamp(1, 8).min(paths.len().max(1));
     let next = AtomicUsize::new(0);
-    let mut slots: Vec<Option<InfoScan>> = (0..paths.len()).map(|_| None).collect();
+    let mut slots: Vec<Option<R>> = (0..paths.len()).map(|_| None).collect();
     let results = std::sync::Mutex::new(&mut slots);
     std::thread::scope(|s| {
         for _ in 0..threads {
@@ -364,64 +369,128 @@ pub fn scan_many(paths: &[String], abort: &AtomicBool) -> Vec<InfoScan> {
                     if i >= paths.len() {
                         break;
                     }
-                    let r =
-                        std::panic::catch_unwind(|| scan_info(Path::new(&paths[i]), abort)).unwrap_or(InfoScan::Null);
+                    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                        f(scan_info(Path::new(&paths[i]), abort))
+                    }))
+                    .unwrap_or_else(|_| f(InfoScan::Null));
                     results.lock().unwrap_or_else(|e| e.into_inner())[i] = Some(r);
                 }
             });
         }
     });
-    slots.into_iter().map(|r| r.unwrap_or(InfoScan::Null)).collect()
+    slots.into_iter().map(|r| r.unwrap_or_else(|| f(InfoScan::Null))).collect()
 }
 
-/// Serialises scan results as a JSON array for the facade: `null`, `0` (fallback) or
-/// `[header, name|null, count, lastActivity|null, [pendingTimes], "first", "all", mtimeMs]`.
-pub fn to_json(results: &[InfoScan]) -> String {
-    let rows: Vec<String> = results.iter().map(row_json).collect();
-    format!("[{}]", rows.join(","))
+/// One file's scan result as the facade takes it: the JSON of the row around its two
+/// texts, and the texts decoded (JS gets them as strings, not JSON to parse).
+#[derive(Debug, PartialEq)]
+pub enum Row {
+    Null,
+    Fallback,
+    Info {
+        /// `[header,name|null,count,lastActivity|null,[pendingTimes],`
+        head: String,
+        first: Decoded,
+        all: Decoded,
+        /// `mtimeMs]`
+        tail: String,
+    },
 }
 
-/// One row of `to_json`.
-pub fn row_json(r: &InfoScan) -> String {
-    match r {
-        InfoScan::Null => "null".into(),
-        InfoScan::Fallback => "0".into(),
-        InfoScan::Info(info) => {
-            let mut out =
-                String::with_capacity(info.header.len() + info.all_text.len() + info.first_message.len() + 64);
-            out.push('[');
-            out.push_str(&info.header);
-            out.push(',');
-            out.push_str(info.name.as_deref().unwrap_or("null"));
-            out.push_str(&format!(",{},", info.message_count));
-            match info.last_activity {
-                Some(a) => out.push_str(&js_number(a)),
-                None => out.push_str("null"),
-            }
-            out.push_str(",[");
-            out.push_str(&info.pending_times.join(","));
-            out.push_str("],\"");
-            out.push_str(&info.first_message);
-            out.push_str("\",\"");
-            out.push_str(&info.all_text);
-            out.push_str("\",");
-            out.push_str(&js_number(info.mtime_ms));
-            out.push(']');
-            out
+impl Row {
+    pub fn new(r: &InfoScan) -> Row {
+        let InfoScan::Info(info) = r else {
+            return if *r == InfoScan::Fallback { Row::Fallback } else { Row::Null };
+        };
+        let mut head = String::with_capacity(info.header.len() + 64);
+        head.push('[');
+        head.push_str(&info.header);
+        head.push(',');
+        head.push_str(info.name.as_deref().unwrap_or("null"));
+        head.push_str(&format!(",{},", info.message_count));
+        match info.last_activity {
+            Some(a) => head.push_str(&js_number(a)),
+            None => head.push_str("null"),
+        }
+        head.push_str(",[");
+        head.push_str(&info.pending_times.join(","));
+        head.push_str("],");
+        Row::Info {
+            head,
+            first: Decoded::new(info.first_message.as_bytes()),
+            all: Decoded::new(info.all_text.as_bytes()),
+            tail: format!("{}]", js_number(info.mtime_ms)),
+        }
+    }
+
+    /// Bytes held (for the cache's bound).
+    fn bytes(&self) -> usize {
+        match self {
+            Row::Info { head, first, all, tail } => head.len() + first.bytes() + all.bytes() + tail.len(),
+            _ => 1,
         }
     }
 }
 
-/// `to_json(scan_many(paths))`, reusing the rows of files that have not changed since they
-/// were last scanned in this process: a session's `SessionInfo` depends only on its bytes,
-/// and `/resume` lists the same folders again and again. Keyed by file identity, size and
-/// mtime; at most 64 MiB of rows are kept.
-pub fn scan_many_json(paths: &[String], abort: &AtomicBool) -> String {
+/// The rows of one `scan_rows` call.
+#[derive(Debug, Default)]
+pub struct Rows {
+    /// A JSON array with one item per file: `null` (not a session), `0` (the facade runs
+    /// the reference algorithm) or `[header, name|null, count, lastActivity|null,
+    /// [pendingTimes], fw, fs, fe, aw, as, ae, mtimeMs]`, where `firstMessage` is `fs..fe`
+    /// of `latin1` (fw 0) or `utf16` (fw 1), and `allMessagesText` likewise.
+    pub json: String,
+    /// Texts whose code units all fit in a byte, end to end.
+    pub latin1: Vec<u8>,
+    /// The other texts, end to end.
+    pub utf16: Vec<u16>,
+}
+
+impl Rows {
+    fn push(&mut self, row: &Row) {
+        self.json.push(if self.json.is_empty() { '[' } else { ',' });
+        match row {
+            Row::Null => self.json.push_str("null"),
+            Row::Fallback => self.json.push('0'),
+            Row::Info { head, first, all, tail } => {
+                self.json.push_str(head);
+                for text in [first, all] {
+                    let (which, start, end) = match text {
+                        Decoded::Latin1(b) => {
+                            self.latin1.extend_from_slice(b);
+                            (0, self.latin1.len() - b.len(), self.latin1.len())
+                        }
+                        Decoded::Utf16(u) => {
+                            self.utf16.extend_from_slice(u);
+                            (1, self.utf16.len() - u.len(), self.utf16.len())
+                        }
+                    };
+                    self.json.push_str(&format!("{which},{start},{end},"));
+                }
+                self.json.push_str(tail);
+            }
+        }
+    }
+
+    fn finish(mut self) -> Rows {
+        self.json.push(if self.json.is_empty() { '[' } else { ']' });
+        if self.json == "[" {
+            self.json.push(']');
+        }
+        self
+    }
+}
+
+/// The rows of `scan_many(paths)`, reusing those of files that have not changed since
+/// they were last scanned in this process: a session's `SessionInfo` depends only on its
+/// bytes, and `/resume` lists the same folders again and again. Keyed by file identity,
+/// size and mtime; at most 64 MiB of rows are kept.
+pub fn scan_rows(paths: &[String], abort: &AtomicBool) -> Rows {
     use std::collections::HashMap;
-    use std::sync::{Mutex, OnceLock};
+    use std::sync::{Arc, Mutex, OnceLock};
     type Stamp = (Option<(u64, u64)>, u64, u64);
     struct Cache {
-        rows: HashMap<String, (Stamp, String)>,
+        rows: HashMap<String, (Stamp, Arc<Row>)>,
         bytes: usize,
     }
     const MAX_BYTES: usize = 64 << 20;
@@ -434,7 +503,7 @@ pub fn scan_many_json(paths: &[String], abort: &AtomicBool) -> String {
             .filter(|m| crate::platform::file_id(m).is_some())
             .map(|m| (crate::platform::file_id(&m), m.len(), crate::platform::mtime_ms(&m).to_bits()))
     });
-    let mut rows: Vec<Option<String>> = vec![None; paths.len()];
+    let mut rows: Vec<Option<Arc<Row>>> = vec![None; paths.len()];
     {
         let c = cache.lock().unwrap_or_else(|e| e.into_inner());
         for (i, p) in paths.iter().enumerate() {
@@ -448,34 +517,30 @@ pub fn scan_many_json(paths: &[String], abort: &AtomicBool) -> String {
     let missing: Vec<usize> = (0..paths.len()).filter(|&i| rows[i].is_none()).collect();
     if !missing.is_empty() {
         let todo: Vec<String> = missing.iter().map(|&i| paths[i].clone()).collect();
-        let scanned = scan_many(&todo, abort);
+        let scanned = scan_many_map(&todo, abort, |r| Arc::new(Row::new(&r)));
         let cacheable = !abort.load(Ordering::Relaxed);
         let mut c = cache.lock().unwrap_or_else(|e| e.into_inner());
-        for (k, r) in scanned.iter().enumerate() {
+        for (k, row) in scanned.into_iter().enumerate() {
             let i = missing[k];
-            let row = row_json(r);
             if let (true, Some(stamp)) = (cacheable, stamps[i]) {
-                if c.bytes + row.len() > MAX_BYTES {
+                let size = row.bytes();
+                if c.bytes + size > MAX_BYTES {
                     c.rows.clear();
                     c.bytes = 0;
                 }
-                c.bytes += row.len();
+                c.bytes += size;
                 if let Some((_, old)) = c.rows.insert(paths[i].clone(), (stamp, row.clone())) {
-                    c.bytes -= old.len();
+                    c.bytes -= old.bytes();
                 }
             }
             rows[i] = Some(row);
         }
     }
-    let mut out = String::from("[");
-    for (i, row) in rows.into_iter().enumerate() {
-        if i > 0 {
-            out.push(',');
-        }
-        out.push_str(row.as_deref().unwrap_or("null"));
+    let mut out = Rows::default();
+    for row in &rows {
+        out.push(row.as_deref().unwrap_or(&Row::Null));
     }
-    out.push(']');
-    out
+    out.finish()
 }
 
 fn js_number(v: f64) -> String {
@@ -522,12 +587,51 @@ mod tests {
         fs::write(&p, format!("{head}{msg}")).unwrap();
         let paths = vec![p.to_string_lossy().into_owned()];
         let no = AtomicBool::new(false);
-        let first = scan_many_json(&paths, &no);
-        assert!(first.contains(",1,"), "{first}");
-        assert_eq!(scan_many_json(&paths, &no), first);
+        let first = scan_rows(&paths, &no);
+        assert!(first.json.contains(",1,"), "{first:?}");
+        assert_eq!(first.latin1, b"hihi"); // firstMessage, then allMessagesText
+        let again = scan_rows(&paths, &no);
+        assert_eq!((again.json, again.latin1), (first.json, first.latin1));
         fs::write(&p, format!("{head}{msg}{msg}")).unwrap();
-        let second = scan_many_json(&paths, &no);
-        assert!(second.contains(",2,"), "an appended file is scanned again: {second}");
+        let second = scan_rows(&paths, &no);
+        assert!(second.json.contains(",2,"), "an appended file is scanned again: {second:?}");
+        assert_eq!(second.latin1, b"hihi hi");
+    }
+
+    #[test]
+    fn rows_carry_decoded_texts() {
+        let d = std::env::temp_dir().join(format!("psn-list-rows-{}", uuid::Uuid::new_v4()));
+        fs::create_dir_all(&d).unwrap();
+        let head = "{\"type\":\"session\",\"id\":\"s\"}\n";
+        let msg = |role: &str, text: &str| {
+            format!("{{\"type\":\"message\",\"message\":{{\"role\":\"{role}\",\"content\":\"{text}\"}}}}\n")
+        };
+        let files = [
+            format!("{head}{}{}", msg("assistant", "caf\u{e9} \\n"), msg("user", "q\\\"")),
+            "not a session\n".to_string(),
+            format!("{head}{}", msg("user", "\u{2192} \\ud83d\\ude00")),
+            head.to_string(),
+        ];
+        let paths: Vec<String> = files
+            .iter()
+            .enumerate()
+            .map(|(i, text)| {
+                let p = d.join(format!("{i}.jsonl"));
+                fs::write(&p, text).unwrap();
+                p.to_string_lossy().into_owned()
+            })
+            .collect();
+        let rows = scan_rows(&paths, &AtomicBool::new(false));
+        // firstMessage and allMessagesText: `q"` and `café \n q"` (Latin-1), then `→ 😀`
+        // twice (UTF-16), then two empty texts; the second file is not a session.
+        assert_eq!(rows.latin1, "q\"café \n q\"".chars().map(|c| c as u8).collect::<Vec<u8>>());
+        let arrow: Vec<u16> = "\u{2192} \u{1f600}".encode_utf16().collect();
+        assert_eq!(rows.utf16, [arrow.clone(), arrow].concat());
+        let json = rows.json;
+        assert!(json.starts_with("[[{\"type\":\"session\",\"id\":\"s\"},null,2,null,[],0,0,2,0,2,11,"), "{json}");
+        assert!(json.contains("],null,[{\"type\":\"session\",\"id\":\"s\"},null,1,null,[],1,0,4,1,4,8,"), "{json}");
+        assert!(json.contains("],[{\"type\":\"session\",\"id\":\"s\"},null,0,null,[],0,11,11,0,11,11,"), "{json}");
+        assert!(json.ends_with("]]"), "{json}");
     }
 
     #[test]

@@ -1,7 +1,8 @@
 // Run with --expose-gc by strings.test.mjs. Large sessions hand their long strings to V8
 // as external strings that point into memory the addon owns and frees when V8 collects
 // them. Checks that entries kept alive stay intact while other sessions' strings are
-// collected and their memory reused, and that the memory is given back.
+// collected and their memory reused, and that the memory is given back (pieces of
+// entries and listing texts both).
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -17,7 +18,9 @@ const ts = (i) => new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString();
  * tool outputs are long strings with characters above U+00FF. */
 function writeSession(name, salt) {
   const lines = [JSON.stringify({ type: "session", version: 3, id: `s-${name}`, timestamp: ts(0), cwd: "/tmp/strings" })];
-  let parent = null;
+  const ask = { role: "user", content: `${name} asks → ${salt} ${"why? ".repeat(60)}`, timestamp: 0 };
+  lines.push(JSON.stringify({ type: "message", id: `${name}0`, parentId: null, timestamp: ts(0), message: ask }));
+  let parent = `${name}0`;
   for (let i = 1; i <= 900; i++) {
     const text = `${name} ${i} ${salt} → ${"line of output\n\t\"quoted\" ".repeat(80 + (i % 80))} 😀 ü ${i}`;
     const message = { role: "toolResult", toolCallId: `c${i}`, toolName: "bash", content: [{ type: "text", text }], isError: false, timestamp: i };
@@ -60,6 +63,15 @@ try {
     for (let i = 0; i < 200; i++) junk.push("x".repeat(4096 + i) + round);
     if (got(keptEntries) !== expected(kept)) throw new Error(`round ${round}: kept entries changed`);
   }
+  // Listing hands its texts over the same way.
+  const listed = async () => {
+    const infos = await SessionManager.list("/tmp/strings", dir);
+    const asks = infos.map((i) => i.firstMessage.split(" ")[0]).sort();
+    if (asks.join() !== "kept,other0,other1,other2") throw new Error(`listing: ${asks}`);
+    if (binding.externalStringBytes() <= keptBytes) throw new Error("listing made no external strings");
+  };
+  await listed();
+  await listed();
   await settle();
   // Only the kept session's strings are still alive: every other one was freed.
   const leftMiB = (binding.externalStringBytes() - keptBytes) / 2 ** 20;
