@@ -231,10 +231,12 @@ async function scanInfos(paths, onLoaded, signal) {
   const onAbort = () => flag.abort();
   signal?.addEventListener("abort", onAbort, { once: true });
   try {
+    // The core scans ahead, in order, while the batches before are handed out.
+    const scanner = new binding.InfoScanner(paths, flag);
     for (let start = 0; start < paths.length; start += SCAN_BATCH) {
       signal?.throwIfAborted();
       const batch = paths.slice(start, start + SCAN_BATCH);
-      const [rowsText, latin1, utf16] = await binding.scanInfos(batch, flag);
+      const [rowsText, latin1, utf16] = await scanner.take(start, start + batch.length);
       const rows = JSON.parse(rowsText);
       signal?.throwIfAborted();
       for (let i = 0; i < batch.length; i++) {
@@ -251,6 +253,8 @@ async function scanInfos(paths, onLoaded, signal) {
     }
   } finally {
     signal?.removeEventListener("abort", onAbort);
+    // Stops the core's threads if this ended early (they are done otherwise).
+    flag.abort();
   }
   return results;
 }

@@ -771,7 +771,7 @@ unsafe extern "C" fn free_external<T>(
     EXTERNAL_BYTES.fetch_sub(std::mem::size_of_val(units.as_slice()), Ordering::Relaxed);
 }
 
-/// Bytes held by the strings handed to V8 without a copy (`linesAsciiPieces`, `scanInfos`)
+/// Bytes held by the strings handed to V8 without a copy (`linesAsciiPieces`, `InfoScanner.take`)
 /// that V8 has not collected yet (for tests: they must all be freed once collected). V8
 /// accounts for them itself, as external memory (`process.memoryUsage().external`).
 #[napi]
@@ -858,17 +858,39 @@ impl Default for AbortFlag {
     }
 }
 
-pub struct ScanTask {
-    paths: Vec<String>,
-    abort: Arc<AtomicBool>,
+/// Scans `SessionInfo` material of many files ahead of the facade (see
+/// `listing::Scanner`), which takes the rows batch by batch.
+#[napi]
+pub struct InfoScanner {
+    scanner: Arc<listing::Scanner>,
 }
 
-impl Task for ScanTask {
+#[napi]
+impl InfoScanner {
+    #[napi(constructor)]
+    pub fn new(paths: Vec<String>, abort: &AbortFlag) -> Self {
+        InfoScanner { scanner: Arc::new(listing::Scanner::start(paths, abort.flag.clone())) }
+    }
+
+    /// The rows of paths `start..end` (see `listing::Rows`), off the main thread.
+    #[napi(ts_return_type = "Promise<[string, string | null, string | null]>")]
+    pub fn take(&self, start: u32, end: u32) -> AsyncTask<ScanTake> {
+        AsyncTask::new(ScanTake { scanner: self.scanner.clone(), start: start as usize, end: end as usize })
+    }
+}
+
+pub struct ScanTake {
+    scanner: Arc<listing::Scanner>,
+    start: usize,
+    end: usize,
+}
+
+impl Task for ScanTake {
     type Output = listing::Rows;
     type JsValue = ScanJs;
 
     fn compute(&mut self) -> Result<listing::Rows> {
-        guard(|| Ok(listing::scan_rows(&self.paths, &self.abort)))
+        guard(|| Ok(self.scanner.take(self.start..self.end)))
     }
 
     fn resolve(&mut self, _env: Env, output: listing::Rows) -> Result<ScanJs> {
@@ -876,7 +898,7 @@ impl Task for ScanTask {
     }
 }
 
-/// `[rows, latin1, utf16]` of a `scanInfos` call (see `listing::Rows`): the row JSON, and
+/// `[rows, latin1, utf16]` of an `InfoScanner.take` call (see `listing::Rows`): the row JSON, and
 /// the texts as strings (null when empty), without a copy where the host allows.
 pub struct ScanJs(listing::Rows);
 
@@ -920,12 +942,6 @@ impl ToNapiValue for ScanJs {
             Ok(array)
         }
     }
-}
-
-/// Scans `SessionInfo` material of many files off the main thread (see `listing::Rows`).
-#[napi(ts_return_type = "Promise<[string, string | null, string | null]>")]
-pub fn scan_infos(paths: Vec<String>, abort: &AbortFlag) -> AsyncTask<ScanTask> {
-    AsyncTask::new(ScanTask { paths, abort: abort.flag.clone() })
 }
 
 /// Writes `prefix`, then each position's line (or its override text), one per line, as one

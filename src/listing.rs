@@ -481,11 +481,121 @@ impl Rows {
     }
 }
 
-/// The rows of `scan_many(paths)`, reusing those of files that have not changed since
-/// they were last scanned in this process: a session's `SessionInfo` depends only on its
-/// bytes, and `/resume` lists the same folders again and again. Keyed by file identity,
-/// size and mtime; at most 64 MiB of rows are kept.
-pub fn scan_rows(paths: &[String], abort: &AtomicBool) -> Rows {
+/// A scan of many files that runs ahead of its reader: threads scan the files in order
+/// while the caller takes the rows of one batch after another (`take`), so listing a
+/// folder with progress costs about what one scan of all its files does.
+///
+/// Rows are reused from a cache of files that have not changed since they were last
+/// scanned in this process: a session's `SessionInfo` depends only on its bytes, and
+/// `/resume` lists the same folders again and again. Keyed by path, file identity, size
+/// and mtime (taken before the file is read); at most 64 MiB of rows are kept.
+pub struct Scanner {
+    shared: std::sync::Arc<Shared>,
+}
+
+struct Shared {
+    paths: Vec<String>,
+    /// The next path to scan.
+    next: AtomicUsize,
+    state: std::sync::Mutex<State>,
+    changed: std::sync::Condvar,
+    abort: std::sync::Arc<AtomicBool>,
+    /// Set when the scanner is dropped: its threads stop.
+    stop: AtomicBool,
+}
+
+struct State {
+    rows: Vec<Option<std::sync::Arc<Row>>>,
+    /// Threads still scanning.
+    running: usize,
+}
+
+impl Scanner {
+    /// Starts scanning `paths`; `abort` stops the scan early (rows not scanned are `null`).
+    pub fn start(paths: Vec<String>, abort: std::sync::Arc<AtomicBool>) -> Scanner {
+        let wanted = std::thread::available_parallelism().map_or(2, |n| n.get()).clamp(1, 8).min(paths.len());
+        let shared = std::sync::Arc::new(Shared {
+            state: std::sync::Mutex::new(State { rows: vec![None; paths.len()], running: wanted }),
+            paths,
+            next: AtomicUsize::new(0),
+            changed: std::sync::Condvar::new(),
+            abort,
+            stop: AtomicBool::new(false),
+        });
+        for _ in 0..wanted {
+            let worker = shared.clone();
+            let spawned = std::thread::Builder::new().name("pi-session-scan".into()).spawn(move || {
+                while worker.scan_next() {}
+                worker.lock().running -= 1;
+                worker.changed.notify_all();
+            });
+            if spawned.is_err() {
+                // With no thread at all, `take` scans.
+                shared.lock().running -= 1;
+            }
+        }
+        Scanner { shared }
+    }
+
+    /// The rows of `range` (within the paths), waiting for them. After an abort the rows
+    /// not scanned are `null`.
+    pub fn take(&self, range: std::ops::Range<usize>) -> Rows {
+        let sh = &self.shared;
+        let end = range.end.min(sh.paths.len());
+        let start = range.start.min(end);
+        if sh.lock().running == 0 {
+            while sh.scan_next_before(end) {}
+        }
+        let mut state = sh.lock();
+        while state.rows[start..end].iter().any(Option::is_none) && state.running > 0 && !sh.cancelled() {
+            state = sh.changed.wait(state).unwrap_or_else(|e| e.into_inner());
+        }
+        let mut out = Rows::default();
+        for slot in &mut state.rows[start..end] {
+            // Taken: the batch's rows are not needed again, so their memory goes with them.
+            out.push(slot.take().as_deref().unwrap_or(&Row::Null));
+        }
+        out.finish()
+    }
+}
+
+impl Drop for Scanner {
+    fn drop(&mut self) {
+        self.shared.stop.store(true, Ordering::Relaxed);
+    }
+}
+
+impl Shared {
+    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn cancelled(&self) -> bool {
+        self.stop.load(Ordering::Relaxed) || self.abort.load(Ordering::Relaxed)
+    }
+
+    /// Scans the next pending file; false when there is none left (or the scan stopped).
+    fn scan_next(&self) -> bool {
+        self.scan_next_before(usize::MAX)
+    }
+
+    /// `scan_next` for a pending file before `end`.
+    fn scan_next_before(&self, end: usize) -> bool {
+        if self.cancelled() || self.next.load(Ordering::Relaxed) >= end {
+            return false;
+        }
+        let i = self.next.fetch_add(1, Ordering::Relaxed);
+        let Some(path) = self.paths.get(i) else { return false };
+        let row =
+            std::panic::catch_unwind(|| row_of(path, &self.abort)).unwrap_or_else(|_| std::sync::Arc::new(Row::Null));
+        self.lock().rows[i] = Some(row);
+        self.changed.notify_all();
+        true
+    }
+}
+
+/// The row of one file: cached, or scanned (and cached unless the scan was aborted).
+fn row_of(path: &str, abort: &AtomicBool) -> std::sync::Arc<Row> {
     use std::collections::HashMap;
     use std::sync::{Arc, Mutex, OnceLock};
     type Stamp = (Option<(u64, u64)>, u64, u64);
@@ -496,51 +606,38 @@ pub fn scan_rows(paths: &[String], abort: &AtomicBool) -> Rows {
     const MAX_BYTES: usize = 64 << 20;
     static CACHE: OnceLock<Mutex<Cache>> = OnceLock::new();
     let cache = CACHE.get_or_init(|| Mutex::new(Cache { rows: HashMap::new(), bytes: 0 }));
+    let lock = || cache.lock().unwrap_or_else(|e| e.into_inner());
 
-    let stamps: Vec<Option<Stamp>> = par_map(paths, |p| {
-        fs::metadata(p)
-            .ok()
-            .filter(|m| crate::platform::file_id(m).is_some())
-            .map(|m| (crate::platform::file_id(&m), m.len(), crate::platform::mtime_ms(&m).to_bits()))
-    });
-    let mut rows: Vec<Option<Arc<Row>>> = vec![None; paths.len()];
+    let stamp: Option<Stamp> = fs::metadata(path)
+        .ok()
+        .filter(|m| crate::platform::file_id(m).is_some())
+        .map(|m| (crate::platform::file_id(&m), m.len(), crate::platform::mtime_ms(&m).to_bits()));
+    if let Some(stamp) = stamp
+        && let Some((s, row)) = lock().rows.get(path)
+        && *s == stamp
     {
-        let c = cache.lock().unwrap_or_else(|e| e.into_inner());
-        for (i, p) in paths.iter().enumerate() {
-            if let (Some(stamp), Some((s, row))) = (stamps[i], c.rows.get(p))
-                && *s == stamp
-            {
-                rows[i] = Some(row.clone());
-            }
+        return row.clone();
+    }
+    let row = Arc::new(Row::new(&scan_info(Path::new(path), abort)));
+    if let (false, Some(stamp)) = (abort.load(Ordering::Relaxed), stamp) {
+        let size = row.bytes();
+        let mut c = lock();
+        if c.bytes + size > MAX_BYTES {
+            c.rows.clear();
+            c.bytes = 0;
+        }
+        c.bytes += size;
+        if let Some((_, old)) = c.rows.insert(path.to_owned(), (stamp, row.clone())) {
+            c.bytes -= old.bytes();
         }
     }
-    let missing: Vec<usize> = (0..paths.len()).filter(|&i| rows[i].is_none()).collect();
-    if !missing.is_empty() {
-        let todo: Vec<String> = missing.iter().map(|&i| paths[i].clone()).collect();
-        let scanned = scan_many_map(&todo, abort, |r| Arc::new(Row::new(&r)));
-        let cacheable = !abort.load(Ordering::Relaxed);
-        let mut c = cache.lock().unwrap_or_else(|e| e.into_inner());
-        for (k, row) in scanned.into_iter().enumerate() {
-            let i = missing[k];
-            if let (true, Some(stamp)) = (cacheable, stamps[i]) {
-                let size = row.bytes();
-                if c.bytes + size > MAX_BYTES {
-                    c.rows.clear();
-                    c.bytes = 0;
-                }
-                c.bytes += size;
-                if let Some((_, old)) = c.rows.insert(paths[i].clone(), (stamp, row.clone())) {
-                    c.bytes -= old.bytes();
-                }
-            }
-            rows[i] = Some(row);
-        }
-    }
-    let mut out = Rows::default();
-    for row in &rows {
-        out.push(row.as_deref().unwrap_or(&Row::Null));
-    }
-    out.finish()
+    row
+}
+
+/// The rows of all `paths` at once (see `Scanner`).
+pub fn scan_rows(paths: &[String], abort: &AtomicBool) -> Rows {
+    let flag = std::sync::Arc::new(AtomicBool::new(abort.load(Ordering::Relaxed)));
+    Scanner::start(paths.to_vec(), flag).take(0..paths.len())
 }
 
 fn js_number(v: f64) -> String {
@@ -632,6 +729,50 @@ mod tests {
         assert!(json.contains("],null,[{\"type\":\"session\",\"id\":\"s\"},null,1,null,[],1,0,4,1,4,8,"), "{json}");
         assert!(json.contains("],[{\"type\":\"session\",\"id\":\"s\"},null,0,null,[],0,11,11,0,11,11,"), "{json}");
         assert!(json.ends_with("]]"), "{json}");
+    }
+
+    #[test]
+    fn scanner_batches_and_abort() {
+        let d = std::env::temp_dir().join(format!("psn-list-scanner-{}", uuid::Uuid::new_v4()));
+        fs::create_dir_all(&d).unwrap();
+        let paths: Vec<String> = (0..7)
+            .map(|i| {
+                let p = d.join(format!("{i}.jsonl"));
+                let msg =
+                    format!("{{\"type\":\"message\",\"message\":{{\"role\":\"user\",\"content\":\"m{i} \u{2192}\"}}}}");
+                let text = if i == 3 {
+                    "junk\n".to_string()
+                } else {
+                    format!("{{\"type\":\"session\",\"id\":\"{i}\"}}\n{msg}\n")
+                };
+                fs::write(&p, text).unwrap();
+                p.to_string_lossy().into_owned()
+            })
+            .collect();
+        // Batch by batch, the same rows as all at once (each batch's texts start at 0).
+        let whole = scan_rows(&paths, &AtomicBool::new(false));
+        let scanner = Scanner::start(paths.clone(), std::sync::Arc::new(AtomicBool::new(false)));
+        let kinds = |json: &str| {
+            let v = json::parse_document(json.as_bytes()).unwrap();
+            let mut kinds = Vec::new();
+            json::for_each_element(json.as_bytes(), v, |e| kinds.push(e.kind));
+            kinds
+        };
+        let (mut units, mut rows) = (Vec::new(), Vec::new());
+        for range in [0..3, 3..5, 5..7] {
+            let batch = scanner.take(range.clone());
+            units.extend(batch.utf16);
+            rows.extend(kinds(&batch.json));
+        }
+        assert_eq!(units, whole.utf16);
+        assert_eq!(rows, kinds(&whole.json));
+        assert_eq!(rows.iter().filter(|&&k| k == Kind::Null).count(), 1, "{rows:?}"); // the junk file
+        // Aborted before it starts: every row is null, and nothing waits forever.
+        let rows = Scanner::start(paths.clone(), std::sync::Arc::new(AtomicBool::new(true))).take(0..7);
+        assert_eq!(rows.json, "[null,null,null,null,null,null,null]");
+        // Past the end, or empty.
+        assert_eq!(scanner.take(6..100).json, "[null]");
+        assert_eq!(Scanner::start(Vec::new(), std::sync::Arc::new(AtomicBool::new(false))).take(0..0).json, "[]");
     }
 
     #[test]
