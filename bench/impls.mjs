@@ -18,16 +18,23 @@ export const SELF = process.env.BENCH_SELF === "1";
 
 export const IMPL_NAMES = ["reference", "ours"];
 
-/** @returns {Promise<{name: string, mod: any}>} */
+/**
+ * `clearCaches()` forgets what an implementation keeps between calls (ours: listing rows
+ * of unchanged files), so an operation can be timed as on its first call in a process.
+ * @returns {Promise<{name: string, mod: any, clearCaches: () => void}>}
+ */
 export async function loadImpl(name) {
-  if (name === "reference") return { name, mod: await import(REFERENCE_URL) };
+  const nothing = () => {};
+  if (name === "reference") return { name, mod: await import(REFERENCE_URL), clearCaches: nothing };
   if (name !== "ours") throw new Error(`unknown implementation ${name}`);
-  if (SELF) return { name, mod: await import(`${REFERENCE_URL}?bench-self`) };
+  if (SELF) return { name, mod: await import(`${REFERENCE_URL}?bench-self`), clearCaches: nothing };
   const path = oursPath();
   if (!existsSync(path)) {
     throw new Error(`${path} does not exist yet. Build the package first, or run with BENCH_SELF=1 to bench the reference against itself.`);
   }
-  return { name, mod: createRequire(import.meta.url)(path) };
+  const require = createRequire(import.meta.url);
+  const { binding } = require(join(dirname(path), "lib", "native.js"));
+  return { name, mod: require(path), clearCaches: () => binding.clearScanCache() };
 }
 
 export function describeOurs() {

@@ -898,6 +898,13 @@ impl Task for ScanTake {
     }
 }
 
+/// Forgets the rows `InfoScanner` keeps of files it scanned (for the benchmark: a listing
+/// with nothing cached, as on the first `/resume` of a process).
+#[napi]
+pub fn clear_scan_cache() {
+    listing::clear_cache();
+}
+
 /// `[rows, latin1, utf16]` of an `InfoScanner.take` call (see `listing::Rows`): the row JSON, and
 /// the texts as strings (null when empty), without a copy where the host allows.
 pub struct ScanJs(listing::Rows);

@@ -594,26 +594,39 @@ impl Shared {
     }
 }
 
+type Stamp = (Option<(u64, u64)>, u64, u64);
+
+/// Rows of files scanned in this process (see `Scanner`), keyed by path.
+struct Cache {
+    rows: std::collections::HashMap<String, (Stamp, std::sync::Arc<Row>)>,
+    bytes: usize,
+}
+
+fn cache() -> std::sync::MutexGuard<'static, Cache> {
+    static CACHE: std::sync::OnceLock<std::sync::Mutex<Cache>> = std::sync::OnceLock::new();
+    CACHE
+        .get_or_init(|| std::sync::Mutex::new(Cache { rows: std::collections::HashMap::new(), bytes: 0 }))
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+}
+
+/// Forgets every cached row (the benchmark times listings with nothing cached).
+pub fn clear_cache() {
+    let mut c = cache();
+    c.rows.clear();
+    c.bytes = 0;
+}
+
 /// The row of one file: cached, or scanned (and cached unless the scan was aborted).
 fn row_of(path: &str, abort: &AtomicBool) -> std::sync::Arc<Row> {
-    use std::collections::HashMap;
-    use std::sync::{Arc, Mutex, OnceLock};
-    type Stamp = (Option<(u64, u64)>, u64, u64);
-    struct Cache {
-        rows: HashMap<String, (Stamp, Arc<Row>)>,
-        bytes: usize,
-    }
+    use std::sync::Arc;
     const MAX_BYTES: usize = 64 << 20;
-    static CACHE: OnceLock<Mutex<Cache>> = OnceLock::new();
-    let cache = CACHE.get_or_init(|| Mutex::new(Cache { rows: HashMap::new(), bytes: 0 }));
-    let lock = || cache.lock().unwrap_or_else(|e| e.into_inner());
-
     let stamp: Option<Stamp> = fs::metadata(path)
         .ok()
         .filter(|m| crate::platform::file_id(m).is_some())
         .map(|m| (crate::platform::file_id(&m), m.len(), crate::platform::mtime_ms(&m).to_bits()));
     if let Some(stamp) = stamp
-        && let Some((s, row)) = lock().rows.get(path)
+        && let Some((s, row)) = cache().rows.get(path)
         && *s == stamp
     {
         return row.clone();
@@ -621,7 +634,7 @@ fn row_of(path: &str, abort: &AtomicBool) -> std::sync::Arc<Row> {
     let row = Arc::new(Row::new(&scan_info(Path::new(path), abort)));
     if let (false, Some(stamp)) = (abort.load(Ordering::Relaxed), stamp) {
         let size = row.bytes();
-        let mut c = lock();
+        let mut c = cache();
         if c.bytes + size > MAX_BYTES {
             c.rows.clear();
             c.bytes = 0;
