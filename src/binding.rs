@@ -712,8 +712,12 @@ trait JsUnit: Copy + Send + 'static {
 }
 
 /// A Node-API function looked up at run time (not linked), so the addon still loads, and
-/// copies instead, on hosts without it.
+/// copies instead, on hosts without it. `PI_SESSION_NATIVE_COPY_STRINGS=1` makes it copy
+/// everywhere (a way out should a host mishandle external strings; tests use it too).
 fn lookup<T>(name: &std::ffi::CStr) -> Option<CreateExternal<T>> {
+    if std::env::var_os("PI_SESSION_NATIVE_COPY_STRINGS").is_some_and(|v| v == "1") {
+        return None;
+    }
     #[cfg(unix)]
     {
         // SAFETY: dlsym with a NUL-terminated name; the symbol, when the host exports it,
