@@ -792,7 +792,7 @@ pub fn external_string_bytes() -> f64 {
 unsafe fn external_string<T: JsUnit>(env: napi::sys::napi_env, units: Vec<T>) -> Result<napi::sys::napi_value> {
     let mut out = std::ptr::null_mut();
     let failed = || Err(napi::Error::from_reason("failed to create a string"));
-    let Some(create) = T::create_external() else {
+    let Some(create) = T::create_external().filter(|_| !units.is_empty()) else {
         // SAFETY: per this function's contract.
         return if unsafe { T::create_copy(env, &units, &mut out) } { Ok(out) } else { failed() };
     };

@@ -473,10 +473,10 @@ impl Rows {
     }
 
     fn finish(mut self) -> Rows {
-        self.json.push(if self.json.is_empty() { '[' } else { ']' });
-        if self.json == "[" {
-            self.json.push(']');
+        if self.json.is_empty() {
+            self.json.push('[');
         }
+        self.json.push(']');
         self
     }
 }
