@@ -232,7 +232,7 @@ mod tests {
             let mut out = Vec::new();
             let mut ex = Extracted::default();
             assert!(!splice_line(line.as_bytes(), 0, &mut out, &mut ex), "{line}");
-            assert!(out.is_empty() && ex.is_empty());
+            assert!(out.is_empty() && ex.is_empty() && ex.latin1.is_empty() && ex.utf16.is_empty(), "{line}");
         }
         let mut bad = format!(r#"{{"a":"{a}"}}"#).into_bytes();
         bad[3] = 0xff; // invalid UTF-8
