@@ -502,25 +502,38 @@ struct Shared {
     abort: std::sync::Arc<AtomicBool>,
     /// Set when the scanner is dropped: its threads stop.
     stop: AtomicBool,
+    /// How many files past the last batch taken the threads may scan: rows wait in memory
+    /// until taken, so a slow reader (a slow progress callback) does not let them pile up.
+    lookahead: usize,
 }
 
 struct State {
     rows: Vec<Option<std::sync::Arc<Row>>>,
     /// Threads still scanning.
     running: usize,
+    /// The end of the furthest batch taken.
+    taken: usize,
 }
+
+/// Files the scan may run ahead of the batches taken.
+const LOOKAHEAD: usize = 256;
 
 impl Scanner {
     /// Starts scanning `paths`; `abort` stops the scan early (rows not scanned are `null`).
     pub fn start(paths: Vec<String>, abort: std::sync::Arc<AtomicBool>) -> Scanner {
+        Scanner::start_with(paths, abort, LOOKAHEAD)
+    }
+
+    fn start_with(paths: Vec<String>, abort: std::sync::Arc<AtomicBool>, lookahead: usize) -> Scanner {
         let wanted = std::thread::available_parallelism().map_or(2, |n| n.get()).clamp(1, 8).min(paths.len());
         let shared = std::sync::Arc::new(Shared {
-            state: std::sync::Mutex::new(State { rows: vec![None; paths.len()], running: wanted }),
+            state: std::sync::Mutex::new(State { rows: vec![None; paths.len()], running: wanted, taken: 0 }),
             paths,
             next: AtomicUsize::new(0),
             changed: std::sync::Condvar::new(),
             abort,
             stop: AtomicBool::new(false),
+            lookahead,
         });
         for _ in 0..wanted {
             let worker = shared.clone();
@@ -543,6 +556,11 @@ impl Scanner {
         let sh = &self.shared;
         let end = range.end.min(sh.paths.len());
         let start = range.start.min(end);
+        {
+            let mut state = sh.lock();
+            state.taken = state.taken.max(end);
+        }
+        sh.changed.notify_all();
         if sh.lock().running == 0 {
             while sh.scan_next_before(end) {}
         }
@@ -562,6 +580,7 @@ impl Scanner {
 impl Drop for Scanner {
     fn drop(&mut self) {
         self.shared.stop.store(true, Ordering::Relaxed);
+        self.shared.changed.notify_all();
     }
 }
 
@@ -574,8 +593,16 @@ impl Shared {
         self.stop.load(Ordering::Relaxed) || self.abort.load(Ordering::Relaxed)
     }
 
-    /// Scans the next pending file; false when there is none left (or the scan stopped).
+    /// Scans the next pending file, once it is within the lookahead; false when there is
+    /// none left (or the scan stopped).
     fn scan_next(&self) -> bool {
+        let mut state = self.lock();
+        while self.next.load(Ordering::Relaxed) >= state.taken.saturating_add(self.lookahead) && !self.cancelled() {
+            // A timeout, so an abort (a flag, no notification) is noticed.
+            let wait = self.changed.wait_timeout(state, std::time::Duration::from_millis(50));
+            state = wait.unwrap_or_else(|e| e.into_inner()).0;
+        }
+        drop(state);
         self.scan_next_before(usize::MAX)
     }
 
@@ -786,6 +813,39 @@ mod tests {
         // Past the end, or empty.
         assert_eq!(scanner.take(6..100).json, "[null]");
         assert_eq!(Scanner::start(Vec::new(), std::sync::Arc::new(AtomicBool::new(false))).take(0..0).json, "[]");
+    }
+
+    #[test]
+    fn scanner_stays_within_its_lookahead() {
+        let d = std::env::temp_dir().join(format!("psn-list-ahead-{}", uuid::Uuid::new_v4()));
+        fs::create_dir_all(&d).unwrap();
+        let paths: Vec<String> = (0..60)
+            .map(|i| {
+                let p = d.join(format!("{i}.jsonl"));
+                fs::write(&p, format!("{{\"type\":\"session\",\"id\":\"{i}\"}}\n")).unwrap();
+                p.to_string_lossy().into_owned()
+            })
+            .collect();
+        let scanner = Scanner::start_with(paths.clone(), std::sync::Arc::new(AtomicBool::new(false)), 4);
+        let scanned = || scanner.shared.lock().rows.iter().filter(|r| r.is_some()).count();
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        // Up to the lookahead, plus a file per thread that claimed one as it was reached.
+        assert!(scanned() <= 4 + 8, "{} rows scanned before any was taken", scanned());
+        let first = scanner.take(0..10);
+        assert_eq!(first.json.matches("\"type\":\"session\"").count(), 10);
+        let rest = scanner.take(10..60);
+        assert_eq!(rest.json.matches("\"type\":\"session\"").count(), 50);
+        // Dropping a scanner whose threads wait for a reader ends them.
+        let idle = Scanner::start_with(paths, std::sync::Arc::new(AtomicBool::new(false)), 1);
+        let shared = idle.shared.clone();
+        drop(idle);
+        for _ in 0..100 {
+            if shared.lock().running == 0 {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        assert_eq!(shared.lock().running, 0);
     }
 
     #[test]
