@@ -638,9 +638,45 @@ pub fn mtimes(paths: Vec<String>) -> Vec<f64> {
 /// than to hand over, small enough that the first one is ready at once.
 const PIECE_BYTES: usize = 1 << 20;
 
-/// A piece on its way to JS: `[text, latin1, utf16, patches]`, each created as a JS string
-/// (V8 copies the characters: nothing is decoded on the JS side), after which its buffers
-/// go back to the thread that makes the pieces.
+/// `Ok` when a Node-API call succeeded, else an error saying what failed.
+fn napi_ok(status: napi::sys::napi_status, what: &str) -> Result<()> {
+    if status == napi::sys::Status::napi_ok {
+        Ok(())
+    } else {
+        Err(napi::Error::from_reason(format!("failed to {what}")))
+    }
+}
+
+/// `null`.
+///
+/// # Safety
+/// `env` is the current Node-API environment.
+unsafe fn js_null(env: napi::sys::napi_env) -> Result<napi::sys::napi_value> {
+    let mut out = std::ptr::null_mut();
+    // SAFETY: per this function's contract.
+    napi_ok(unsafe { napi::sys::napi_get_null(env, &mut out) }, "get null")?;
+    Ok(out)
+}
+
+/// A JS array of `values`.
+///
+/// # Safety
+/// `env` is the current Node-API environment; `values` are live handles in it.
+unsafe fn js_array(env: napi::sys::napi_env, values: &[napi::sys::napi_value]) -> Result<napi::sys::napi_value> {
+    let mut array = std::ptr::null_mut();
+    // SAFETY: per this function's contract.
+    unsafe {
+        napi_ok(napi::sys::napi_create_array_with_length(env, values.len(), &mut array), "create an array")?;
+        for (i, &v) in values.iter().enumerate() {
+            napi_ok(napi::sys::napi_set_element(env, array, i as u32, v), "fill an array")?;
+        }
+    }
+    Ok(array)
+}
+
+/// A piece on its way to JS: `[text, latin1, utf16, patches]` as JS strings (the UTF-16
+/// one external where the host allows: see `external_string`), after which its buffers go
+/// back to the thread that makes the pieces.
 pub struct PieceJs<'a> {
     piece: crate::lines::Piece,
     pieces: &'a crate::lines::Pieces,
@@ -648,40 +684,27 @@ pub struct PieceJs<'a> {
 
 impl ToNapiValue for PieceJs<'_> {
     unsafe fn to_napi_value(env: napi::sys::napi_env, val: Self) -> Result<napi::sys::napi_value> {
-        use napi::sys;
-        let check = |status: sys::napi_status| {
-            if status == sys::Status::napi_ok {
-                Ok(())
-            } else {
-                Err(napi::Error::from_reason("failed to create a string"))
-            }
-        };
         let PieceJs { mut piece, pieces } = val;
-        let ex = &piece.ex;
-        let spliced = !ex.is_empty();
-        let mut out = [std::ptr::null_mut(); 4];
-        // SAFETY: Node-API calls on the current env; each string call reads a live buffer
-        // of the given length, which V8 copies before returning.
-        unsafe {
-            check(sys::napi_get_null(env, &mut out[1]))?;
-            out[2] = out[1];
-            out[3] = out[1];
-            let latin1 = |bytes: &[u8], slot: &mut sys::napi_value| {
-                check(sys::napi_create_string_latin1(env, bytes.as_ptr().cast(), bytes.len() as isize, slot))
+        let latin1 = |bytes: &[u8]| {
+            let mut out = std::ptr::null_mut();
+            // SAFETY: the current env and a live buffer of the given length, which V8 copies.
+            let status = unsafe {
+                napi::sys::napi_create_string_latin1(env, bytes.as_ptr().cast(), bytes.len() as isize, &mut out)
             };
-            latin1(&piece.text, &mut out[0])?;
-            if spliced {
-                latin1(&ex.latin1, &mut out[1])?;
-                latin1(&ex.patches, &mut out[3])?;
-                if !ex.utf16.is_empty() {
+            napi_ok(status, "create a string").map(|()| out)
+        };
+        // SAFETY: Node-API calls on the current env (this conversion's contract).
+        unsafe {
+            let null = js_null(env)?;
+            let mut out = [latin1(&piece.text)?, null, null, null];
+            if !piece.ex.is_empty() {
+                out[1] = latin1(&piece.ex.latin1)?;
+                out[3] = latin1(&piece.ex.patches)?;
+                if !piece.ex.utf16.is_empty() {
                     out[2] = external_string(env, std::mem::take(&mut piece.ex.utf16))?;
                 }
             }
-            let mut array = std::ptr::null_mut();
-            check(sys::napi_create_array_with_length(env, 4, &mut array))?;
-            for (i, v) in out.into_iter().enumerate() {
-                check(sys::napi_set_element(env, array, i as u32, v))?;
-            }
+            let array = js_array(env, &out)?;
             pieces.recycle(piece);
             Ok(array)
         }
@@ -924,33 +947,18 @@ impl TypeName for ScanJs {
 
 impl ToNapiValue for ScanJs {
     unsafe fn to_napi_value(env: napi::sys::napi_env, val: Self) -> Result<napi::sys::napi_value> {
-        use napi::sys;
-        let check = |status: sys::napi_status| {
-            if status == sys::Status::napi_ok {
-                Ok(())
-            } else {
-                Err(napi::Error::from_reason("failed to create the scan result"))
-            }
-        };
         let listing::Rows { json, latin1, utf16 } = val.0;
-        let mut out = [std::ptr::null_mut(); 3];
-        // SAFETY: Node-API calls on the current env with live buffers of the given lengths.
+        // SAFETY: Node-API calls on the current env (this conversion's contract).
         unsafe {
-            out[0] = String::to_napi_value(env, json)?;
-            check(sys::napi_get_null(env, &mut out[1]))?;
-            out[2] = out[1];
+            let null = js_null(env)?;
+            let mut out = [String::to_napi_value(env, json)?, null, null];
             if !latin1.is_empty() {
                 out[1] = external_string(env, latin1)?;
             }
             if !utf16.is_empty() {
                 out[2] = external_string(env, utf16)?;
             }
-            let mut array = std::ptr::null_mut();
-            check(sys::napi_create_array_with_length(env, 3, &mut array))?;
-            for (i, v) in out.into_iter().enumerate() {
-                check(sys::napi_set_element(env, array, i as u32, v))?;
-            }
-            Ok(array)
+            js_array(env, &out)
         }
     }
 }
