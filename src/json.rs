@@ -547,10 +547,10 @@ impl Decoded {
 /// A code unit type the decoders write: ASCII bytes widen to it.
 trait Unit: Copy {
     fn ascii(b: u8) -> Self;
-    /// Copies the 16 bytes at `src` as 16 units to `dst`.
+    /// Stores the 16 bytes of `v` as 16 units at `dst`.
     ///
     /// # Safety
-    /// `src` is readable and `dst` writable for 16 units.
+    /// `dst` is writable for 16 units.
     #[cfg(target_arch = "x86_64")]
     unsafe fn store16(v: std::arch::x86_64::__m128i, dst: *mut Self);
 }
