@@ -36,6 +36,24 @@ pub fn exercise(data: &[u8]) {
             assert!(doc.is_some(), "a skeleton implies valid JSON");
             let _ = sk;
         }
+        // The decoding scanner ends (or fails) wherever the plain one does, and leaves
+        // nothing behind when it fails.
+        for (at, _) in line.iter().enumerate().filter(|&(_, &b)| b == b'"').take(64) {
+            let (mut latin1, mut utf16) = (Vec::new(), Vec::new());
+            let decoded = json::scan_decode(line, at, &mut latin1, &mut utf16);
+            assert_eq!(decoded.map(|d| d.0), json::scan_string(line, at), "scan_decode ends where scan_string does");
+            assert!(decoded.is_some() || (latin1.is_empty() && utf16.is_empty()));
+        }
+        // A valid line with long strings taken out is still valid JSON, with one patch per
+        // string taken out.
+        if doc.is_some() {
+            let (mut out, mut ex) = (Vec::new(), crate::splice::Extracted::default());
+            if crate::splice::splice_line(line, 0, &mut out, &mut ex) {
+                assert!(json::parse_document(&out).is_some(), "a spliced line parses");
+                let patches = [b"[".as_slice(), &ex.patches, b"]"].concat();
+                assert!(json::parse_document(&patches).is_some(), "patches parse");
+            }
+        }
     }
 }
 
@@ -45,12 +63,14 @@ mod tests {
     /// deep nesting) through `exercise`: no panic, no hang.
     #[test]
     fn mutation_smoke() {
-        let seeds: [&[u8]; 5] = [
+        let seeds: [&[u8]; 6] = [
             br#"{"type":"session","version":3,"id":"s","timestamp":"2024-12-03T14:00:00.000Z","cwd":"/p"}"#,
             br#"{"type":"message","id":"a1","parentId":null,"timestamp":"2024-12-03T14:00:01.000Z","message":{"role":"user","content":[{"type":"text","text":"hi \u00e9 \ud800"}]}}"#,
             br#"{"type":"compaction","id":"c","parentId":"a1","summary":"s","firstKeptEntryId":"a1","tokensBefore":5,"retainedTail":[{"role":"user","content":"x"}]}"#,
             br#"{"type":"label","id":"l","parentId":"c","targetId":"a1","label":"x","n":[1.5e300,-0,{"2":0}]}"#,
             br#"{"type":"context_edit","id":"e","parentId":"l","targetId":"a1","replacement":{"content":"y"}}"#,
+            // Long strings (taken out of the line before JSON.parse): escapes, Latin-1, UTF-16.
+            br#"{"type":"message","id":"t","parentId":"e","message":{"role":"toolResult","content":[{"type":"text","text":"out\n\t\"q\" \\ caf\u00e9 \u2192 \ud83d\ude00 line line line line line line line line line line line line line line line line line line line line line line line line line line line line line line line line line line line line line line line line line line line line line line line line line line line line line line line line line line line line"}],"details":{"stdout":"\u001b[31mred\u001b[0m ok ok ok ok ok ok ok ok ok ok ok ok ok ok ok ok ok ok ok ok ok ok ok ok ok ok ok ok ok ok ok ok ok ok ok ok ok ok ok ok ok ok ok ok ok ok ok ok ok ok ok ok ok ok ok ok ok ok ok ok ok ok ok ok ok ok ok ok ok ok ok ok ok ok ok ok ok ok ok ok ok ok ok ok ok ok ok ok ok ok"}}}"#,
         ];
         let specials: [&[u8]; 12] =
             [b"\"", b"\\", b"{", b"}", b"[", b"]", b",", b":", b"\n", b"\xff", b"\x00", b"\\ud800"];
