@@ -697,6 +697,21 @@ mod tests {
         scan_info(&p, &AtomicBool::new(false))
     }
 
+    /// Writes one file per text in a fresh temp dir; returns their paths, in order.
+    fn write_files(label: &str, texts: impl IntoIterator<Item = String>) -> Vec<String> {
+        let d = std::env::temp_dir().join(format!("psn-list-{label}-{}", uuid::Uuid::new_v4()));
+        fs::create_dir_all(&d).unwrap();
+        texts
+            .into_iter()
+            .enumerate()
+            .map(|(i, text)| {
+                let p = d.join(format!("{i}.jsonl"));
+                fs::write(&p, text).unwrap();
+                p.to_string_lossy().into_owned()
+            })
+            .collect()
+    }
+
     #[test]
     fn basic_info() {
         let InfoScan::Info(i) = scan(concat!(
@@ -737,27 +752,19 @@ mod tests {
 
     #[test]
     fn rows_carry_decoded_texts() {
-        let d = std::env::temp_dir().join(format!("psn-list-rows-{}", uuid::Uuid::new_v4()));
-        fs::create_dir_all(&d).unwrap();
         let head = "{\"type\":\"session\",\"id\":\"s\"}\n";
         let msg = |role: &str, text: &str| {
             format!("{{\"type\":\"message\",\"message\":{{\"role\":\"{role}\",\"content\":\"{text}\"}}}}\n")
         };
-        let files = [
-            format!("{head}{}{}", msg("assistant", "caf\u{e9} \\n"), msg("user", "q\\\"")),
-            "not a session\n".to_string(),
-            format!("{head}{}", msg("user", "\u{2192} \\ud83d\\ude00")),
-            head.to_string(),
-        ];
-        let paths: Vec<String> = files
-            .iter()
-            .enumerate()
-            .map(|(i, text)| {
-                let p = d.join(format!("{i}.jsonl"));
-                fs::write(&p, text).unwrap();
-                p.to_string_lossy().into_owned()
-            })
-            .collect();
+        let paths = write_files(
+            "rows",
+            [
+                format!("{head}{}{}", msg("assistant", "caf\u{e9} \\n"), msg("user", "q\\\"")),
+                "not a session\n".to_string(),
+                format!("{head}{}", msg("user", "\u{2192} \\ud83d\\ude00")),
+                head.to_string(),
+            ],
+        );
         let rows = scan_rows(&paths, &AtomicBool::new(false));
         // firstMessage and allMessagesText: `q"` and `café \n q"` (Latin-1), then `→ 😀`
         // twice (UTF-16), then two empty texts; the second file is not a session.
@@ -773,22 +780,14 @@ mod tests {
 
     #[test]
     fn scanner_batches_and_abort() {
-        let d = std::env::temp_dir().join(format!("psn-list-scanner-{}", uuid::Uuid::new_v4()));
-        fs::create_dir_all(&d).unwrap();
-        let paths: Vec<String> = (0..7)
-            .map(|i| {
-                let p = d.join(format!("{i}.jsonl"));
+        let paths = write_files(
+            "scanner",
+            (0..7).map(|i| {
                 let msg =
                     format!("{{\"type\":\"message\",\"message\":{{\"role\":\"user\",\"content\":\"m{i} \u{2192}\"}}}}");
-                let text = if i == 3 {
-                    "junk\n".to_string()
-                } else {
-                    format!("{{\"type\":\"session\",\"id\":\"{i}\"}}\n{msg}\n")
-                };
-                fs::write(&p, text).unwrap();
-                p.to_string_lossy().into_owned()
-            })
-            .collect();
+                if i == 3 { "junk\n".to_string() } else { format!("{{\"type\":\"session\",\"id\":\"{i}\"}}\n{msg}\n") }
+            }),
+        );
         // Batch by batch, the same rows as all at once (each batch's texts start at 0).
         let whole = scan_rows(&paths, &AtomicBool::new(false));
         let scanner = Scanner::start(paths.clone(), std::sync::Arc::new(AtomicBool::new(false)));
@@ -817,15 +816,7 @@ mod tests {
 
     #[test]
     fn scanner_stays_within_its_lookahead() {
-        let d = std::env::temp_dir().join(format!("psn-list-ahead-{}", uuid::Uuid::new_v4()));
-        fs::create_dir_all(&d).unwrap();
-        let paths: Vec<String> = (0..60)
-            .map(|i| {
-                let p = d.join(format!("{i}.jsonl"));
-                fs::write(&p, format!("{{\"type\":\"session\",\"id\":\"{i}\"}}\n")).unwrap();
-                p.to_string_lossy().into_owned()
-            })
-            .collect();
+        let paths = write_files("ahead", (0..60).map(|i| format!("{{\"type\":\"session\",\"id\":\"{i}\"}}\n")));
         let scanner = Scanner::start_with(paths.clone(), std::sync::Arc::new(AtomicBool::new(false)), 4);
         let scanned = || scanner.shared.lock().rows.iter().filter(|r| r.is_some()).count();
         std::thread::sleep(std::time::Duration::from_millis(100));
