@@ -203,9 +203,13 @@ class SessionManager {
     this.#leafId = leafId;
   }
 
-  /** Writes `text` (the JSONL of `entries`) as the whole file and indexes it from the same text. */
+  /**
+   * Indexes `text` (the JSONL of `entries`) and, when this manager persists, writes it as the
+   * whole file. A manager that does not persist never writes: it migrates in memory only.
+   */
   #replaceFromText(entries, text, exclusive) {
-    this.#native = call(() => NativeSession.fromText(text, this.#sessionFile, exclusive));
+    const path = this.#persist ? this.#sessionFile : null;
+    this.#native = call(() => NativeSession.fromText(text, path, exclusive));
     this.#indexed = entries.length;
     this.#jsIds = null;
     this.#objs = entries;

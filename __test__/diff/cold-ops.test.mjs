@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { describe, it } from "vitest";
 import { firstRecordDiff } from "../helpers/compare.mjs";
 import { corpus } from "../helpers/corpus.mjs";
+import { hasParentCycle } from "../helpers/cycles.mjs";
 import { IMPLS } from "../helpers/impls.mjs";
 import { capture, formatDiff, Normalizer } from "../helpers/normalize.mjs";
 import { snapshotDir } from "../helpers/snapshot.mjs";
@@ -22,23 +23,8 @@ mkdirSync(src, { recursive: true });
 // The adversarial corpus (minus cycles, where the reference hangs) plus realistic generated
 // sessions with labels, compactions, branches and context edits.
 const FILES = [];
-/** Parent links (Map semantics, last id wins) that loop: the reference hangs walking them. */
-function hasCycle(bytes) {
-  const entries = IMPLS[0].mod.parseSessionEntries(Buffer.from(bytes).toString("utf8")).filter((e) => e && typeof e === "object");
-  const byId = new Map();
-  for (const e of entries) if (e.type !== "session") byId.set(e.id, e);
-  for (const start of byId.values()) {
-    const seen = new Set();
-    for (let cur = start; cur; cur = cur.parentId ? byId.get(cur.parentId) : undefined) {
-      if (seen.has(cur)) return true;
-      seen.add(cur);
-    }
-  }
-  return false;
-}
-
 for (const f of corpus()) {
-  if (/cycle/.test(f.name) || hasCycle(f.bytes)) continue;
+  if (/cycle/.test(f.name) || hasParentCycle(f.bytes)) continue;
   writeFileSync(join(src, f.name), f.bytes);
   FILES.push(f.name);
 }

@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import * as ours from "../../index.js";
+import { hasParentCycle } from "../helpers/cycles.mjs";
 
 const ref = await import(new URL("../../node_modules/@earendil-works/pi-coding-agent/dist/core/session-manager.js", import.meta.url).href);
 
@@ -55,23 +56,6 @@ function mutate(seed) {
     else b = Buffer.concat([b.subarray(0, at), Buffer.from("\n"), b.subarray(at)]);
   }
   return b;
-}
-
-/** True when the parsed entries' parent links (Map semantics, last id wins) contain a cycle. */
-function hasCycle(buf) {
-  const entries = ref.parseSessionEntries(buf.toString("utf8")).filter((e) => e && typeof e === "object");
-  const byId = new Map();
-  for (const e of entries) if (e.type !== "session") byId.set(e.id, e);
-  for (const start of byId.values()) {
-    const seen = new Set();
-    let cur = start;
-    while (cur) {
-      if (seen.has(cur)) return true;
-      seen.add(cur);
-      cur = cur.parentId ? byId.get(cur.parentId) : undefined;
-    }
-  }
-  return false;
 }
 
 function observe(impl, file) {
@@ -133,7 +117,7 @@ describe("mutated session files (ref vs ours)", () => {
       const fo = join(dir, `ours-${seed}.jsonl`);
       writeFileSync(fr, bytes);
       writeFileSync(fo, bytes);
-      if (hasCycle(bytes)) {
+      if (hasParentCycle(bytes)) {
         // The reference loops forever here; ours must answer with an Error or a result.
         observe(ours, fo);
         oursOnly++;

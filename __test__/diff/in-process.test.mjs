@@ -1,0 +1,72 @@
+// Managers inside one process, compared with the reference on every corpus file:
+// - a manager that does not persist (`inMemory`) never writes, even when it is pointed at a
+//   file that needs migrating or that it then appends to or branches;
+// - two managers on one file each ignore the other's appends, as the reference's do (each
+//   keeps its own `fileEntries`), while the file receives every line from both.
+import { cpSync, mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, it } from "vitest";
+import { firstRecordDiff } from "../helpers/compare.mjs";
+import { corpus } from "../helpers/corpus.mjs";
+import { hasParentCycle } from "../helpers/cycles.mjs";
+import { IMPLS } from "../helpers/impls.mjs";
+import { capture, formatDiff, Normalizer } from "../helpers/normalize.mjs";
+import { snapshotDir } from "../helpers/snapshot.mjs";
+import { makeTempRoot } from "../helpers/tmp.mjs";
+
+const LABELS = IMPLS.map((i) => i.name);
+const root = makeTempRoot("in-process");
+const src = join(root, "src");
+mkdirSync(src, { recursive: true });
+const FILES = [];
+for (const f of corpus()) {
+  if (/cycle/.test(f.name) || hasParentCycle(f.bytes)) continue;
+  writeFileSync(join(src, f.name), f.bytes);
+  FILES.push(f.name);
+}
+
+/** Runs `scenario(mod, file, dir)` on a fresh copy per implementation; compares results and files. */
+function compareOnCorpus(what, scenario) {
+  const problems = [];
+  for (const file of FILES) {
+    const recs = IMPLS.map((impl) => {
+      const dir = join(root, impl.name, what, file.replace(/\W+/g, "_"));
+      mkdirSync(dir, { recursive: true });
+      cpSync(join(src, file), join(dir, file));
+      const norm = new Normalizer().addRoot(dir);
+      const r = capture(() => scenario(impl.mod, join(dir, file), dir));
+      return { result: "error" in r ? { threw: norm.value(r.error) } : norm.value(r.value), files: snapshotDir(dir, norm) };
+    });
+    const d = firstRecordDiff(recs[0], recs[1]);
+    if (d) problems.push(`  ${file}: ${formatDiff(d.diff, LABELS)}`);
+  }
+  if (problems.length) throw new Error(`${what}: ${problems.length} file(s) differ\n${problems.slice(0, 5).join("\n")}`);
+}
+
+/** Each step's result or thrown error, so one failing step does not hide the rest. */
+function steps(fns) {
+  return fns.map((fn) => {
+    const r = capture(fn);
+    return "error" in r ? { threw: r.error } : r.value;
+  });
+}
+
+describe(`managers that do not persist never write (${LABELS.join(" vs ")})`, () => {
+  it("inMemory + setSessionFile, then appends, labels, a branch and a context", () => {
+    compareOnCorpus("inmemory", (mod, file, dir) => {
+      const sm = mod.SessionManager.inMemory(dir);
+      sm.setSessionFile(file);
+      return steps([
+        () => sm.getEntries(),
+        () => sm.getHeader(),
+        () => sm.appendMessage({ role: "user", content: "in memory", timestamp: 1 }),
+        () => sm.appendLabelChange(sm.getLeafId(), "mem"),
+        () => sm.appendMessage({ role: "assistant", content: [{ type: "text", text: "ok" }], timestamp: 2 }),
+        () => sm.createBranchedSession(sm.getLeafId()),
+        () => sm.getEntries(),
+        () => sm.buildSessionContext(),
+        () => sm.getSessionFile(),
+      ]);
+    });
+  });
+});

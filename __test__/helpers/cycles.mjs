@@ -1,0 +1,18 @@
+// Files whose parent links loop: the reference walks them forever (and runs out of memory),
+// so the differential tests leave them out of operations that walk a branch.
+import { ref } from "./impls.mjs";
+
+/** True when the parsed entries' parent links (Map semantics, last id wins) contain a cycle. */
+export function hasParentCycle(bytes) {
+  const entries = ref.parseSessionEntries(Buffer.from(bytes).toString("utf8")).filter((e) => e && typeof e === "object");
+  const byId = new Map();
+  for (const e of entries) if (e.type !== "session") byId.set(e.id, e);
+  for (const start of byId.values()) {
+    const seen = new Set();
+    for (let cur = start; cur; cur = cur.parentId ? byId.get(cur.parentId) : undefined) {
+      if (seen.has(cur)) return true;
+      seen.add(cur);
+    }
+  }
+  return false;
+}
