@@ -565,7 +565,10 @@ class SessionManager {
   getSessionName() {
     const pos = this.#n().lastSessionInfo();
     if (pos < 0) return undefined;
-    return this.#obj(pos).name?.trim() || undefined;
+    // Named `entry` as in the reference: a TypeError's text quotes the expression
+    // (`entry.name?.trim is not a function` for a name that is not a string).
+    const entry = this.#obj(pos);
+    return entry.name?.trim() || undefined;
   }
 
   appendCustomMessageEntry(customType, content, display, details) {

@@ -62,6 +62,7 @@ describe(`managers that do not persist never write (${LABELS.join(" vs ")})`, ()
         () => sm.appendMessage({ role: "user", content: "in memory", timestamp: 1 }),
         () => sm.appendLabelChange(sm.getLeafId(), "mem"),
         () => sm.appendMessage({ role: "assistant", content: [{ type: "text", text: "ok" }], timestamp: 2 }),
+        () => sm.appendCompaction("summary", sm.getLeafId(), 10),
         () => sm.createBranchedSession(sm.getLeafId()),
         () => sm.getEntries(),
         () => sm.buildSessionContext(),

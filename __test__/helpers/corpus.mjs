@@ -466,6 +466,24 @@ export function corpus() {
     for (let i = 0; i < 2600; i++) ls.push(J(user(n, `pad ${i} ${"y\n".repeat(400)} ü`, ID(n - 1))), J(asst(n + 1, "ok", ID(n)))), (n += 2);
     add("76-spliced-long-strings", lines(...ls), "long strings taken out before JSON.parse and put back at their paths");
   }
+  // Entry data of the wrong type where the reference calls a method on it: its TypeError's text
+  // quotes the expression, so ours must throw from the same expression (or skip the same row).
+  add("77-typeerror-session-name-object", lines(H, b[0], J(entry("session_info", 2, ID(1), { name: { first: "x" } }))), "getSessionName(): entry.name?.trim is not a function");
+  add(
+    "78-typeerror-content-number",
+    lines(H, J({ ...user(1, "x", null), message: { role: "user", content: 5, timestamp: MS(1) } }), J(asst(2, "after", ID(1)))),
+    "listing: content.filter is not a function (the reference skips the session); context: kept as is",
+  );
+  add(
+    "79-typeerror-system-tools",
+    lines(H, J(sys(1, null, "base", { toolsAdded: 5 })), J(user(2, "hi", ID(1))), J(sys(3, ID(2), [{ type: "text", text: "later" }], { sections: 7, toolsRemoved: { name: "x" } }))),
+    "system messages whose tools are not iterable: appendCompaction's replay throws",
+  );
+  add(
+    "80-typeerror-role-number",
+    lines(H, J({ ...user(1, "x", null), message: { role: 5, content: null } }), J({ ...asst(2, "y", ID(1)), message: { role: "assistant", content: { text: "obj" } } })),
+    "a numeric role and object content",
+  );
   return out;
 }
 

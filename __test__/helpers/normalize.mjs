@@ -216,6 +216,8 @@ export class Normalizer {
     if (v === null) return null;
     if (v instanceof Date) return new DateBox(this.num(v.getTime()));
     if (v instanceof ErrorBox) return v;
+    // A thrown error inside a result (`{ threw: error }`): compared by name and message too.
+    if (v instanceof Error) return this.error(v);
     if (isPromise(v)) return "<promise>";
     if (Array.isArray(v)) {
       const out = new Array(v.length);
