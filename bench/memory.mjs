@@ -2,10 +2,13 @@
 // Peak memory of opening a large session and building its context, in a fresh child
 // process per implementation (VmHWM from /proc/self/status).
 //
-//   node bench/memory.mjs [--gb 1] [--ref]      # --ref also measures the reference (slow)
+//   node bench/memory.mjs [--gb 1] [--ref] [--full]
+//     --ref   also measures the reference (slow)
+//     --full  a session without compactions: every message is in the context
 //
 // The session is generated (seeded) under .bench-data/: mostly base64 images and large
-// tool results, with compactions every few thousand entries, as real long sessions have.
+// tool results, with compactions every few thousand entries, as real long sessions have
+// (or none, with --full: the context then holds almost the whole file).
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
@@ -33,15 +36,17 @@ if (process.argv[2] === "--child") {
 const gb = Number(process.argv[process.argv.indexOf("--gb") + 1] || 1) || 1;
 const dir = join(ROOT, ".bench-data", "memory");
 mkdirSync(dir, { recursive: true });
-const file = join(dir, `session-${gb}gb.jsonl`);
+const full = process.argv.includes("--full");
+const file = join(dir, `session-${gb}gb${full ? "-full" : ""}.jsonl`);
 if (!existsSync(file)) {
-  console.error(`generating ${gb} GB session (images and large tool results)…`);
+  console.error(`generating ${gb} GB session (images and large tool results${full ? ", no compaction" : ""})…`);
   generateSession(file, {
     seed: 7,
     targetBytes: gb * 1024 ** 3,
     cwd: "/home/dev/src/big",
     startMs: Date.UTC(2025, 0, 1),
     imageChance: 0.35,
+    ...(full ? { compactionEvery: [Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER] } : {}),
   });
 }
 console.log(`file: ${(statSync(file).size / 1024 ** 2).toFixed(0)} MB`);

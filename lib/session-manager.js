@@ -382,7 +382,7 @@ class SessionManager {
       const text = stringifyLines(this.#allObjs());
       call(() => this.#n().writeAll(this.#sessionFile, text, true));
       this.#flushed = true;
-      // The file exists now: from here on the core checks ids and takes the append lock.
+      // The file exists now: from here on the core checks ids and writes the appends.
       this.#jsIds = null;
     } else {
       // The core adds the newline (no concatenated string to flatten).
@@ -416,11 +416,11 @@ class SessionManager {
   }
 
   /**
-   * Appends to a session file on disk. The core takes the file's append lock, first reads
-   * what other processes appended (so the tree matches the file), checks the id is unused
-   * (else we build again with another id, as `generateId` would have picked one) and writes
-   * the entry as one line. Our leaf stays where it was: another writer's entries form their
-   * own branch.
+   * Appends to a session file on disk (`Session::commit` in the core): the core checks the
+   * id is unused (else we build again with another id, as `generateId` would have picked
+   * one), writes the entry as one line and indexes what other processes appended before it,
+   * so the tree matches the file. Our leaf stays where it was: another writer's entries form
+   * their own branch.
    */
   #appendToFile(build) {
     // The file exists: the core is the authority on ids from here on.

@@ -12,8 +12,8 @@ use napi_derive::napi;
 
 use crate::entry::{EntryType, Key, Role, Skeleton};
 use crate::error::Error as CoreError;
-use crate::lines::LineStore;
 use crate::listing;
+use crate::session::{Commit, Opened, Session};
 use crate::store::{self, HeaderScan, Loaded, WriteMode};
 use crate::tree::Tree;
 
@@ -46,20 +46,14 @@ fn guard<T>(f: impl FnOnce() -> std::result::Result<T, CoreError>) -> Result<T> 
     }
 }
 
-/// A JS string read as UTF-8 in one pass. napi-rs's `String` measures the UTF-8 length
-/// first (a full scan), zeroes a buffer, then copies: three passes over every appended
-/// line. The UTF-16 length is known without a scan and bounds the UTF-8 length (at most 3
-/// bytes per unit; lone surrogates become U+FFFD, 3 bytes, as with `String`), so one
-/// `WriteUtf8` into an uninitialised buffer does it.
+/// A JS string read as UTF-8: its UTF-16 units copied out (a plain copy in V8), then
+/// encoded by `text::utf16_to_utf8`, several times faster than V8's `WriteUtf8` behind
+/// napi-rs's `String` (which also measures the UTF-8 length first, a full extra pass).
 pub struct Text(Vec<u8>);
 
 impl Text {
     fn as_bytes(&self) -> &[u8] {
         &self.0
-    }
-
-    fn len(&self) -> usize {
-        self.0.len()
     }
 
     /// The text with a newline after it (room for it is reserved: no copy).
@@ -83,29 +77,27 @@ impl ValidateNapiValue for Text {}
 
 impl FromNapiValue for Text {
     unsafe fn from_napi_value(env: napi::sys::napi_env, value: napi::sys::napi_value) -> Result<Self> {
+        let expected = || napi::Error::new(napi::Status::StringExpected, "expected a string");
         let mut units = 0usize;
         // SAFETY: a null buffer asks only for the length (in UTF-16 units), per Node-API.
         let status = unsafe { napi::sys::napi_get_value_string_utf16(env, value, std::ptr::null_mut(), 0, &mut units) };
         if status != napi::sys::Status::napi_ok {
-            return Err(napi::Error::new(napi::Status::StringExpected, "expected a string"));
+            return Err(expected());
         }
-        // 3 bytes per unit, the NUL Node writes, and a newline `into_line` may add.
-        let cap = units
-            .checked_mul(3)
-            .and_then(|n| n.checked_add(2))
-            .ok_or_else(|| napi::Error::from_reason("string too long"))?;
-        let mut buf: Vec<u8> = Vec::with_capacity(cap);
-        let mut written = 0usize;
-        // SAFETY: `buf` has room for `cap` bytes; Node writes at most `cap - 1` of them plus
-        // a NUL and reports how many (without the NUL) in `written`.
-        let status = unsafe {
-            napi::sys::napi_get_value_string_utf8(env, value, buf.as_mut_ptr().cast(), cap - 1, &mut written)
-        };
+        let mut utf16: Vec<u16> = Vec::with_capacity(units + 1);
+        let mut copied = 0usize;
+        // SAFETY: `utf16` has room for `units + 1` units; Node writes the string and a NUL
+        // and reports how many units (without the NUL) in `copied`.
+        let status =
+            unsafe { napi::sys::napi_get_value_string_utf16(env, value, utf16.as_mut_ptr(), units + 1, &mut copied) };
         if status != napi::sys::Status::napi_ok {
-            return Err(napi::Error::new(napi::Status::StringExpected, "expected a string"));
+            return Err(expected());
         }
-        // SAFETY: the first `written` bytes were initialised by the call above.
-        unsafe { buf.set_len(written.min(cap - 2)) };
+        // SAFETY: the first `copied` units were initialised by the call above.
+        unsafe { utf16.set_len(copied.min(units)) };
+        // Room for mostly ASCII and the newline `into_line` adds.
+        let mut buf = Vec::with_capacity(utf16.len() + utf16.len() / 8 + 2);
+        crate::text::utf16_to_utf8(&utf16, &mut buf);
         Ok(Text(buf))
     }
 }
@@ -152,21 +144,26 @@ fn pos_or_minus(p: Option<u32>) -> i32 {
     p.map_or(-1, |p| p as i32)
 }
 
-/// One session's entries, index and loaded text.
+/// One session (see `session::Session`), as the facade's `NativeSession`.
 #[napi]
 pub struct NativeSession {
-    tree: Tree,
-    store: LineStore,
+    s: Session,
+    /// What `load` found: 0 missing, 1 not a session, 2 a session (or built in memory).
     status: u32,
-    /// The session file this session last read or wrote, and its length then: appends to
-    /// that file first read what other writers added after it.
-    known: Option<(std::path::PathBuf, u64)>,
-    /// The session file kept open for appends (locked only inside `commit_line`).
-    append: Option<store::AppendHandle>,
-    /// Batches of lines read from other writers (numbers their object-id keys).
-    ingests: u64,
-    /// The rewritten path of a `createBranchedSession` in progress (see `branched_lines`).
-    branched: Option<Vec<u8>>,
+}
+
+impl NativeSession {
+    fn wrap(s: Session) -> NativeSession {
+        NativeSession { s, status: 2 }
+    }
+
+    fn tree(&self) -> &Tree {
+        self.s.tree()
+    }
+}
+
+fn write_mode(exclusive: bool) -> WriteMode {
+    if exclusive { WriteMode::Exclusive } else { WriteMode::Replace }
 }
 
 #[napi]
@@ -174,28 +171,18 @@ impl NativeSession {
     /// An empty session (entries are pushed by the facade).
     #[napi(constructor)]
     pub fn new() -> Self {
-        NativeSession {
-            tree: Tree::new(),
-            store: LineStore::new(),
-            status: 2,
-            known: None,
-            append: None,
-            ingests: 0,
-            branched: None,
-        }
+        NativeSession::wrap(Session::new())
     }
 
     /// Loads a file like `loadEntriesFromFile`. `status`: 0 missing, 1 not a session, 2 loaded.
     #[napi(factory)]
     pub fn load(path: String) -> Result<NativeSession> {
         guard(|| {
-            let mut s = NativeSession::new();
-            match store::load(Path::new(&path))? {
-                Loaded::Missing => s.status = 0,
-                Loaded::NotSession => s.status = 1,
-                Loaded::Session { skeletons, store, len } => s.index_loaded(Path::new(&path), skeletons, store, len),
-            }
-            Ok(s)
+            Ok(match Session::open(Path::new(&path))? {
+                Opened::Missing => NativeSession { s: Session::new(), status: 0 },
+                Opened::NotSession => NativeSession { s: Session::new(), status: 1 },
+                Opened::Session(s) => NativeSession::wrap(*s),
+            })
         })
     }
 
@@ -207,7 +194,7 @@ impl NativeSession {
     /// Number of items (`fileEntries.length`).
     #[napi]
     pub fn count(&self) -> u32 {
-        self.tree.len() as u32
+        self.tree().len() as u32
     }
 
     /// The raw lines at `positions`, one per line, as pure ASCII (non-ASCII characters
@@ -217,7 +204,7 @@ impl NativeSession {
     pub fn lines_ascii_pieces(&self, positions: Uint32Array) -> Result<AsciiPieces> {
         guard(|| {
             let pieces =
-                self.store.ascii_pieces(&positions, PIECE_BYTES).map_err(|e| CoreError::io(e, "read", None))?;
+                self.s.store().ascii_pieces(&positions, PIECE_BYTES).map_err(|e| CoreError::io(e, "read", None))?;
             Ok(AsciiPieces { pieces })
         })
     }
@@ -226,7 +213,7 @@ impl NativeSession {
     #[napi]
     pub fn line(&self, pos: u32) -> Result<Option<String>> {
         guard(|| {
-            let line = self.store.line(pos).map_err(|e| CoreError::io(e, "read", None))?;
+            let line = self.s.store().line(pos).map_err(|e| CoreError::io(e, "read", None))?;
             Ok(line.map(|l| String::from_utf8_lossy(&l).into_owned()))
         })
     }
@@ -244,36 +231,10 @@ impl NativeSession {
             }
             for (i, &f) in flags.iter().enumerate() {
                 let [id, parent, target, ts] = &fields[i * 4..i * 4 + 4] else { break };
-                let time = crate::entry::parse_iso_ms(ts.as_bytes()).unwrap_or(f64::INFINITY);
-                self.store.push(crate::lines::Span::None);
-                self.tree.push(skeleton_from_flags(f, Key::decode(id), Key::decode(parent), Key::decode(target), time));
+                self.s.push(skeleton_from_flags(f, Key::decode(id), Key::decode(parent), Key::decode(target), ts));
             }
             Ok(())
         })
-    }
-
-    /// Takes what `store::load` read from `path` (`len` bytes) as this session's index.
-    fn index_loaded(&mut self, path: &Path, skeletons: Vec<Skeleton>, store: LineStore, len: u64) {
-        self.known = Some((path.to_path_buf(), len));
-        self.store = store;
-        for sk in skeletons {
-            self.tree.push(sk);
-        }
-    }
-
-    /// Indexes lines held in memory; returns how many entries they held.
-    fn ingest(&mut self, text: &[u8]) -> u32 {
-        self.ingests += 1;
-        let parsed = store::parse_text(text, self.ingests + 1);
-        let mut added = 0;
-        let all: Vec<u32> = (0..parsed.skeletons.len() as u32).collect();
-        let _ = parsed.store.for_each(&all, |i, line| {
-            let span = self.store.keep(line.unwrap_or(b"null"));
-            self.store.push(span);
-            self.tree.push(parsed.skeletons[i].clone());
-            added += 1;
-        });
-        added
     }
 
     /// A session indexed from JSONL text built by the facade (one entry per line), which is
@@ -281,23 +242,14 @@ impl NativeSession {
     #[napi(factory)]
     pub fn from_text(text: Text, path: Option<String>, exclusive: bool) -> Result<NativeSession> {
         guard(|| {
-            let mut s = NativeSession::new();
-            if let Some(path) = path {
-                let mode = if exclusive { WriteMode::Exclusive } else { WriteMode::Replace };
-                store::write_file(Path::new(&path), &[text.as_bytes()], mode)?;
-                s.known = Some((Path::new(&path).to_path_buf(), text.len() as u64));
-            }
-            s.ingest(text.as_bytes());
-            Ok(s)
+            let path = path.as_deref().map(Path::new);
+            Ok(NativeSession::wrap(Session::from_text(text.as_bytes(), path, write_mode(exclusive))?))
         })
     }
 
-    /// Appends one entry the facade built to a session already on disk: takes the file's
-    /// append lock, reads what other writers appended since this session last read or wrote
-    /// the file, checks the new id is unused, indexes the entry and writes `json` and a
-    /// newline with one `write`, then releases the lock. Returns the item count afterwards; `-(count + 1)` when
-    /// the id is taken (nothing written: the facade retries with another id). A failed write
-    /// removes the entry again (the reference's rollback) and throws.
+    /// Appends one entry the facade built to a session already on disk (see
+    /// `Session::commit`). Returns the item count afterwards; `-(count + 1)` when the id is
+    /// taken (nothing written: the facade retries with another id).
     #[napi]
     #[allow(clippy::too_many_arguments)] // the skeleton's fields plus the write
     pub fn commit_line(
@@ -312,132 +264,61 @@ impl NativeSession {
         sync: bool,
     ) -> Result<i64> {
         guard(|| {
-            self.begin_append(&path);
-            let id = Key::Str(id.into());
-            if self.tree.lookup(&id).is_some() {
-                self.end_append();
-                return Ok(-(self.tree.len() as i64) - 1);
-            }
-            self.store.push(crate::lines::Span::None);
-            let time = crate::entry::parse_iso_ms(timestamp.as_bytes()).unwrap_or(f64::INFINITY);
-            self.tree.push(skeleton_from_flags(flags, id, Key::decode(&parent), Key::decode(&target), time));
-            if let Err(e) = self.write_line(&path, &json.into_line(), sync) {
-                self.store.pop();
-                self.tree.pop();
-                return Err(e);
-            }
-            Ok(self.tree.len() as i64)
+            let sk =
+                skeleton_from_flags(flags, Key::Str(id.into()), Key::decode(&parent), Key::decode(&target), &timestamp);
+            let commit = self.s.commit(sk, &json.into_line(), Path::new(&path), sync)?;
+            let count = self.tree().len() as i64;
+            Ok(if commit == Commit::Written { count } else { -count - 1 })
         })
     }
 
-    /// Takes the append lock on `path` and reads entries other writers appended since this
-    /// session last read or wrote the file; returns how many were added. I/O problems are
-    /// not reported here (the write that follows reports them as the reference would).
-    fn begin_append(&mut self, path: &str) -> u32 {
-        let path = Path::new(path);
-        let mut len = None;
-        for _ in 0..2 {
-            if self.append.as_ref().is_none_or(|h| h.path() != path) {
-                self.append = store::AppendHandle::open(path).ok();
-            }
-            let Some(h) = self.append.as_mut() else { return 0 };
-            match h.lock() {
-                Ok(Some(l)) => {
-                    len = Some(l);
-                    break;
-                }
-                // Unlinked or replaced since we opened it: open the path again.
-                Ok(None) => self.append = None,
-                Err(_) => return 0,
-            }
-        }
-        let (Some(len), Some(h)) = (len, self.append.as_mut()) else { return 0 };
-        // Only the file this session holds can have entries to pick up (after a failed
-        // `setSessionFile`, the reference appends to a file it never read: so do we).
-        let known = match &self.known {
-            Some((p, known)) if p == path && len > *known => *known,
-            _ => return 0,
-        };
-        let Ok(bytes) = h.read_new(known, len) else { return 0 };
-        self.known = Some((path.to_path_buf(), known + bytes.len() as u64));
-        self.ingest(&bytes)
-    }
-
-    /// Appends `json` and a newline to `path` (through the held lock if any), then releases
-    /// the lock (the `_persist` path for callers outside `commit_line`).
+    /// Appends `json` and a newline to `path` (the reference's `_persist`).
     #[napi]
     pub fn append_line(&mut self, path: String, json: Text, sync: bool) -> Result<()> {
-        guard(|| self.write_line(&path, &json.into_line(), sync))
-    }
-
-    fn write_line(&mut self, path: &str, line: &[u8], sync: bool) -> std::result::Result<(), CoreError> {
-        let len = match self.append.as_mut() {
-            Some(h) if h.is_locked() => {
-                let r = h.append(line, sync);
-                h.unlock();
-                r?
-            }
-            _ => store::append_bytes(Path::new(path), line, sync)?,
-        };
-        self.known = Some((Path::new(path).to_path_buf(), len));
-        Ok(())
-    }
-
-    /// Releases the append lock without writing.
-    #[napi]
-    pub fn end_append(&mut self) {
-        if let Some(h) = self.append.as_mut() {
-            h.unlock();
-        }
+        guard(|| self.s.append_line(Path::new(&path), &json.into_line(), sync))
     }
 
     /// Writes the whole file atomically (`exclusive`: like `openSync(path, "wx")`).
     #[napi]
     pub fn write_all(&mut self, path: String, text: Text, exclusive: bool) -> Result<()> {
-        guard(|| {
-            let mode = if exclusive { WriteMode::Exclusive } else { WriteMode::Replace };
-            store::write_file(Path::new(&path), &[text.as_bytes()], mode)?;
-            self.known = Some((Path::new(&path).to_path_buf(), text.len() as u64));
-            Ok(())
-        })
+        guard(|| self.s.write_all(Path::new(&path), text.as_bytes(), write_mode(exclusive)))
     }
 
     /// Removes the last item (rollback of a failed append).
     #[napi]
     pub fn pop(&mut self) {
-        self.store.pop();
-        self.tree.pop();
+        self.s.pop();
     }
 
     #[napi]
     pub fn lookup(&self, key: String) -> i32 {
-        pos_or_minus(self.tree.lookup(&Key::decode(&key)))
+        pos_or_minus(self.tree().lookup(&Key::decode(&key)))
     }
 
     #[napi]
     pub fn entry_count(&self) -> u32 {
-        self.tree.entry_count() as u32
+        self.tree().entry_count() as u32
     }
 
     #[napi]
     pub fn header(&self) -> i32 {
-        pos_or_minus(self.tree.header())
+        pos_or_minus(self.tree().header())
     }
 
     #[napi]
     pub fn last_entry(&self) -> i32 {
-        pos_or_minus(self.tree.last_entry())
+        pos_or_minus(self.tree().last_entry())
     }
 
     #[napi]
     pub fn last_session_info(&self) -> i32 {
-        pos_or_minus(self.tree.last_session_info())
+        pos_or_minus(self.tree().last_session_info())
     }
 
     /// 1 or 0; -1 when the reference would throw (the facade replays it).
     #[napi]
     pub fn has_conversation(&self) -> i32 {
-        match self.tree.has_conversation() {
+        match self.tree().has_conversation() {
             Some(true) => 1,
             Some(false) => 0,
             None => -1,
@@ -446,39 +327,34 @@ impl NativeSession {
 
     #[napi(ts_return_type = "Uint32Array")]
     pub fn entries(&self) -> Copied<u32> {
-        Copied(self.tree.entries())
+        Copied(self.tree().entries())
     }
 
     #[napi(ts_return_type = "Uint32Array")]
     pub fn children(&self, parent: String) -> Copied<u32> {
-        Copied(self.tree.children(&Key::decode(&parent)))
+        Copied(self.tree().children(&Key::decode(&parent)))
     }
 
     #[napi]
     pub fn label(&self, target: String) -> i32 {
-        pos_or_minus(self.tree.label(&Key::decode(&target)))
+        pos_or_minus(self.tree().label(&Key::decode(&target)))
     }
 
     #[napi(ts_return_type = "Uint32Array")]
     pub fn labels(&self) -> Copied<u32> {
-        Copied(self.tree.labels())
+        Copied(self.tree().labels())
     }
 
     #[napi(ts_return_type = "Uint32Array")]
     pub fn branch(&self, start: String) -> Result<Copied<u32>> {
-        guard(|| self.tree.branch(&Key::decode(&start))).map(Copied)
-    }
-
-    #[napi(ts_return_type = "Uint32Array")]
-    pub fn session_path(&self, leaf: String) -> Result<Copied<u32>> {
-        guard(|| self.tree.session_path(&Key::decode(&leaf))).map(Copied)
+        guard(|| self.tree().branch(&Key::decode(&start))).map(Copied)
     }
 
     /// Flat plan `[thinking, model, (pos, edit, noMessages)…]`, or null to replay in JS.
     #[napi(ts_return_type = "Int32Array | null")]
     pub fn context_plan(&self, leaf: String) -> Result<Option<Copied<i32>>> {
         guard(|| {
-            let Some(plan) = self.tree.context_plan(&Key::decode(&leaf))? else { return Ok(None) };
+            let Some(plan) = self.tree().context_plan(&Key::decode(&leaf))? else { return Ok(None) };
             let mut out = Vec::with_capacity(2 + plan.entries.len() * 3);
             out.push(pos_or_minus(plan.thinking));
             out.push(pos_or_minus(plan.model));
@@ -492,46 +368,18 @@ impl NativeSession {
         .map(|o| o.map(Copied))
     }
 
-    /// `createBranchedSession`, step 1: rewrites the path's loaded lines (see `branch`) and
-    /// keeps the text for `commit_branched`. Returns `[idsJson, conversation]`, or null when
-    /// the facade must build the branch in JS.
+    /// `createBranchedSession`, step 1 (see `Session::prepare_branch`). Returns
+    /// `[idsJson, conversation]`, or null when the facade must build the branch in JS.
     #[napi]
     pub fn branched_lines(&mut self, path: Uint32Array) -> Result<Option<(String, bool)>> {
-        guard(|| {
-            self.branched = None;
-            let Some(b) = crate::branch::branched_lines(&self.tree, &self.store, &path)
-                .map_err(|e| CoreError::io(e, "read", None))?
-            else {
-                return Ok(None);
-            };
-            self.branched = Some(b.text);
-            Ok(Some((b.ids_json, b.conversation)))
-        })
+        guard(|| self.s.prepare_branch(&path))
     }
 
-    /// `createBranchedSession`, step 2: writes `prefix` (the header line), the kept text and
-    /// `suffix` (label lines) to `path` atomically, and returns the new session indexed from
-    /// that text.
+    /// `createBranchedSession`, step 2 (see `Session::commit_branch`).
     #[napi]
     pub fn commit_branched(&mut self, path: String, prefix: String, suffix: String) -> Result<NativeSession> {
         guard(|| {
-            let body = self.branched.take().ok_or_else(|| CoreError::Msg("no branched path prepared".into()))?;
-            let parts = [prefix.as_bytes(), &body, suffix.as_bytes()];
-            let len: u64 = parts.iter().map(|p| p.len() as u64).sum();
-            store::write_file(Path::new(&path), &parts, WriteMode::Replace)?;
-            // Index the new file as `open` does (lines read back from the file when needed,
-            // a parallel parse) instead of keeping a second copy of the text in memory.
-            let mut s = NativeSession::new();
-            if let Loaded::Session { skeletons, store, len: read } = store::load(Path::new(&path))?
-                && read == len
-            {
-                s.index_loaded(Path::new(&path), skeletons, store, len);
-                return Ok(s);
-            }
-            // Changed under us between the write and the read: index what we wrote.
-            s.known = Some((Path::new(&path).to_path_buf(), len));
-            s.ingest(&parts.concat());
-            Ok(s)
+            Ok(NativeSession::wrap(self.s.commit_branch(Path::new(&path), prefix.as_bytes(), suffix.as_bytes())?))
         })
     }
 
@@ -539,7 +387,12 @@ impl NativeSession {
     #[napi(ts_return_type = "Int32Array")]
     pub fn tree_links(&self) -> Result<Copied<i32>> {
         guard(|| {
-            Ok(self.tree.tree_links().into_iter().flat_map(|(n, p)| [n as i32, pos_or_minus(p)]).collect::<Vec<i32>>())
+            Ok(self
+                .tree()
+                .tree_links()
+                .into_iter()
+                .flat_map(|(n, p)| [n as i32, pos_or_minus(p)])
+                .collect::<Vec<i32>>())
         })
         .map(Copied)
     }
@@ -547,11 +400,12 @@ impl NativeSession {
     /// `new Date(timestamp).getTime()` per item; `Infinity` where only JS can compute it.
     #[napi(ts_return_type = "Float64Array")]
     pub fn times(&self) -> Copied<f64> {
-        Copied((0..self.tree.len() as u32).map(|p| self.tree.get(p).time.unwrap_or(f64::INFINITY)).collect())
+        Copied((0..self.tree().len() as u32).map(|p| self.tree().get(p).time.unwrap_or(f64::INFINITY)).collect())
     }
 }
 
-fn skeleton_from_flags(flags: u32, id: Key, parent: Key, target: Key, time: f64) -> Skeleton {
+/// The skeleton of an entry the facade built; `timestamp` is "" when it is not a string.
+fn skeleton_from_flags(flags: u32, id: Key, parent: Key, target: Key, timestamp: &str) -> Skeleton {
     Skeleton {
         ty: EntryType::from_code(flags & 15),
         id,
@@ -560,7 +414,7 @@ fn skeleton_from_flags(flags: u32, id: Key, parent: Key, target: Key, time: f64)
         label_truthy: flags & (1 << 8) != 0,
         role: Role::from_code((flags >> 4) & 15),
         retained_tail: flags & (1 << 9) != 0,
-        time: if time.is_infinite() { None } else { Some(time) },
+        time: crate::entry::parse_iso_ms(timestamp.as_bytes()),
     }
 }
 
@@ -615,7 +469,8 @@ pub fn canonical_lines(session: &NativeSession, positions: Uint32Array) -> Resul
     guard(|| {
         let mut out = vec![false; positions.len()];
         session
-            .store
+            .s
+            .store()
             .for_each(&positions, |i, line| out[i] = line.is_some_and(crate::json::is_canonical))
             .map_err(|e| CoreError::io(e, "read", None))?;
         Ok(out)
@@ -982,7 +837,8 @@ pub fn write_session_file(
         text.extend_from_slice(prefix.as_bytes());
         let mut missing = None;
         session
-            .store
+            .s
+            .store()
             .for_each(&positions, |i, line| {
                 let p = positions[i];
                 match (overrides.get(&p), line) {

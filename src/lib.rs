@@ -11,8 +11,10 @@ pub mod json;
 pub mod lines;
 pub mod listing;
 pub mod platform;
+pub mod session;
 pub mod splice;
 pub mod store;
+pub mod text;
 pub mod tree;
 
 #[cfg(feature = "node")]

@@ -47,6 +47,13 @@ pub fn is_unlinked(meta: &Metadata) -> bool {
     }
 }
 
+/// The position of an append descriptor's cursor: just after its last write, which
+/// `O_APPEND` put at the end of the file (`lseek(fd, 0, SEEK_CUR)`).
+pub fn append_position(mut file: &File) -> io::Result<u64> {
+    use std::io::Seek;
+    file.stream_position()
+}
+
 /// Reads exactly `buf.len()` bytes at `offset`, without moving a shared cursor.
 pub fn read_exact_at(file: &File, buf: &mut [u8], offset: u64) -> io::Result<()> {
     #[cfg(unix)]

@@ -361,16 +361,29 @@ fn write_appending(mut file: &File, bytes: &[u8], sync: bool) -> Result<u64> {
     Ok(file.metadata().map(|m| m.len()).unwrap_or(0))
 }
 
-/// A session file kept open for appends. Each append takes an exclusive advisory lock
-/// (`flock`) so that cooperating writers (two pi processes on one session) never interleave
-/// and each can first read what the other appended.
+/// A session file kept open for appends.
+///
+/// Each append is one `write` on an `O_APPEND` descriptor, as the reference's
+/// `appendFileSync` is: the kernel puts it whole at the end of the file, whatever other
+/// writers do at the same moment (on a local file system, concurrent writes to one file
+/// never interleave their bytes). An `fstat` afterwards tells whether the file was unlinked
+/// or replaced meanwhile, and where the line landed.
 pub struct AppendHandle {
     path: PathBuf,
     file: File,
     /// Device and inode, where the platform has them.
     id: Option<(u64, u64)>,
-    /// The file's length when the lock was taken; `Some` while locked.
-    locked_len: Option<u64>,
+}
+
+/// Where an append landed.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Appended {
+    /// The bytes are at `start..end`; `len` is the file's length just after the write (more
+    /// than `end` when another writer appended right after).
+    At { start: u64, end: u64, len: u64 },
+    /// The file was unlinked or replaced (a rename over its path) before the write: the
+    /// bytes went to the old file. Open the path again and repeat the append.
+    Replaced,
 }
 
 impl AppendHandle {
@@ -378,50 +391,20 @@ impl AppendHandle {
     pub fn open(path: &Path) -> std::io::Result<AppendHandle> {
         let file = platform::default_mode(OpenOptions::new().read(true).append(true).create(true)).open(path)?;
         let id = platform::file_id(&file.metadata()?);
-        Ok(AppendHandle { path: path.to_path_buf(), file, id, locked_len: None })
-    }
-
-    /// Whether this descriptor is still the file at its path (a rename or unlink replaces it).
-    pub fn is_current_for(&self, path: &Path) -> bool {
-        self.id.is_some() && self.path == path && fs::metadata(path).is_ok_and(|m| platform::file_id(&m) == self.id)
-    }
-
-    /// Takes the lock; returns the file's length, or `None` (unlocked again) when the file
-    /// was unlinked or replaced since it was opened (`nlink == 0`): reopen it then.
-    pub fn lock(&mut self) -> std::io::Result<Option<u64>> {
-        self.file.lock()?;
-        match self.file.metadata() {
-            Ok(m) if !platform::is_unlinked(&m) => {
-                self.locked_len = Some(m.len());
-                Ok(Some(m.len()))
-            }
-            Ok(_) => {
-                let _ = self.file.unlock();
-                Ok(None)
-            }
-            Err(e) => {
-                let _ = self.file.unlock();
-                Err(e)
-            }
-        }
+        Ok(AppendHandle { path: path.to_path_buf(), file, id })
     }
 
     pub fn path(&self) -> &Path {
         &self.path
     }
 
-    pub fn unlock(&mut self) {
-        if self.locked_len.take().is_some() {
-            let _ = self.file.unlock();
-        }
+    /// Device and inode of the open file, where the platform has them.
+    pub fn id(&self) -> Option<(u64, u64)> {
+        self.id
     }
 
-    pub fn is_locked(&self) -> bool {
-        self.locked_len.is_some()
-    }
-
-    /// The complete lines in `from..to` (a trailing partial line of a writer that does not
-    /// lock is left for later).
+    /// The complete lines in `from..to` (a trailing partial line, one another writer is
+    /// still writing, is left for later).
     pub fn read_new(&self, from: u64, to: u64) -> std::io::Result<Vec<u8>> {
         if to <= from {
             return Ok(Vec::new());
@@ -433,22 +416,53 @@ impl AppendHandle {
         Ok(buf)
     }
 
-    /// Appends with one `write` under the lock, truncating back on failure; returns the new
-    /// length.
-    pub fn append(&mut self, bytes: &[u8], sync: bool) -> Result<u64> {
-        let Some(before) = self.locked_len else { return write_appending(&self.file, bytes, sync) };
-        let result = (&self.file).write_all(bytes).and_then(|_| if sync { self.file.sync_data() } else { Ok(()) });
-        if let Err(e) = result {
-            let _ = self.file.set_len(before);
+    /// Appends `bytes` with one `write`. `expected` is where the caller believes the file
+    /// ends (its own last read or write): when the length after the write confirms it, no
+    /// further call is needed to know where the bytes landed. A write that fails part-way
+    /// (ENOSPC, EFBIG, EIO) is truncated back while nothing follows it, so the next append
+    /// never continues a torn line, and the error is returned.
+    pub fn append(&mut self, bytes: &[u8], expected: Option<u64>, sync: bool) -> Result<Appended> {
+        let first = loop {
+            match (&self.file).write(bytes) {
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                r => break r,
+            }
+        };
+        let n = first.map_err(|e| Error::io(e, "write", None))?;
+        let total = bytes.len() as u64;
+        let start = if n == bytes.len() {
+            None
+        } else {
+            // A short write: find where it began, then finish it or roll it back.
+            let start = platform::append_position(&self.file).map_err(|e| Error::io(e, "write", None))? - n as u64;
+            if let Err(e) = (&self.file).write_all(&bytes[n..]) {
+                self.truncate_if_last(start, start + n as u64);
+                return Err(Error::io(e, "write", None));
+            }
+            Some(start)
+        };
+        if sync && let Err(e) = self.file.sync_data() {
             return Err(Error::io(e, "write", None));
         }
-        Ok(before + bytes.len() as u64)
+        let meta = self.file.metadata().map_err(|e| Error::io(e, "write", None))?;
+        if platform::is_unlinked(&meta) {
+            return Ok(Appended::Replaced);
+        }
+        let len = meta.len();
+        let start = match (start, expected) {
+            (Some(s), _) => s,
+            (None, Some(e)) if e + total == len => e,
+            // Another writer appended before or after us: ask where ours ended.
+            _ => platform::append_position(&self.file).map_err(|e| Error::io(e, "write", None))? - total,
+        };
+        Ok(Appended::At { start, end: start + total, len })
     }
-}
 
-impl Drop for AppendHandle {
-    fn drop(&mut self) {
-        self.unlock();
+    /// Cuts a failed write's bytes `start..end` off the file if nothing was appended after them.
+    fn truncate_if_last(&self, start: u64, end: u64) {
+        if self.file.metadata().is_ok_and(|m| m.len() == end) {
+            let _ = self.file.set_len(start);
+        }
     }
 }
 
@@ -639,28 +653,23 @@ mod tests {
     }
 
     #[test]
-    fn locked_append_sees_other_writers() {
+    fn appends_land_whole_and_say_where() {
         let d = tmpdir();
         let p = d.join("f.jsonl");
         fs::write(&p, b"{\"a\":1}\n").unwrap();
-        let known = 8;
-        append_bytes(&p, b"{\"b\":2}\n{\"par", false).unwrap();
         let mut h = AppendHandle::open(&p).unwrap();
-        let len = h.lock().unwrap().unwrap();
-        assert_eq!(h.read_new(known, len).unwrap(), b"{\"b\":2}\n");
-        // A second locker waits: try_lock on another descriptor fails while held.
-        let other = OpenOptions::new().read(true).open(&p).unwrap();
-        assert!(other.try_lock().is_err());
-        assert_eq!(h.append(b"x\n", false).unwrap(), len + 2);
-        h.unlock();
-        assert!(other.try_lock().is_ok());
-        other.unlock().unwrap();
+        // Where the caller expected: no further question.
+        assert_eq!(h.append(b"x\n", Some(8), false).unwrap(), Appended::At { start: 8, end: 10, len: 10 });
+        // Another writer appended first (a partial line too): ours still lands whole, at the end.
+        append_bytes(&p, b"{\"b\":2}\n{\"par", false).unwrap();
+        assert_eq!(h.append(b"y\n", Some(10), false).unwrap(), Appended::At { start: 23, end: 25, len: 25 });
+        assert_eq!(h.read_new(10, 25).unwrap(), b"{\"b\":2}\n{\"pary\n");
+        assert_eq!(h.read_new(10, 22).unwrap(), b"{\"b\":2}\n", "a partial line is left for later");
         // A replaced file is noticed.
-        assert!(h.is_current_for(&p));
         fs::write(d.join("g.jsonl"), b"").unwrap();
         fs::rename(d.join("g.jsonl"), &p).unwrap();
-        assert!(!h.is_current_for(&p));
-        assert_eq!(h.lock().unwrap(), None);
+        assert_eq!(h.append(b"z\n", Some(25), false).unwrap(), Appended::Replaced);
+        assert_eq!(fs::read(&p).unwrap(), b"");
     }
 
     #[test]

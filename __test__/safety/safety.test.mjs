@@ -135,17 +135,23 @@ describe("two writers on one session", () => {
     expect(Math.max(count(a.out), count(b.out))).toBe(602);
   }, 60000);
 
-  it("a second manager on the same file sees the first one's appends when it appends", () => {
+  it("two managers on the same file in one process ignore each other's appends, as the reference's do", () => {
     const { file } = newSession();
     const one = SessionManager.open(file);
     const two = SessionManager.open(file);
     const a = one.appendMessage({ role: "user", content: "from one", timestamp: 5 });
     const b = two.appendMessage({ role: "user", content: "from two", timestamp: 6 });
-    expect(two.getEntry(a)?.message.content).toBe("from one");
-    // Each keeps its own branch: both new entries are children of the old leaf.
+    const c = one.appendMessage({ role: "user", content: "one again", timestamp: 7 });
+    expect(two.getEntry(a)).toBeUndefined();
+    expect(one.getEntry(b)).toBeUndefined();
+    // Each keeps its own branch: both first appends are children of the old leaf.
     expect(two.getEntry(b).parentId).toBe(one.getEntry(a).parentId);
-    expect(two.getEntries().length).toBe(4);
-    expect(checkFile(file).length).toBe(5);
+    expect(one.getEntry(c).parentId).toBe(a);
+    expect(two.getEntries().length).toBe(3);
+    expect(one.getEntries().length).toBe(4);
+    // The file holds every line, whole; a manager opened afterwards sees them all.
+    expect(checkFile(file).length).toBe(6);
+    expect(SessionManager.open(file).getEntries().length).toBe(5);
   });
 });
 

@@ -1,0 +1,478 @@
+//! One open session: its index (`Tree`), where its lines live (`LineStore`) and the
+//! protocol for writing its file.
+//!
+//! Appends follow the reference (`appendFileSync` of one line) and add what it lacks:
+//! - each append takes the file's advisory lock and is one `write`, so two processes never
+//!   interleave bytes within a line, and a failed write is truncated back (no torn line);
+//! - before writing, the lines that *other processes* appended since this session last read
+//!   or wrote the file are indexed, so the tree matches the file;
+//! - the lines that other sessions *of this process* wrote are not: the reference's managers
+//!   each keep their own `fileEntries` and never see each other's appends, and inside one
+//!   process ours behave the same. A process-wide record of the byte ranges this process
+//!   wrote to each file (`own_writes`) tells them apart.
+
+use std::path::{Path, PathBuf};
+
+use crate::entry::{Key, Skeleton};
+use crate::error::{Error, Result};
+use crate::lines::{LineStore, Span};
+use crate::store::{self, AppendHandle, Appended, Loaded, WriteMode};
+use crate::tree::Tree;
+
+/// What `Session::open` found at a path (`loadEntriesFromFile`'s cases).
+pub enum Opened {
+    Missing,
+    NotSession,
+    Session(Box<Session>),
+}
+
+/// The outcome of `Session::commit`.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Commit {
+    /// The entry is in the file and indexed.
+    Written,
+    /// Its id is taken (by an entry another process appended): nothing was written, and the
+    /// caller builds the entry again with another id, as `generateId` would have.
+    IdTaken,
+}
+
+/// One session's entries, index and loaded text.
+#[derive(Default)]
+pub struct Session {
+    tree: Tree,
+    store: LineStore,
+    /// The session file this session last read or wrote, and its length then: appends to
+    /// that file first read what other processes added after it.
+    known: Option<(PathBuf, u64)>,
+    /// The session file kept open for appends (locked only inside an append).
+    append: Option<AppendHandle>,
+    /// Batches of lines read from other writers (numbers their object-id keys).
+    ingests: u64,
+    /// The rewritten path of a `createBranchedSession` in progress (see `prepare_branch`).
+    branched: Option<Vec<u8>>,
+}
+
+impl Session {
+    /// An empty session (the facade pushes the entries it builds).
+    pub fn new() -> Session {
+        Session::default()
+    }
+
+    /// Loads a file like `loadEntriesFromFile`.
+    pub fn open(path: &Path) -> Result<Opened> {
+        Ok(match store::load(path)? {
+            Loaded::Missing => Opened::Missing,
+            Loaded::NotSession => Opened::NotSession,
+            Loaded::Session { skeletons, store, len } => {
+                Opened::Session(Box::new(Session::indexed(path, skeletons, store, len)))
+            }
+        })
+    }
+
+    /// A session indexed from JSONL text the facade built (one entry per line), which is also
+    /// written to `path` when given (atomically).
+    pub fn from_text(text: &[u8], path: Option<&Path>, mode: WriteMode) -> Result<Session> {
+        let mut s = Session::new();
+        if let Some(path) = path {
+            s.write_all(path, text, mode)?;
+        }
+        s.ingest(text);
+        Ok(s)
+    }
+
+    fn indexed(path: &Path, skeletons: Vec<Skeleton>, store: LineStore, len: u64) -> Session {
+        let mut tree = Tree::new();
+        for sk in skeletons {
+            tree.push(sk);
+        }
+        Session { tree, store, known: Some((path.to_path_buf(), len)), ..Session::default() }
+    }
+
+    pub fn tree(&self) -> &Tree {
+        &self.tree
+    }
+
+    pub fn store(&self) -> &LineStore {
+        &self.store
+    }
+
+    /// Adds an entry the facade built and holds (no line of its own here).
+    pub fn push(&mut self, sk: Skeleton) {
+        self.store.push(Span::None);
+        self.tree.push(sk);
+    }
+
+    /// Removes the last item (rollback of a failed append).
+    pub fn pop(&mut self) {
+        self.store.pop();
+        self.tree.pop();
+    }
+
+    /// Indexes lines held in memory; returns how many entries they held.
+    fn ingest(&mut self, text: &[u8]) -> usize {
+        self.ingests += 1;
+        let parsed = store::parse_text(text, self.ingests + 1);
+        let all: Vec<u32> = (0..parsed.skeletons.len() as u32).collect();
+        let mut added = 0;
+        let _ = parsed.store.for_each(&all, |i, line| {
+            let span = self.store.keep(line.unwrap_or(b"null"));
+            self.store.push(span);
+            self.tree.push(parsed.skeletons[i].clone());
+            added += 1;
+        });
+        added
+    }
+
+    /// Appends one entry the facade built to the session file at `path`: checks that its id
+    /// is unused, writes `line` (which ends with its newline) with one `write`, indexes the
+    /// lines other processes appended before it since this session last read or wrote the
+    /// file, then the entry. A failed write indexes nothing and returns the error (the
+    /// reference's rollback).
+    pub fn commit(&mut self, sk: Skeleton, line: &[u8], path: &Path, sync: bool) -> Result<Commit> {
+        if self.tree.lookup(&sk.id).is_some() {
+            return Ok(Commit::IdTaken);
+        }
+        let known = self.known_len(path);
+        let (start, end) = self.write_line(path, line, sync)?;
+        // (`known` is forgotten when the line had to go to a new file at the path.)
+        if let Some(known) = known
+            && self.known.is_some()
+            && start > known
+        {
+            self.pick_up(known, start);
+        }
+        self.push(sk);
+        self.known = Some((path.to_path_buf(), end));
+        Ok(Commit::Written)
+    }
+
+    /// Appends `line` to `path` without indexing anything (the facade's `_persist`, kept
+    /// public as in the reference).
+    pub fn append_line(&mut self, path: &Path, line: &[u8], sync: bool) -> Result<()> {
+        let (_, end) = self.write_line(path, line, sync)?;
+        self.known = Some((path.to_path_buf(), end));
+        Ok(())
+    }
+
+    /// Writes the whole file atomically (`Exclusive`: like `openSync(path, "wx")`).
+    pub fn write_all(&mut self, path: &Path, text: &[u8], mode: WriteMode) -> Result<()> {
+        store::write_file(path, &[text], mode)?;
+        own_writes::replaced(path, text.len() as u64);
+        self.known = Some((path.to_path_buf(), text.len() as u64));
+        Ok(())
+    }
+
+    /// How long this session believes `path` is: what it last read or wrote there. Only the
+    /// file this session holds can have entries to pick up (after a failed `setSessionFile`,
+    /// the reference appends to a file it never read: so do we).
+    fn known_len(&self, path: &Path) -> Option<u64> {
+        self.known.as_ref().filter(|(p, _)| p == path).map(|(_, len)| *len)
+    }
+
+    /// Indexes the lines in `from..to` of the open file that other processes wrote. Read
+    /// problems are not reported (the lines are picked up by a later append, or on reopen).
+    fn pick_up(&mut self, from: u64, to: u64) {
+        let Some(h) = self.append.as_ref() else { return };
+        let Ok(bytes) = h.read_new(from, to) else { return };
+        let end = from + bytes.len() as u64;
+        let mut text = Vec::new();
+        for (a, b) in own_writes::foreign(h.id(), from, end) {
+            text.extend_from_slice(&bytes[(a - from) as usize..(b - from) as usize]);
+        }
+        if !text.is_empty() {
+            self.ingest(&text);
+        }
+    }
+
+    /// Appends `line` to `path` through the held descriptor (opened, creating the file like
+    /// `appendFileSync`, when needed) and records it as this process's. Returns where it
+    /// landed. A file unlinked or replaced under us is opened again by its path and the line
+    /// written there, as the reference (which opens the path for every append) would.
+    fn write_line(&mut self, path: &Path, line: &[u8], sync: bool) -> Result<(u64, u64)> {
+        for _ in 0..3 {
+            if self.append.as_ref().is_none_or(|h| h.path() != path) {
+                self.append = Some(AppendHandle::open(path).map_err(|e| Error::io(e, "open", Some(path)))?);
+            }
+            let expected = self.known_len(path);
+            let Some(h) = self.append.as_mut() else { unreachable!("opened above") };
+            match h.append(line, expected, sync)? {
+                Appended::At { start, end, .. } => {
+                    own_writes::appended(h.id(), start, end);
+                    return Ok((start, end));
+                }
+                Appended::Replaced => {
+                    self.append = None;
+                    self.known = None;
+                }
+            }
+        }
+        Err(Error::Msg(format!(
+            "the session file was replaced during every attempt to append to it: {}",
+            path.display()
+        )))
+    }
+
+    /// `createBranchedSession`, step 1: rewrites the loaded lines of the path `positions`
+    /// (see `branch`) and keeps the text for `commit_branch`. `None` when the facade must
+    /// build the branch in JS.
+    pub fn prepare_branch(&mut self, positions: &[u32]) -> Result<Option<(String, bool)>> {
+        self.branched = None;
+        let Some(b) = crate::branch::branched_lines(&self.tree, &self.store, positions)
+            .map_err(|e| Error::io(e, "read", None))?
+        else {
+            return Ok(None);
+        };
+        self.branched = Some(b.text);
+        Ok(Some((b.ids_json, b.conversation)))
+    }
+
+    /// `createBranchedSession`, step 2: writes `prefix` (the header line), the kept text and
+    /// `suffix` (label lines) to `path` atomically, and returns the new session indexed from
+    /// that file.
+    pub fn commit_branch(&mut self, path: &Path, prefix: &[u8], suffix: &[u8]) -> Result<Session> {
+        let body = self.branched.take().ok_or_else(|| Error::Msg("no branched path prepared".into()))?;
+        let parts = [prefix, &body, suffix];
+        let len: u64 = parts.iter().map(|p| p.len() as u64).sum();
+        store::write_file(path, &parts, WriteMode::Replace)?;
+        own_writes::replaced(path, len);
+        // Index the new file as `open` does (lines read back from the file when needed, a
+        // parallel parse) instead of keeping a second copy of the text in memory.
+        if let Loaded::Session { skeletons, store, len: read } = store::load(path)?
+            && read == len
+        {
+            return Ok(Session::indexed(path, skeletons, store, len));
+        }
+        // Changed under us between the write and the read: index what we wrote.
+        let mut s = Session::new();
+        s.known = Some((path.to_path_buf(), len));
+        s.ingest(&parts.concat());
+        Ok(s)
+    }
+
+    /// Whether an id (as a key) is taken.
+    pub fn has(&self, id: &Key) -> bool {
+        self.tree.lookup(id).is_some()
+    }
+}
+
+/// The byte ranges this process wrote to each file, by device and inode. Adjacent ranges
+/// merge, so one process writing a session alone keeps one range per file.
+mod own_writes {
+    use std::collections::HashMap;
+    use std::path::Path;
+    use std::sync::{Mutex, OnceLock};
+
+    type FileId = (u64, u64);
+    /// Per file, its ranges in order (`from..to`).
+    type Table = HashMap<FileId, Vec<(u64, u64)>>;
+
+    fn table() -> std::sync::MutexGuard<'static, Table> {
+        static TABLE: OnceLock<Mutex<Table>> = OnceLock::new();
+        // A panic while holding the lock cannot leave the table half-updated in a way that
+        // matters (each update is one push or one field store), so a poisoned lock is used as is.
+        TABLE.get_or_init(Default::default).lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// This process appended `from..to` to the file `id`.
+    pub fn appended(id: Option<FileId>, from: u64, to: u64) {
+        let Some(id) = id else { return };
+        let mut t = table();
+        let ranges = t.entry(id).or_default();
+        // A range reaching past this one belongs to an earlier file with the same inode
+        // number (deleted, then the number reused): forget it.
+        ranges.retain(|r| r.1 <= from);
+        match ranges.last_mut() {
+            Some(last) if last.1 == from => last.1 = to,
+            _ => ranges.push((from, to)),
+        }
+    }
+
+    /// This process wrote the whole file at `path` (`len` bytes, a new inode).
+    pub fn replaced(path: &Path, len: u64) {
+        let Some(id) = std::fs::metadata(path).ok().and_then(|m| crate::platform::file_id(&m)) else { return };
+        table().insert(id, vec![(0, len)]);
+    }
+
+    /// The parts of `from..to` of file `id` that this process did not write.
+    pub fn foreign(id: Option<FileId>, from: u64, to: u64) -> Vec<(u64, u64)> {
+        let t = table();
+        let Some(ranges) = id.and_then(|id| t.get(&id)) else { return vec![(from, to)] };
+        let mut out = Vec::new();
+        let mut at = from;
+        for &(a, b) in ranges {
+            if b <= at || a >= to {
+                continue;
+            }
+            if a > at {
+                out.push((at, a));
+            }
+            at = at.max(b);
+        }
+        if at < to {
+            out.push((at, to));
+        }
+        out
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+
+        #[test]
+        fn foreign_is_what_the_process_did_not_write() {
+            let raw = (u64::MAX, 1);
+            let id = Some(raw);
+            assert_eq!(foreign(id, 0, 10), vec![(0, 10)]);
+            appended(id, 10, 20);
+            appended(id, 20, 30); // merges
+            appended(id, 40, 50);
+            assert_eq!(table().get(&raw).unwrap(), &vec![(10, 30), (40, 50)]);
+            assert_eq!(foreign(id, 0, 60), vec![(0, 10), (30, 40), (50, 60)]);
+            assert_eq!(foreign(id, 15, 45), vec![(30, 40)]);
+            assert_eq!(foreign(id, 10, 30), vec![]);
+            // A stale table (an inode number reused by a shorter file) is dropped past the write.
+            appended(id, 5, 8);
+            assert_eq!(foreign(id, 0, 20), vec![(0, 5), (8, 20)]);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::entry::{EntryType, Role};
+    use std::io::Write;
+
+    fn tmp(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("pi-session-native-session-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        dir.join("s.jsonl")
+    }
+
+    const HEADER: &str =
+        "{\"type\":\"session\",\"version\":3,\"id\":\"s1\",\"timestamp\":\"2024-01-01T00:00:00.000Z\",\"cwd\":\"/\"}\n";
+
+    fn msg(id: &str, parent: &str) -> (Skeleton, Vec<u8>) {
+        let line = format!(
+            "{{\"type\":\"message\",\"id\":\"{id}\",\"parentId\":\"{parent}\",\"timestamp\":\"2024-01-01T00:00:01.000Z\",\"message\":{{\"role\":\"user\",\"content\":\"x\"}}}}\n"
+        );
+        let sk = Skeleton {
+            ty: EntryType::Message,
+            id: Key::Str(id.into()),
+            parent: Key::Str(parent.into()),
+            target: Key::Undefined,
+            label_truthy: false,
+            role: Role::User,
+            retained_tail: false,
+            time: None,
+        };
+        (sk, line.into_bytes())
+    }
+
+    fn opened(path: &Path) -> Session {
+        match Session::open(path).unwrap() {
+            Opened::Session(s) => *s,
+            _ => panic!("not a session"),
+        }
+    }
+
+    fn ids(s: &Session) -> Vec<String> {
+        (0..s.tree().len() as u32).map(|p| format!("{:?}", s.tree().get(p).id)).collect()
+    }
+
+    #[test]
+    fn sessions_of_one_process_ignore_each_other() {
+        let p = tmp("one-process");
+        std::fs::write(&p, HEADER).unwrap();
+        let mut a = opened(&p);
+        let mut b = opened(&p);
+        let (sk, line) = msg("a1", "x");
+        assert_eq!(a.commit(sk, &line, &p, false).unwrap(), Commit::Written);
+        let (sk, line) = msg("b1", "x");
+        assert_eq!(b.commit(sk, &line, &p, false).unwrap(), Commit::Written);
+        let (sk, line) = msg("a2", "a1");
+        a.commit(sk, &line, &p, false).unwrap();
+        // Each sees the header and its own entries, as the reference's managers do.
+        assert_eq!(a.tree().len(), 3);
+        assert_eq!(b.tree().len(), 2);
+        assert!(ids(&a).iter().all(|i| !i.contains("b1")));
+        // The file has every line, whole.
+        let text = std::fs::read_to_string(&p).unwrap();
+        assert_eq!(text.lines().count(), 4);
+        assert!(text.contains("\"a1\"") && text.contains("\"b1\"") && text.contains("\"a2\""));
+        // A session opened afterwards sees them all.
+        assert_eq!(opened(&p).tree().len(), 4);
+    }
+
+    #[test]
+    fn lines_of_other_processes_are_picked_up_before_an_append() {
+        let p = tmp("other-process");
+        std::fs::write(&p, HEADER).unwrap();
+        let mut a = opened(&p);
+        let mut b = opened(&p);
+        let (sk, line) = msg("a1", "x");
+        a.commit(sk, &line, &p, false).unwrap();
+        // Another process (not recorded as ours) appends between our own lines.
+        let (_, other) = msg("o1", "a1");
+        std::fs::OpenOptions::new().append(true).open(&p).unwrap().write_all(&other).unwrap();
+        let (sk, line) = msg("b1", "x");
+        b.commit(sk, &line, &p, false).unwrap();
+        let (sk, line) = msg("a2", "a1");
+        a.commit(sk, &line, &p, false).unwrap();
+        let a_ids = ids(&a);
+        assert_eq!(a_ids.len(), 4, "{a_ids:?}"); // header, a1, o1, a2: not b1
+        assert!(a_ids[2].contains("o1") && a_ids[3].contains("a2"));
+        let b_ids = ids(&b);
+        assert_eq!(b_ids.len(), 3, "{b_ids:?}"); // header, o1, b1: not a1
+        assert!(b_ids[1].contains("o1"));
+    }
+
+    #[test]
+    fn a_known_id_is_refused() {
+        let p = tmp("id-taken");
+        std::fs::write(&p, HEADER).unwrap();
+        let mut a = opened(&p);
+        let (sk, line) = msg("same", "x");
+        assert_eq!(a.commit(sk, &line, &p, false).unwrap(), Commit::Written);
+        let (sk, line) = msg("same", "x");
+        assert_eq!(a.commit(sk, &line, &p, false).unwrap(), Commit::IdTaken);
+        assert_eq!(std::fs::read_to_string(&p).unwrap().lines().count(), 2, "nothing written");
+        assert_eq!(a.tree().len(), 2);
+    }
+
+    #[test]
+    fn a_replaced_file_gets_the_line_at_its_path() {
+        let p = tmp("replaced");
+        std::fs::write(&p, HEADER).unwrap();
+        let mut a = opened(&p);
+        let (sk, line) = msg("a1", "x");
+        a.commit(sk, &line, &p, false).unwrap();
+        // Another process replaces the file (a rename over it), as a repair tool would.
+        let other = p.with_extension("new");
+        std::fs::write(&other, HEADER).unwrap();
+        std::fs::rename(&other, &p).unwrap();
+        let (sk, line) = msg("a2", "a1");
+        a.commit(sk, &line, &p, false).unwrap();
+        let text = std::fs::read_to_string(&p).unwrap();
+        assert_eq!(text.lines().count(), 2, "{text}");
+        assert!(text.contains("\"a2\""));
+        assert_eq!(a.tree().len(), 3, "the new file's header is not taken for another writer's line");
+    }
+
+    #[test]
+    fn a_whole_file_write_is_this_process_s() {
+        let p = tmp("whole-file");
+        let mut a = Session::from_text(HEADER.as_bytes(), Some(&p), WriteMode::Exclusive).unwrap();
+        let mut b = Session::new();
+        b.known = Some((p.clone(), 0));
+        let (sk, line) = msg("a1", "x");
+        a.commit(sk, &line, &p, false).unwrap();
+        let (sk, line) = msg("b1", "x");
+        b.commit(sk, &line, &p, false).unwrap();
+        assert_eq!(b.tree().len(), 1, "b ignores the header and a1 written by this process");
+        // An exclusive write to an existing file fails and changes nothing.
+        assert!(Session::from_text(HEADER.as_bytes(), Some(&p), WriteMode::Exclusive).is_err());
+        assert_eq!(std::fs::read_to_string(&p).unwrap().lines().count(), 3);
+    }
+}
