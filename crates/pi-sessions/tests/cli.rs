@@ -3,16 +3,50 @@
 //!
 //! Run: `cargo test --test cli`
 
+use std::borrow::Cow;
+use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-// The CLI's JSON view, reused to read --json output (no serde in this crate).
-#[allow(dead_code)]
-#[path = "../src/cli/jv.rs"]
-mod jv;
-use jv::J;
+use serde_json::value::RawValue;
+
+/// A view of `--json` output over serde_json's raw values: members and elements keep the
+/// exact text the CLI wrote, so tests compare bytes where they need to.
+#[derive(Clone, Copy)]
+struct J<'a>(&'a RawValue);
+
+impl<'a> J<'a> {
+    fn parse(s: &'a str) -> Option<J<'a>> {
+        serde_json::from_str::<&RawValue>(s).ok().map(J)
+    }
+
+    fn get(&self, k: &str) -> Option<J<'a>> {
+        let m: BTreeMap<String, &'a RawValue> = serde_json::from_str(self.0.get()).ok()?;
+        m.get(k).copied().map(J)
+    }
+
+    fn items(&self) -> Vec<J<'a>> {
+        serde_json::from_str::<Vec<&'a RawValue>>(self.0.get()).map(|v| v.into_iter().map(J).collect()).unwrap_or_default()
+    }
+
+    fn str(&self) -> Option<Cow<'a, str>> {
+        serde_json::from_str::<String>(self.0.get()).ok().map(Cow::Owned)
+    }
+
+    fn num(&self) -> Option<f64> {
+        serde_json::from_str::<f64>(self.0.get()).ok()
+    }
+
+    fn is_null(&self) -> bool {
+        self.0.get() == "null"
+    }
+
+    fn raw_str(&self) -> Cow<'a, str> {
+        Cow::Borrowed(self.0.get())
+    }
+}
 
 const BIN: &str = env!("CARGO_BIN_EXE_pi-sessions");
 
@@ -43,9 +77,7 @@ impl Drop for Tmp {
 }
 
 fn q(s: &str) -> String {
-    let mut out = String::new();
-    jv::esc(&mut out, s);
-    out
+    serde_json::to_string(s).unwrap()
 }
 
 fn ts(sec: u32) -> String {
@@ -186,7 +218,7 @@ struct Out {
 
 impl Out {
     fn json(&self) -> J<'_> {
-        J::parse(self.stdout.as_bytes()).unwrap_or_else(|| panic!("stdout is not JSON:\n{}", self.stdout))
+        J::parse(&self.stdout).unwrap_or_else(|| panic!("stdout is not JSON:\n{}", self.stdout))
     }
 }
 

@@ -1,7 +1,10 @@
-//! The `pi-sessions` command line: list, show, tree, context, search, check, stats, export.
+//! `pi-sessions`: inspect, search, check and export pi session folders from the shell.
 //!
-//! Exit codes: 0 success, 1 not found / problems found / failure, 2 bad arguments or an
-//! ambiguous session prefix.
+//! Built on the pure Rust core of `pi-session-native` (no Node, no napi feature):
+//! `cargo build --release --bin pi-sessions`.
+//!
+//! Commands: ls, show, tree, context, search, check, stats, export. Exit codes: 0 success,
+//! 1 not found / problems found / failure, 2 bad arguments or an ambiguous session prefix.
 
 pub mod args;
 mod cmd_check;
@@ -243,4 +246,9 @@ pub fn positionals<'a>(p: &'a Parsed, names: &[&str], cmd: &str) -> Result<Vec<&
         return Err(CliError::Usage(format!("unexpected argument {:?} for `{cmd}`", p.pos[names.len()])));
     }
     Ok(p.pos.iter().map(String::as_str).collect())
+}
+
+fn main() {
+    let args: Vec<OsString> = std::env::args_os().skip(1).collect();
+    std::process::exit(run(args));
 }
