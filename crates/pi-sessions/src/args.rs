@@ -1,203 +1,321 @@
-//! Hand-rolled argument parsing: `--long`, `--long=value`, `--long value`, `-s`, `-s value`,
-//! combined short flags (`-ij`), and `--` to end options. Unknown options are usage errors.
+//! The command line's arguments (clap): the global options, one struct per command, and the
+//! help texts. Parsing errors exit 2, `--help` / `help <command>` / `--version` exit 0.
 
-use super::CliError;
+use std::path::PathBuf;
 
-#[derive(Clone, Copy, Debug)]
-pub struct Opt {
-    pub long: &'static str,
-    pub short: Option<char>,
-    /// Takes a value.
-    pub value: bool,
-}
+use clap::{Args, Parser, Subcommand};
 
-pub const fn flag(long: &'static str, short: Option<char>) -> Opt {
-    Opt { long, short, value: false }
-}
+/// Roles `search --role` accepts.
+pub const ROLES: [&str; 8] =
+    ["user", "assistant", "toolResult", "system", "custom", "bashExecution", "branchSummary", "compactionSummary"];
 
-pub const fn opt(long: &'static str, short: Option<char>) -> Opt {
-    Opt { long, short, value: true }
+const AFTER_HELP: &str = "\
+Sessions are named by id, unique id prefix, or file path.
+
+Exit codes: 0 ok, 1 not found or problems found, 2 bad arguments or ambiguous prefix.
+Run `pi-sessions <command> --help` for details; --json shapes are in docs/cli.md.";
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "pi-sessions",
+    version,
+    about = "inspect, search, check and export pi coding agent sessions",
+    after_help = AFTER_HELP,
+    arg_required_else_help = true,
+    disable_help_subcommand = false
+)]
+pub struct Cli {
+    #[command(flatten)]
+    pub global: Global,
+    #[command(subcommand)]
+    pub command: Command,
 }
 
 /// Options accepted by every command.
-pub const GLOBAL: &[Opt] = &[
-    opt("agent-dir", None),
-    opt("dir", None),
-    opt("color", None),
-    flag("no-color", None),
-    opt("jobs", Some('j')),
-    flag("help", Some('h')),
-];
-
-#[derive(Debug, Default)]
-pub struct Parsed {
-    pub pos: Vec<String>,
-    vals: Vec<(&'static str, Option<String>)>,
+#[derive(Args, Debug)]
+#[command(next_help_heading = "Global options")]
+pub struct Global {
+    /// pi agent dir (default: $PI_CODING_AGENT_DIR, else ~/.pi/agent); sessions live in
+    /// DIR/sessions/--<encoded cwd>--/*.jsonl
+    #[arg(long, value_name = "DIR", global = true)]
+    pub agent_dir: Option<String>,
+    /// use this one session folder instead (with --cwd: keep sessions whose header cwd is that path)
+    #[arg(long, value_name = "DIR", global = true)]
+    pub dir: Option<String>,
+    /// auto (default: on a terminal, unless NO_COLOR is set), always, never
+    #[arg(long, value_name = "WHEN", global = true, value_parser = ["auto", "always", "never"])]
+    pub color: Option<String>,
+    /// same as --color never
+    #[arg(long, global = true)]
+    pub no_color: bool,
+    /// worker threads for scans (default: CPU count, at least 2)
+    #[arg(short, long, value_name = "N", global = true, value_parser = clap::value_parser!(u64).range(1..))]
+    pub jobs: Option<u64>,
 }
 
-impl Parsed {
-    pub fn has(&self, long: &str) -> bool {
-        self.vals.iter().any(|(k, _)| *k == long)
-    }
-
-    /// The last value given for an option.
-    pub fn get(&self, long: &str) -> Option<&str> {
-        self.vals.iter().rev().find(|(k, _)| *k == long).and_then(|(_, v)| v.as_deref())
-    }
-
-    pub fn num(&self, long: &str) -> Result<Option<usize>, CliError> {
-        match self.get(long) {
-            None => Ok(None),
-            Some(v) => v
-                .parse::<usize>()
-                .map(Some)
-                .map_err(|_| CliError::Usage(format!("--{long} expects a non-negative integer, got {v:?}"))),
-        }
-    }
-
-    /// One of a fixed set of values.
-    pub fn choice(&self, long: &str, allowed: &[&str]) -> Result<Option<String>, CliError> {
-        match self.get(long) {
-            None => Ok(None),
-            Some(v) if allowed.contains(&v) => Ok(Some(v.to_string())),
-            Some(v) => Err(CliError::Usage(format!("--{long} must be one of {}, got {v:?}", allowed.join(", ")))),
-        }
-    }
+/// `--cwd PATH | --all`.
+#[derive(Args, Debug)]
+pub struct ScopeArgs {
+    /// sessions of this project (default: the current directory)
+    #[arg(long, value_name = "PATH")]
+    pub cwd: Option<String>,
+    /// sessions of every project under the agent dir
+    #[arg(short, long, conflicts_with = "cwd")]
+    pub all: bool,
 }
 
-fn find<'a>(specs: &'a [&'a [Opt]], pred: impl Fn(&Opt) -> bool) -> Option<&'a Opt> {
-    specs.iter().flat_map(|s| s.iter()).find(|o| pred(o))
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// list sessions, newest first
+    #[command(
+        alias = "list",
+        override_usage = "pi-sessions ls [--cwd PATH | --all] [--limit N] [--json]",
+        long_about = "\
+List sessions newest first (by pi's `modified`: the latest user/assistant message
+time, else the header timestamp, else the file mtime), with the session name or
+first user message, the number of message entries, the file size and the time."
+    )]
+    Ls(LsArgs),
+    /// summary of one session: counts, tokens, cost, compactions, branches
+    #[command(
+        override_usage = "pi-sessions show <id|prefix|path> [--json]",
+        long_about = "\
+Show a session's header (id, cwd, version, times), its name, entry counts by type and
+message counts by role, tokens and cost summed over every assistant message's `usage`
+and every `usage` entry (all branches), per model, the compactions, the branch points
+(entries with more than one child), labels, and the active branch (ending at the last
+entry, where pi resumes).
+
+A unique id prefix is enough; an ambiguous prefix lists the candidates and exits 2."
+    )]
+    Show(ShowArgs),
+    /// the entry tree with branches, labels and the active leaf
+    #[command(
+        override_usage = "pi-sessions tree <id|prefix|path> [--active] [--width N]",
+        long_about = "\
+Print every entry under its parent. A chain of single children stays in one column;
+branches are drawn with ├─/└─ and siblings are ordered by timestamp, as in pi's tree.
+Entries on the active path (root to the last entry, where pi resumes) are marked `*`,
+the leaf with `← leaf`; labels are shown in [brackets]; text is cut to the width.
+Orphans (parent missing) are shown as roots, entries in a parent cycle at the end."
+    )]
+    Tree(TreeArgs),
+    /// the messages pi would send to the model on resume
+    #[command(
+        override_usage = "pi-sessions context <id|prefix|path> [--json] [--full]",
+        long_about = "\
+Build the model context the way pi does when it resumes the session: follow the path
+from the root to the last entry; if it holds a compaction, start with the newest one
+(its systemMessage, a compactionSummary message, then either its `retainedTail` messages
+or the kept entries from firstKeptEntryId), then the entries after it. custom_message
+entries become `custom` messages, branch_summary entries `branchSummary` messages, and
+context_edit entries replace (or drop) the content of the message they target."
+    )]
+    Context(ContextArgs),
+    /// full-text search of message text across sessions
+    #[command(
+        override_usage = "pi-sessions search <text> [--cwd PATH | --all] [--role ROLE] [-i] [--limit N] [--json]",
+        long_about = "\
+Find <text> (a plain substring, no regex) in the text of messages: text blocks of user,
+assistant, toolResult, system and custom messages, bashExecution commands and output,
+custom_message content, and branch/compaction summaries (tool-call arguments and thinking
+are not searched). Sessions are searched newest first; each hit shows the entry and a
+snippet. Files are read as a stream and searched as raw bytes first, so only matching
+lines are parsed.",
+        after_help = "Exit code 0 when something matched, 1 when nothing did."
+    )]
+    Search(SearchArgs),
+    /// find torn, malformed, orphaned, duplicated or cyclic entries (--repair)
+    #[command(
+        override_usage = "pi-sessions check [<file|dir>] [--repair] [--json] [-v]",
+        long_about = "\
+Check session files (a file, or every *.jsonl under a directory; default: the agent
+dir's sessions). Problems reported (each makes the exit code 1):
+  missing_header   the first entry is not a session header (not a session file)
+  old_version      header version below 3 (pi rewrites the file when it opens it)
+  torn_last_line   the last line does not parse (a write cut short)
+  missing_newline  the last line parses but has no final newline
+  malformed_line   a line that is not a JSON object (pi skips it)
+  invalid_utf8     bytes that are not UTF-8 (pi reads them as U+FFFD)
+  missing_id       an entry without a string id
+  duplicate_id     several entries with one id (later ones shadow earlier ones)
+  orphan           parentId names no entry (pi shows it as a root)
+  cycle            parent links that loop (pi cannot build the path)
+
+--repair fixes what dropping lines can fix, and only in files whose first entry is a
+valid session header: it writes <file>.bak (or .bak.N) first, then atomically replaces
+the file (temp file in the same folder, fsync, rename) keeping every parsed entry line
+byte for byte, dropping malformed and blank lines and ending the last line. Orphans,
+duplicates, cycles and old versions are reported, never rewritten. Non-session files
+are never touched. The exit code then reflects the repaired files."
+    )]
+    Check(CheckArgs),
+    /// sessions, messages, tokens and cost by model and by day
+    #[command(
+        override_usage = "pi-sessions stats [--cwd PATH | --all] [--json]",
+        long_about = "\
+Totals over sessions: sessions, message entries by role, and tokens and cost summed from
+every assistant message's `usage` and every `usage` entry (all branches), grouped by
+provider/model and by UTC day of the entry's timestamp."
+    )]
+    Stats(StatsArgs),
+    /// Markdown transcript or JSON of a session
+    #[command(
+        override_usage = "pi-sessions export <id|prefix|path> [--format md|json] [--branch]",
+        long_about = "\
+Write the session to stdout. Without --branch every entry is exported in file order
+(all branches; an entry whose parent is not the entry before it is marked with the
+entry it continues from); with --branch only the active path (root to the last entry).
+
+Formats:
+  md    (default) a Markdown transcript: user and assistant text, thinking in
+        <details>, tool calls and results in code blocks, summaries, model changes
+  json  {\"header\": {...}, \"entries\": [...]}: the header and entries exactly as in the
+        file (see docs/cli.md)"
+    )]
+    Export(ExportArgs),
 }
 
-/// Parses `args` against the given option tables. `cmd` names the command in messages.
-pub fn parse(args: &[String], specs: &[&[Opt]], cmd: &str) -> Result<Parsed, CliError> {
-    let unknown = |a: &str| CliError::Usage(format!("unknown option {a} for `{cmd}` (see `pi-sessions {cmd} --help`)"));
-    let mut out = Parsed::default();
-    let mut i = 0;
-    while i < args.len() {
-        let a = &args[i];
-        i += 1;
-        if a == "--" {
-            out.pos.extend(args[i..].iter().cloned());
-            break;
-        }
-        if let Some(body) = a.strip_prefix("--") {
-            let (name, inline) = match body.split_once('=') {
-                Some((n, v)) => (n, Some(v.to_string())),
-                None => (body, None),
-            };
-            let o = find(specs, |o| o.long == name).ok_or_else(|| unknown(a))?;
-            if o.value {
-                let v = match inline {
-                    Some(v) => v,
-                    None => {
-                        let v = args.get(i).ok_or_else(|| CliError::Usage(format!("--{name} needs a value")))?;
-                        i += 1;
-                        v.clone()
-                    }
-                };
-                out.vals.push((o.long, Some(v)));
-            } else {
-                if inline.is_some() {
-                    return Err(CliError::Usage(format!("--{name} takes no value")));
-                }
-                out.vals.push((o.long, None));
-            }
-            continue;
-        }
-        if a.len() > 1 && a.starts_with('-') && !a[1..].starts_with(|c: char| c.is_ascii_digit()) {
-            let chars: Vec<char> = a[1..].chars().collect();
-            let mut k = 0;
-            while k < chars.len() {
-                let c = chars[k];
-                k += 1;
-                let o = find(specs, |o| o.short == Some(c)).ok_or_else(|| unknown(&format!("-{c}")))?;
-                if o.value {
-                    let rest: String = chars[k..].iter().collect();
-                    let v = if !rest.is_empty() {
-                        rest
-                    } else {
-                        let v = args.get(i).ok_or_else(|| CliError::Usage(format!("-{c} needs a value")))?;
-                        i += 1;
-                        v.clone()
-                    };
-                    out.vals.push((o.long, Some(v)));
-                    break;
-                }
-                out.vals.push((o.long, None));
-            }
-            continue;
-        }
-        out.pos.push(a.clone());
-    }
-    Ok(out)
+#[derive(Args, Debug)]
+pub struct LsArgs {
+    #[command(flatten)]
+    pub scope: ScopeArgs,
+    /// only the N newest
+    #[arg(short = 'n', long, value_name = "N")]
+    pub limit: Option<usize>,
+    /// a JSON array of sessions (see docs/cli.md)
+    #[arg(long)]
+    pub json: bool,
 }
 
-/// Splits off the command name: the first argument that is neither an option nor the value
-/// of a global option. Returns (command, the other arguments in order).
-pub fn split_command(args: &[String]) -> (Option<String>, Vec<String>) {
-    let mut rest = Vec::with_capacity(args.len());
-    let mut cmd = None;
-    let mut i = 0;
-    while i < args.len() {
-        let a = &args[i];
-        i += 1;
-        if cmd.is_none() {
-            if a == "--" {
-                rest.extend(args[i - 1..].iter().cloned());
-                break;
-            }
-            if let Some(body) = a.strip_prefix("--") {
-                rest.push(a.clone());
-                let takes = GLOBAL.iter().any(|o| o.value && o.long == body);
-                if takes && i < args.len() {
-                    rest.push(args[i].clone());
-                    i += 1;
-                }
-                continue;
-            }
-            if a.len() > 1 && a.starts_with('-') {
-                rest.push(a.clone());
-                let takes = a.len() == 2 && GLOBAL.iter().any(|o| o.value && o.short == a.chars().nth(1));
-                if takes && i < args.len() {
-                    rest.push(args[i].clone());
-                    i += 1;
-                }
-                continue;
-            }
-            cmd = Some(a.clone());
-            continue;
-        }
-        rest.push(a.clone());
-    }
-    (cmd, rest)
+#[derive(Args, Debug)]
+pub struct ShowArgs {
+    /// a session id, unique id prefix, or file path
+    #[arg(value_name = "SESSION")]
+    pub session: String,
+    /// one JSON object (see docs/cli.md)
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct TreeArgs {
+    /// a session id, unique id prefix, or file path
+    #[arg(value_name = "SESSION")]
+    pub session: String,
+    /// only the active path
+    #[arg(long)]
+    pub active: bool,
+    /// line width (default: $COLUMNS, else 120)
+    #[arg(short, long, value_name = "N")]
+    pub width: Option<usize>,
+}
+
+#[derive(Args, Debug)]
+pub struct ContextArgs {
+    /// a session id, unique id prefix, or file path
+    #[arg(value_name = "SESSION")]
+    pub session: String,
+    /// a JSON array of the message objects, raw from the file where pi passes them through
+    /// (see docs/cli.md)
+    #[arg(long)]
+    pub json: bool,
+    /// do not shorten long text in the human view
+    #[arg(long)]
+    pub full: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct SearchArgs {
+    /// the text to find (a plain substring)
+    #[arg(value_name = "TEXT", allow_negative_numbers = true)]
+    pub text: String,
+    #[command(flatten)]
+    pub scope: ScopeArgs,
+    /// only messages of this role: user, assistant, toolResult, system, custom,
+    /// bashExecution, branchSummary, compactionSummary
+    #[arg(short, long, value_name = "ROLE", value_parser = ROLES)]
+    pub role: Option<String>,
+    /// case-insensitive, character by character (see docs/cli.md)
+    #[arg(short = 'i', long)]
+    pub ignore_case: bool,
+    /// stop after N hits (newest sessions first)
+    #[arg(short = 'n', long, value_name = "N")]
+    pub limit: Option<usize>,
+    /// characters of snippet context on each side
+    #[arg(short = 'C', long, value_name = "N", default_value_t = 60)]
+    pub context: usize,
+    /// a JSON array of hits (see docs/cli.md)
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct CheckArgs {
+    /// a session file, or a folder to check every *.jsonl under (three levels deep)
+    #[arg(value_name = "FILE|DIR")]
+    pub target: Option<PathBuf>,
+    /// repair torn/malformed lines as described
+    #[arg(long)]
+    pub repair: bool,
+    /// a JSON report (see docs/cli.md)
+    #[arg(long)]
+    pub json: bool,
+    /// list clean files too
+    #[arg(short, long)]
+    pub verbose: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct StatsArgs {
+    #[command(flatten)]
+    pub scope: ScopeArgs,
+    /// one JSON object (see docs/cli.md)
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct ExportArgs {
+    /// a session id, unique id prefix, or file path
+    #[arg(value_name = "SESSION")]
+    pub session: String,
+    /// md (a Markdown transcript) or json (the file's header and entries)
+    #[arg(short, long, value_name = "md|json", value_parser = ["md", "json"], default_value = "md")]
+    pub format: String,
+    /// only the active branch
+    #[arg(short, long)]
+    pub branch: bool,
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use clap::CommandFactory;
 
-    fn s(v: &[&str]) -> Vec<String> {
-        v.iter().map(|x| x.to_string()).collect()
+    #[test]
+    fn definitions_are_consistent() {
+        Cli::command().debug_assert();
     }
 
     #[test]
     fn parses_forms() {
-        let spec: &[Opt] = &[flag("json", None), flag("ignore-case", Some('i')), opt("role", Some('r'))];
-        let p =
-            parse(&s(&["x", "--json", "-ir", "user", "--role=assistant", "--", "-i"]), &[GLOBAL, spec], "t").unwrap();
-        assert_eq!(p.pos, s(&["x", "-i"]));
-        assert!(p.has("json") && p.has("ignore-case"));
-        assert_eq!(p.get("role"), Some("assistant"));
-        assert!(parse(&s(&["--nope"]), &[GLOBAL, spec], "t").is_err());
-        assert!(parse(&s(&["--role"]), &[GLOBAL, spec], "t").is_err());
-        assert!(parse(&s(&["--json=1"]), &[GLOBAL, spec], "t").is_err());
-    }
-
-    #[test]
-    fn command_split() {
-        let (c, r) = split_command(&s(&["--agent-dir", "/a", "-j", "2", "ls", "--all"]));
-        assert_eq!(c.as_deref(), Some("ls"));
-        assert_eq!(r, s(&["--agent-dir", "/a", "-j", "2", "--all"]));
+        let c = Cli::try_parse_from(["pi-sessions", "--agent-dir", "/a", "-j", "2", "search", "x", "-ir", "user"])
+            .unwrap();
+        assert_eq!(c.global.agent_dir.as_deref(), Some("/a"));
+        assert_eq!(c.global.jobs, Some(2));
+        let Command::Search(s) = c.command else { panic!("search") };
+        assert!(s.ignore_case);
+        assert_eq!(s.role.as_deref(), Some("user"));
+        let c = Cli::try_parse_from(["pi-sessions", "search", "--json", "--", "-i"]).unwrap();
+        let Command::Search(s) = c.command else { panic!("search") };
+        assert_eq!(s.text, "-i");
+        assert!(s.json);
+        let c = Cli::try_parse_from(["pi-sessions", "list", "-n5"]).unwrap();
+        assert!(matches!(c.command, Command::Ls(LsArgs { limit: Some(5), .. })));
+        for bad in [&["ls", "--nope"][..], &["ls", "--json=1"], &["search"], &["ls", "-j", "0"], &["show", "a", "b"]] {
+            let argv = std::iter::once("pi-sessions").chain(bad.iter().copied());
+            assert_eq!(Cli::try_parse_from(argv).unwrap_err().exit_code(), 2, "{bad:?}");
+        }
     }
 }

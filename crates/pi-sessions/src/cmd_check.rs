@@ -11,45 +11,11 @@ use pi_session_native::listing::mtime_ms;
 use pi_session_native::store::{self, WriteMode};
 use pi_session_native::tree::Tree;
 
-use super::args::{Parsed, flag};
+use super::args::CheckArgs;
 use super::fmt;
 use super::jv::{J, W};
 use super::session::{CURRENT_VERSION, key_text};
-use super::{CliError, Command, Ctx, Out, paths};
-
-pub const COMMAND: Command = Command {
-    name: "check",
-    summary: "find torn, malformed, orphaned, duplicated or cyclic entries (--repair)",
-    opts: &[flag("repair", None), flag("json", None), flag("verbose", Some('v'))],
-    help: "\
-Usage: pi-sessions check [<file|dir>] [--repair] [--json] [-v]
-
-Check session files (a file, or every *.jsonl under a directory; default: the agent
-dir's sessions). Problems reported (each makes the exit code 1):
-  missing_header   the first entry is not a session header (not a session file)
-  old_version      header version below 3 (pi rewrites the file when it opens it)
-  torn_last_line   the last line does not parse (a write cut short)
-  missing_newline  the last line parses but has no final newline
-  malformed_line   a line that is not a JSON object (pi skips it)
-  invalid_utf8     bytes that are not UTF-8 (pi reads them as U+FFFD)
-  missing_id       an entry without a string id
-  duplicate_id     several entries with one id (later ones shadow earlier ones)
-  orphan           parentId names no entry (pi shows it as a root)
-  cycle            parent links that loop (pi cannot build the path)
-
---repair fixes what dropping lines can fix, and only in files whose first entry is a
-valid session header: it writes <file>.bak (or .bak.N) first, then atomically replaces
-the file (temp file in the same folder, fsync, rename) keeping every parsed entry line
-byte for byte, dropping malformed and blank lines and ending the last line. Orphans,
-duplicates, cycles and old versions are reported, never rewritten. Non-session files
-are never touched. The exit code then reflects the repaired files.
-
-Options:
-  --repair       repair torn/malformed lines as described
-  --json         a JSON report (see docs/cli.md)
-  -v, --verbose  list clean files too",
-    run,
-};
+use super::{CliError, Ctx, Out, paths};
 
 const DETAIL_CAP: usize = 100;
 
@@ -400,12 +366,9 @@ fn collect(dir: &Path, depth: usize, out: &mut Vec<PathBuf>) {
     }
 }
 
-fn run(ctx: &Ctx, p: &Parsed, out: Out) -> Result<i32, CliError> {
-    if p.pos.len() > 1 {
-        return Err(CliError::Usage(format!("unexpected argument {:?} for `check`", p.pos[1])));
-    }
-    let target = match p.pos.first() {
-        Some(a) => paths::resolve(a, &ctx.cwd),
+pub fn run(ctx: &Ctx, a: &CheckArgs, out: Out) -> Result<i32, CliError> {
+    let target = match &a.target {
+        Some(t) => paths::resolve(&t.to_string_lossy(), &ctx.cwd),
         None => ctx.dir.clone().unwrap_or_else(|| paths::sessions_dir(ctx)),
     };
     let files = if target.is_dir() {
@@ -417,11 +380,11 @@ fn run(ctx: &Ctx, p: &Parsed, out: Out) -> Result<i32, CliError> {
     } else {
         return Err(CliError::NotFound(format!("no such file or directory: {}", target.display())));
     };
-    let do_repair = p.has("repair");
+    let do_repair = a.repair;
     let reports = super::par::map(&files, ctx.jobs, "checking", |f| check_file(f, do_repair));
     let bad = reports.iter().filter(|r| r.total() > 0).count();
     let repaired = reports.iter().filter(|r| matches!(r.repair, Some(Ok(_)))).count();
-    if p.has("json") {
+    if a.json {
         let mut w = W::new();
         w.obj().key("files").arr();
         for r in &reports {
@@ -478,7 +441,7 @@ fn run(ctx: &Ctx, p: &Parsed, out: Out) -> Result<i32, CliError> {
         return Ok(if bad > 0 { 1 } else { 0 });
     }
     let paint = ctx.paint();
-    let verbose = p.has("verbose") || files.len() == 1;
+    let verbose = a.verbose || files.len() == 1;
     let mut o = String::new();
     for r in &reports {
         let total = r.total();

@@ -6,32 +6,11 @@ use std::borrow::Cow;
 use pi_session_native::entry::{EntryType, Key};
 use pi_session_native::json::Kind;
 
-use super::args::{Parsed, flag};
+use super::args::ContextArgs;
 use super::fmt;
 use super::jv::{self, J, W};
 use super::session::{self, Block, Session};
-use super::{CliError, Command, Ctx, Out, paths};
-
-pub const COMMAND: Command = Command {
-    name: "context",
-    summary: "the messages pi would send to the model on resume",
-    opts: &[flag("json", None), flag("full", None)],
-    help: "\
-Usage: pi-sessions context <id|prefix|path> [--json] [--full]
-
-Build the model context the way pi does when it resumes the session: follow the path
-from the root to the last entry; if it holds a compaction, start with the newest one
-(its systemMessage, a compactionSummary message, then either its `retainedTail` messages
-or the kept entries from firstKeptEntryId), then the entries after it. custom_message
-entries become `custom` messages, branch_summary entries `branchSummary` messages, and
-context_edit entries replace (or drop) the content of the message they target.
-
-Options:
-  --json   a JSON array of the message objects, raw from the file where pi passes them
-           through (see docs/cli.md)
-  --full   do not shorten long text in the human view",
-    run,
-};
+use super::{CliError, Ctx, Out, paths};
 
 /// One context message: its JSON text and the entry it came from.
 pub struct Msg {
@@ -247,12 +226,11 @@ pub fn project(s: &Session) -> Result<Projection, CliError> {
     Ok(Projection { messages, thinking_level, model })
 }
 
-fn run(ctx: &Ctx, p: &Parsed, out: Out) -> Result<i32, CliError> {
-    let [arg] = super::positionals(p, &["session"], "context")?[..] else { unreachable!() };
-    let path = paths::find_session(ctx, arg)?;
+pub fn run(ctx: &Ctx, a: &ContextArgs, out: Out) -> Result<i32, CliError> {
+    let path = paths::find_session(ctx, &a.session)?;
     let s = Session::load(&path)?;
     let proj = project(&s)?;
-    if p.has("json") {
+    if a.json {
         let mut o = String::with_capacity(proj.messages.iter().map(|m| m.json.len() + 2).sum::<usize>() + 4);
         o.push('[');
         for (i, m) in proj.messages.iter().enumerate() {
@@ -264,7 +242,7 @@ fn run(ctx: &Ctx, p: &Parsed, out: Out) -> Result<i32, CliError> {
         return Ok(0);
     }
     let paint = ctx.paint();
-    let full = p.has("full");
+    let full = a.full;
     let chars: usize = proj.messages.iter().map(|m| m.json.len()).sum();
     let model = proj.model.as_ref().map_or("-".into(), |(pr, m)| {
         let d = |x: &str| {

@@ -4,34 +4,11 @@ use std::borrow::Cow;
 
 use pi_session_native::entry::EntryType;
 
-use super::args::{Parsed, flag, opt};
+use super::args::ExportArgs;
 use super::fmt;
 use super::jv::J;
 use super::session::{self, Block, Session, key_text};
-use super::{CliError, Command, Ctx, Out, paths};
-
-pub const COMMAND: Command = Command {
-    name: "export",
-    summary: "Markdown transcript or JSON of a session",
-    opts: &[opt("format", Some('f')), flag("branch", Some('b'))],
-    help: "\
-Usage: pi-sessions export <id|prefix|path> [--format md|json] [--branch]
-
-Write the session to stdout. Without --branch every entry is exported in file order
-(all branches; an entry whose parent is not the entry before it is marked with the
-entry it continues from); with --branch only the active path (root to the last entry).
-
-Formats:
-  md    (default) a Markdown transcript: user and assistant text, thinking in
-        <details>, tool calls and results in code blocks, summaries, model changes
-  json  {\"header\": {...}, \"entries\": [...]}: the header and entries exactly as in the
-        file (see docs/cli.md)
-
-Options:
-  -f, --format md|json
-  -b, --branch   only the active branch",
-    run,
-};
+use super::{CliError, Ctx, Out, paths};
 
 fn fence(text: &str) -> String {
     let mut longest = 0;
@@ -239,12 +216,11 @@ fn entry_md(s: &Session, pos: u32) -> String {
     }
 }
 
-fn run(ctx: &Ctx, p: &Parsed, out: Out) -> Result<i32, CliError> {
-    let [arg] = super::positionals(p, &["session"], "export")?[..] else { unreachable!() };
-    let format = p.choice("format", &["md", "json"])?.unwrap_or_else(|| "md".into());
-    let path = paths::find_session(ctx, arg)?;
+pub fn run(ctx: &Ctx, a: &ExportArgs, out: Out) -> Result<i32, CliError> {
+    let format = a.format.clone();
+    let path = paths::find_session(ctx, &a.session)?;
     let s = Session::load(&path)?;
-    let positions = if p.has("branch") { s.active_path()? } else { s.tree.entries() };
+    let positions = if a.branch { s.active_path()? } else { s.tree.entries() };
     if format == "json" {
         let mut o = String::with_capacity(s.size as usize + 64);
         o.push_str("{\"header\":");
@@ -269,14 +245,14 @@ fn run(ctx: &Ctx, p: &Parsed, out: Out) -> Result<i32, CliError> {
     }
     o.push_str(&format!(
         "- Exported: {} ({} entries)\n\n---\n\n",
-        if p.has("branch") { "active branch" } else { "all entries in file order" },
+        if a.branch { "active branch" } else { "all entries in file order" },
         positions.len()
     ));
     out.write_all(o.as_bytes())?;
     let mut prev: Option<u32> = None;
     for &pos in &positions {
         let mut chunk = String::new();
-        if !p.has("branch") {
+        if !a.branch {
             let sk = s.tree.get(pos);
             let parent = if sk.parent.truthy() { s.tree.lookup(&sk.parent) } else { None };
             if prev.is_some() && parent.is_some() && parent != prev {

@@ -8,29 +8,10 @@ use std::sync::atomic::AtomicBool;
 use pi_session_native::json::Kind;
 use pi_session_native::listing::{self, InfoScan};
 
-use super::args::{Parsed, flag, opt};
+use super::args::LsArgs;
 use super::fmt::{self, date_value};
 use super::jv::{self, J, W};
-use super::{CliError, Command, Ctx, Out, paths};
-
-pub const COMMAND: Command = Command {
-    name: "ls",
-    summary: "list sessions, newest first",
-    opts: &[opt("cwd", None), flag("all", Some('a')), flag("json", None), opt("limit", Some('n'))],
-    help: "\
-Usage: pi-sessions ls [--cwd PATH | --all] [--limit N] [--json]
-
-List sessions newest first (by pi's `modified`: the latest user/assistant message
-time, else the header timestamp, else the file mtime), with the session name or
-first user message, the number of message entries, the file size and the time.
-
-Options:
-  --cwd PATH     sessions of this project (default: the current directory)
-  -a, --all      sessions of every project under the agent dir
-  -n, --limit N  only the N newest
-  --json         a JSON array of sessions (see docs/cli.md)",
-    run,
-};
+use super::{CliError, Ctx, Out, paths};
 
 /// One listed session (pi's `SessionInfo`, plus size).
 pub struct Listed {
@@ -235,15 +216,14 @@ pub fn short(id: &str, n: usize) -> String {
     id.chars().take(n).collect()
 }
 
-fn run(ctx: &Ctx, p: &Parsed, out: Out) -> Result<i32, CliError> {
-    super::positionals(p, &[], "ls")?;
-    let scope = paths::scope(ctx, p)?;
-    let limit = p.num("limit")?;
+pub fn run(ctx: &Ctx, a: &LsArgs, out: Out) -> Result<i32, CliError> {
+    let scope = paths::scope(ctx, &a.scope)?;
+    let limit = a.limit;
     let mut sessions = list(ctx, &scope);
     if let Some(n) = limit {
         sessions.truncate(n);
     }
-    if p.has("json") {
+    if a.json {
         let mut w = W::new();
         w.arr();
         for s in &sessions {

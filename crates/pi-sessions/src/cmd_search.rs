@@ -11,51 +11,12 @@ use memchr::memmem;
 use pi_session_native::entry::EntryType;
 use pi_session_native::json::{self, Kind, Value};
 
-use super::args::{Parsed, flag, opt};
+use super::args::SearchArgs;
 use super::fmt::{self, Paint};
 use super::jv::{self, J, W};
 use super::lines::{Blocks, each_line};
-use super::{CliError, Command, Ctx, Out, cmd_ls, paths};
+use super::{CliError, Ctx, Out, cmd_ls, paths};
 
-pub const ROLES: &[&str] =
-    &["user", "assistant", "toolResult", "system", "custom", "bashExecution", "branchSummary", "compactionSummary"];
-
-pub const COMMAND: Command = Command {
-    name: "search",
-    summary: "full-text search of message text across sessions",
-    opts: &[
-        opt("cwd", None),
-        flag("all", Some('a')),
-        opt("role", Some('r')),
-        flag("json", None),
-        flag("ignore-case", Some('i')),
-        opt("limit", Some('n')),
-        opt("context", Some('C')),
-    ],
-    help: "\
-Usage: pi-sessions search <text> [--cwd PATH | --all] [--role ROLE] [-i] [--limit N] [--json]
-
-Find <text> (a plain substring, no regex) in the text of messages: text blocks of user,
-assistant, toolResult, system and custom messages, bashExecution commands and output,
-custom_message content, and branch/compaction summaries (tool-call arguments and thinking
-are not searched). Sessions are searched newest first; each hit shows the entry and a
-snippet. Files are read as a stream and searched as raw bytes first, so only matching
-lines are parsed.
-
-Options:
-  --cwd PATH       sessions of this project (default: the current directory)
-  -a, --all        sessions of every project
-  -r, --role ROLE  only messages of this role: user, assistant, toolResult, system,
-                   custom, bashExecution, branchSummary, compactionSummary
-  -i, --ignore-case
-                   case-insensitive, character by character (see docs/cli.md)
-  -n, --limit N    stop after N hits (newest sessions first)
-  -C, --context N  characters of snippet context on each side (default 60)
-  --json           a JSON array of hits (see docs/cli.md)
-
-Exit code 0 when something matched, 1 when nothing did.",
-    run,
-};
 
 /// Most byte patterns the case-insensitive prefilter may search for.
 const MAX_VARIANTS: usize = 16;
@@ -544,16 +505,16 @@ fn search_file(path: &Path, o: &Opts) -> Option<FileHits> {
     header_seen.then_some(fh)
 }
 
-fn run(ctx: &Ctx, p: &Parsed, out: Out) -> Result<i32, CliError> {
-    let [query] = super::positionals(p, &["text"], "search")?[..] else { unreachable!() };
+pub fn run(ctx: &Ctx, a: &SearchArgs, out: Out) -> Result<i32, CliError> {
+    let query = a.text.as_str();
     if query.is_empty() {
         return Err(CliError::Usage("the search text is empty".into()));
     }
-    let role = p.choice("role", ROLES)?;
-    let scope = paths::scope(ctx, p)?;
-    let limit = p.num("limit")?;
-    let context = p.num("context")?.unwrap_or(60);
-    let needle = Needle::new(query, p.has("ignore-case"));
+    let role = a.role.clone();
+    let scope = paths::scope(ctx, &a.scope)?;
+    let limit = a.limit;
+    let context = a.context;
+    let needle = Needle::new(query, a.ignore_case);
     let mut files: Vec<PathBuf> = paths::files(&scope);
     if scope.is_all() {
         files.sort_by(|a, b| b.file_name().cmp(&a.file_name()));
@@ -566,7 +527,7 @@ fn run(ctx: &Ctx, p: &Parsed, out: Out) -> Result<i32, CliError> {
         cwd_filter: scope.cwd_filter(),
         cwd: &ctx.cwd,
     };
-    let json = p.has("json");
+    let json = a.json;
     let paint: Paint = ctx.paint();
     // Session ids for the shortest unique prefix, from the file names (`<time>_<id>.jsonl`).
     let name_ids: Vec<String> = files

@@ -5,31 +5,11 @@ use std::collections::HashMap;
 
 use pi_session_native::entry::EntryType;
 
-use super::args::{Parsed, flag};
+use super::args::ShowArgs;
 use super::fmt;
 use super::jv::W;
 use super::session::{self, Session, Usage, key_text};
-use super::{CliError, Command, Ctx, Out, cmd_ls, paths};
-
-pub const COMMAND: Command = Command {
-    name: "show",
-    summary: "summary of one session: counts, tokens, cost, compactions, branches",
-    opts: &[flag("json", None)],
-    help: "\
-Usage: pi-sessions show <id|prefix|path> [--json]
-
-Show a session's header (id, cwd, version, times), its name, entry counts by type and
-message counts by role, tokens and cost summed over every assistant message's `usage`
-and every `usage` entry (all branches), per model, the compactions, the branch points
-(entries with more than one child), labels, and the active branch (ending at the last
-entry, where pi resumes).
-
-A unique id prefix is enough; an ambiguous prefix lists the candidates and exits 2.
-
-Options:
-  --json   one JSON object (see docs/cli.md)",
-    run,
-};
+use super::{CliError, Ctx, Out, cmd_ls, paths};
 
 /// Counters kept in first-seen order.
 #[derive(Default)]
@@ -71,9 +51,8 @@ struct Compaction {
     on_branch: bool,
 }
 
-fn run(ctx: &Ctx, p: &Parsed, out: Out) -> Result<i32, CliError> {
-    let [arg] = super::positionals(p, &["session"], "show")?[..] else { unreachable!() };
-    let path = paths::find_session(ctx, arg)?;
+pub fn run(ctx: &Ctx, a: &ShowArgs, out: Out) -> Result<i32, CliError> {
+    let path = paths::find_session(ctx, &a.session)?;
     let s = Session::load(&path)?;
     let info = cmd_ls::info(&path);
     let header = s.header();
@@ -160,7 +139,7 @@ fn run(ctx: &Ctx, p: &Parsed, out: Out) -> Result<i32, CliError> {
     let created = fmt::date_value(ts);
     let cwd = cwd.and_then(|c| c.str()).map(Cow::into_owned).unwrap_or_default();
 
-    if p.has("json") {
+    if a.json {
         let mut w = W::new();
         w.obj();
         w.key("id").str(&s.id());

@@ -6,31 +6,13 @@ use std::path::Path;
 use pi_session_native::entry::{EntryType, Role, Skeleton};
 use pi_session_native::store;
 
-use super::args::{Parsed, flag, opt};
+use super::args::StatsArgs;
 use super::cmd_show::Counts;
 use super::fmt;
 use super::jv::{J, W};
 use super::lines::{Blocks, each_line};
 use super::session::{self, Usage};
-use super::{CliError, Command, Ctx, Out, paths};
-
-pub const COMMAND: Command = Command {
-    name: "stats",
-    summary: "sessions, messages, tokens and cost by model and by day",
-    opts: &[opt("cwd", None), flag("all", Some('a')), flag("json", None)],
-    help: "\
-Usage: pi-sessions stats [--cwd PATH | --all] [--json]
-
-Totals over sessions: sessions, message entries by role, and tokens and cost summed from
-every assistant message's `usage` and every `usage` entry (all branches), grouped by
-provider/model and by UTC day of the entry's timestamp.
-
-Options:
-  --cwd PATH   sessions of this project (default: the current directory)
-  -a, --all    sessions of every project
-  --json       one JSON object (see docs/cli.md)",
-    run,
-};
+use super::{CliError, Ctx, Out, paths};
 
 #[derive(Default)]
 struct Day {
@@ -147,9 +129,8 @@ fn scan_file(path: &Path, cwd_filter: Option<&Path>, cwd: &Path) -> Option<Acc> 
     Some(acc)
 }
 
-fn run(ctx: &Ctx, p: &Parsed, out: Out) -> Result<i32, CliError> {
-    super::positionals(p, &[], "stats")?;
-    let scope = paths::scope(ctx, p)?;
+pub fn run(ctx: &Ctx, a: &StatsArgs, out: Out) -> Result<i32, CliError> {
+    let scope = paths::scope(ctx, &a.scope)?;
     let mut files = paths::files(&scope);
     // Largest first spreads the work evenly over the threads.
     files.sort_by_cached_key(|f| std::cmp::Reverse(std::fs::metadata(f).map_or(0, |m| m.len())));
@@ -160,7 +141,7 @@ fn run(ctx: &Ctx, p: &Parsed, out: Out) -> Result<i32, CliError> {
     }
     let mut models: Vec<(&(String, String), &Usage)> = acc.by_model.iter().collect();
     models.sort_by(|a, b| b.1.cost.total_cmp(&a.1.cost).then_with(|| b.1.records.cmp(&a.1.records)));
-    if p.has("json") {
+    if a.json {
         let mut w = W::new();
         w.obj();
         w.key("sessions").int(acc.sessions);

@@ -4,30 +4,11 @@ use std::borrow::Cow;
 
 use pi_session_native::entry::{EntryType, Key};
 
-use super::args::{Parsed, flag, opt};
+use super::args::TreeArgs;
 use super::fmt::{self, Paint};
 use super::jv::J;
 use super::session::{self, Block, Session, key_text};
-use super::{CliError, Command, Ctx, Out, paths};
-
-pub const COMMAND: Command = Command {
-    name: "tree",
-    summary: "the entry tree with branches, labels and the active leaf",
-    opts: &[flag("active", None), opt("width", Some('w'))],
-    help: "\
-Usage: pi-sessions tree <id|prefix|path> [--active] [--width N]
-
-Print every entry under its parent. A chain of single children stays in one column;
-branches are drawn with ├─/└─ and siblings are ordered by timestamp, as in pi's tree.
-Entries on the active path (root to the last entry, where pi resumes) are marked `*`,
-the leaf with `← leaf`; labels are shown in [brackets]; text is cut to the width.
-Orphans (parent missing) are shown as roots, entries in a parent cycle at the end.
-
-Options:
-  --active       only the active path
-  -w, --width N  line width (default: $COLUMNS, else 120)",
-    run,
-};
+use super::{CliError, Ctx, Out, paths};
 
 /// A one-line description of an entry: (kind, detail).
 pub fn describe(s: &Session, pos: u32) -> (String, String) {
@@ -129,10 +110,9 @@ fn paint_kind(paint: &Paint, kind: &str) -> String {
     }
 }
 
-fn run(ctx: &Ctx, p: &Parsed, out: Out) -> Result<i32, CliError> {
-    let [arg] = super::positionals(p, &["session"], "tree")?[..] else { unreachable!() };
-    let width = p.num("width")?.unwrap_or(ctx.width).max(40);
-    let path = paths::find_session(ctx, arg)?;
+pub fn run(ctx: &Ctx, a: &TreeArgs, out: Out) -> Result<i32, CliError> {
+    let width = a.width.unwrap_or(ctx.width).max(40);
+    let path = paths::find_session(ctx, &a.session)?;
     let s = Session::load(&path)?;
     let paint = ctx.paint();
     let n = s.tree.len();
@@ -180,7 +160,7 @@ fn run(ctx: &Ctx, p: &Parsed, out: Out) -> Result<i32, CliError> {
 
     let mut o = String::new();
     o.push_str(&format!("{} {}\n", paint.bold(&s.id()), paint.dim(&path.display().to_string())));
-    if p.has("active") {
+    if a.active {
         for &pos in &active {
             o.push_str(&line_for(pos, "", ""));
             o.push('\n');

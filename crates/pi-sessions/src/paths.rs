@@ -7,7 +7,7 @@ use std::path::{Component, Path, PathBuf};
 use pi_session_native::json::Kind;
 use pi_session_native::store::{self, HeaderScan};
 
-use super::args::Parsed;
+use super::args::ScopeArgs;
 use super::jv;
 use super::{CliError, Ctx};
 
@@ -125,15 +125,12 @@ impl Scope {
 }
 
 /// `--cwd PATH | --all`, with `--dir` pointing at one folder (then `--cwd` filters by header cwd).
-pub fn scope(ctx: &Ctx, p: &Parsed) -> Result<Scope, CliError> {
-    if p.has("all") && p.has("cwd") {
-        return Err(CliError::Usage("--all and --cwd cannot be used together".into()));
-    }
-    let cwd = p.get("cwd").map(|c| resolve(c, &ctx.cwd));
+pub fn scope(ctx: &Ctx, p: &ScopeArgs) -> Result<Scope, CliError> {
+    let cwd = p.cwd.as_deref().map(|c| resolve(c, &ctx.cwd));
     if let Some(dir) = &ctx.dir {
         return Ok(Scope::Dir { dir: dir.clone(), cwd_filter: cwd });
     }
-    if p.has("all") {
+    if p.all {
         return Ok(Scope::All { sessions: sessions_dir(ctx) });
     }
     let cwd = cwd.unwrap_or_else(|| ctx.cwd.clone());
