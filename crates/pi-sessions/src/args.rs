@@ -300,8 +300,8 @@ mod tests {
 
     #[test]
     fn parses_forms() {
-        let c = Cli::try_parse_from(["pi-sessions", "--agent-dir", "/a", "-j", "2", "search", "x", "-ir", "user"])
-            .unwrap();
+        let c =
+            Cli::try_parse_from(["pi-sessions", "--agent-dir", "/a", "-j", "2", "search", "x", "-ir", "user"]).unwrap();
         assert_eq!(c.global.agent_dir.as_deref(), Some("/a"));
         assert_eq!(c.global.jobs, Some(2));
         let Command::Search(s) = c.command else { panic!("search") };

@@ -381,7 +381,7 @@ pub fn run(ctx: &Ctx, a: &CheckArgs, out: Out) -> Result<i32, CliError> {
         return Err(CliError::NotFound(format!("no such file or directory: {}", target.display())));
     };
     let do_repair = a.repair;
-    let reports = super::par::map(&files, ctx.jobs, "checking", |f| check_file(f, do_repair));
+    let reports = super::work::map(&files, ctx.jobs, "checking", |f| check_file(f, do_repair));
     let bad = reports.iter().filter(|r| r.total() > 0).count();
     let repaired = reports.iter().filter(|r| matches!(r.repair, Some(Ok(_)))).count();
     if a.json {

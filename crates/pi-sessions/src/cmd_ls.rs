@@ -189,7 +189,7 @@ pub fn list(ctx: &Ctx, scope: &paths::Scope) -> Vec<Listed> {
     if scope.is_all() {
         files.sort_by(|a, b| b.file_name().cmp(&a.file_name()));
     }
-    let infos = super::par::map(&files, ctx.jobs, "scanning", |p| info(p));
+    let infos = super::work::map(&files, ctx.jobs, "scanning", |p| info(p));
     let mut out: Vec<Listed> = infos.into_iter().flatten().collect();
     if let Some(want) = scope.cwd_filter() {
         out.retain(|s| paths::cwd_matches(Some(&s.cwd), want, &ctx.cwd));

@@ -17,7 +17,6 @@ use super::jv::{self, J, W};
 use super::lines::{Blocks, each_line};
 use super::{CliError, Ctx, Out, cmd_ls, paths};
 
-
 /// Most byte patterns the case-insensitive prefilter may search for.
 const MAX_VARIANTS: usize = 16;
 
@@ -543,7 +542,7 @@ pub fn run(ctx: &Ctx, a: &SearchArgs, out: Out) -> Result<i32, CliError> {
     if json {
         out.write_all(b"[")?;
     }
-    super::par::run_ordered(
+    super::work::run_ordered(
         &files,
         ctx.jobs,
         "searching",

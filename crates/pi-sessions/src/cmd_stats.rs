@@ -134,7 +134,7 @@ pub fn run(ctx: &Ctx, a: &StatsArgs, out: Out) -> Result<i32, CliError> {
     let mut files = paths::files(&scope);
     // Largest first spreads the work evenly over the threads.
     files.sort_by_cached_key(|f| std::cmp::Reverse(std::fs::metadata(f).map_or(0, |m| m.len())));
-    let results = super::par::map(&files, ctx.jobs, "reading", |f| scan_file(f, scope.cwd_filter(), &ctx.cwd));
+    let results = super::work::map(&files, ctx.jobs, "reading", |f| scan_file(f, scope.cwd_filter(), &ctx.cwd));
     let mut acc = Acc::default();
     for r in results.into_iter().flatten() {
         acc.merge(r);

@@ -18,9 +18,9 @@ mod cmd_tree;
 pub mod fmt;
 pub mod jv;
 pub mod lines;
-pub mod par;
 pub mod paths;
 pub mod session;
+pub mod work;
 
 use std::ffi::OsString;
 use std::io::{self, IsTerminal, Write};

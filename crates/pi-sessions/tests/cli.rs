@@ -28,7 +28,9 @@ impl<'a> J<'a> {
     }
 
     fn items(&self) -> Vec<J<'a>> {
-        serde_json::from_str::<Vec<&'a RawValue>>(self.0.get()).map(|v| v.into_iter().map(J).collect()).unwrap_or_default()
+        serde_json::from_str::<Vec<&'a RawValue>>(self.0.get())
+            .map(|v| v.into_iter().map(J).collect())
+            .unwrap_or_default()
     }
 
     fn str(&self) -> Option<Cow<'a, str>> {
