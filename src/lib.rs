@@ -10,6 +10,7 @@ pub mod ids;
 pub mod json;
 pub mod lines;
 pub mod listing;
+pub mod migrate;
 pub mod platform;
 pub mod session;
 pub mod splice;

@@ -260,6 +260,14 @@ impl LineStore {
         Ok(Pieces { rx, recycle: Some(recycle) })
     }
 
+    /// The text of a line held in memory, borrowed (`None` for file-backed or absent lines).
+    pub fn mem_line(&self, pos: u32) -> Option<&[u8]> {
+        match self.span(pos) {
+            Span::Mem { off, len } => Some(&self.mem[off as usize..(off + len) as usize]),
+            Span::None | Span::File { .. } => None,
+        }
+    }
+
     /// One line, if the item has one.
     pub fn line(&self, pos: u32) -> io::Result<Option<Vec<u8>>> {
         let mut out = None;

@@ -1,36 +1,27 @@
-//! A session file loaded read-only for inspection: the core's line parse and tree index,
-//! with v1/v2 files migrated in memory (never on disk) so trees and contexts work.
+//! A session file loaded read-only for inspection: the core's line parse
+//! (`store::parse_text`), its v1/v2 migration in memory (`migrate::in_memory`, never on
+//! disk) and its tree index.
 
 use std::borrow::Cow;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use pi_session_native::entry::{EntryType, Key, Role, Skeleton};
+use pi_session_native::entry::{EntryType, Key, Role};
 use pi_session_native::json::Kind;
-use pi_session_native::store;
+use pi_session_native::lines::LineStore;
+pub use pi_session_native::migrate::CURRENT_VERSION;
 use pi_session_native::tree::Tree;
+use pi_session_native::{migrate, store};
 
 use super::CliError;
 use super::jv::J;
-
-pub const CURRENT_VERSION: f64 = 3.0;
-
-/// Where a kept line's text is: in the file bytes, or (not UTF-8) in the repaired copies.
-#[derive(Clone, Copy)]
-struct Span {
-    start: usize,
-    end: usize,
-    repaired: bool,
-}
 
 pub struct Session {
     pub path: PathBuf,
     /// The file's bytes, as read.
     pub bytes: Vec<u8>,
-    /// U+FFFD-repaired copies of lines that were not UTF-8 (as Node's decoder reads them).
-    repaired: Vec<u8>,
-    /// Text of each tree position (the header is position 0).
-    spans: Vec<Span>,
+    /// Text of each kept line by tree position (the header is position 0), in memory.
+    lines: LineStore,
     pub tree: Tree,
     /// `header.version ?? 1` (NaN when not a number).
     pub version: f64,
@@ -44,68 +35,29 @@ impl Session {
     pub fn load(path: &Path) -> Result<Session, CliError> {
         let bytes = fs::read(path).map_err(|e| CliError::Fail(format!("cannot read {}: {e}", path.display())))?;
         let size = bytes.len() as u64;
-        let mut repaired = Vec::new();
-        let mut spans = Vec::new();
-        let mut skeletons = Vec::new();
-        let mut unique = 0u64;
-        let mut start = 0;
-        while start < bytes.len() {
-            let end = memchr::memchr(b'\n', &bytes[start..]).map_or(bytes.len(), |i| start + i);
-            let raw = &bytes[start..end];
-            let span = match std::str::from_utf8(raw) {
-                Ok(_) => Span { start, end, repaired: false },
-                Err(_) => {
-                    let s = repaired.len();
-                    repaired.extend_from_slice(String::from_utf8_lossy(raw).as_bytes());
-                    Span { start: s, end: repaired.len(), repaired: true }
-                }
-            };
-            let text = if span.repaired { &repaired[span.start..span.end] } else { raw };
-            if let Some(sk) = Skeleton::parse_line(text, &mut unique) {
-                skeletons.push(sk);
-                spans.push(span);
-            }
-            start = end + 1;
-        }
+        let store::Parsed { mut skeletons, store: lines, .. } = store::parse_text(&bytes, 0);
         if !skeletons.first().is_some_and(store::is_header) {
             return Err(CliError::Fail(format!(
                 "{} is not a session file (its first entry is not a session header)",
                 path.display()
             )));
         }
-        let text_of = |sp: &Span| if sp.repaired { &repaired[sp.start..sp.end] } else { &bytes[sp.start..sp.end] };
-        let version = match J::parse(text_of(&spans[0])).and_then(|h| h.get("version")) {
-            None => 1.0,
-            Some(v) if v.is_null() => 1.0,
-            Some(v) => v.num().or_else(|| v.str().and_then(|s| s.trim().parse().ok())).unwrap_or(f64::NAN),
-        };
-        if version < 2.0 {
-            migrate_v1(&mut skeletons, |i| {
-                J::parse(text_of(&spans[i])).and_then(|j| j.get("firstKeptEntryIndex")).and_then(|v| v.num())
-            });
-        }
-        if version < CURRENT_VERSION {
-            for sk in &mut skeletons {
-                if sk.ty == EntryType::Message && sk.role == Role::HookMessage {
-                    sk.role = Role::Custom;
-                }
-            }
-        }
+        // v1 files have no ids: synthetic ones (`v1-<n>`), since the file is not rewritten.
+        let version = migrate::in_memory(&mut skeletons, &lines, |n| Key::Str(format!("v1-{n}").into()));
         let mut tree = Tree::new();
         for sk in skeletons {
             tree.push(sk);
         }
-        Ok(Session { path: path.to_path_buf(), bytes, repaired, spans, tree, version, size })
+        Ok(Session { path: path.to_path_buf(), bytes, lines, tree, version, size })
     }
 
     pub fn line(&self, pos: u32) -> &[u8] {
-        let sp = self.spans[pos as usize];
-        if sp.repaired { &self.repaired[sp.start..sp.end] } else { &self.bytes[sp.start..sp.end] }
+        self.lines.mem_line(pos).unwrap_or_default()
     }
 
     /// Number of kept (parsed) lines, header included.
     pub fn kept(&self) -> usize {
-        self.spans.len()
+        self.lines.len()
     }
 
     /// The entry at a position as a JSON view (every kept line parsed once already).
@@ -158,37 +110,6 @@ pub fn key_text(k: &Key) -> String {
         Key::Bool(b) => b.to_string(),
         Key::Num(bits) => super::jv::num_text(f64::from_bits(*bits)),
         Key::Unique(_) => "(object id)".into(),
-    }
-}
-
-/// `migrateV1ToV2` in memory: sequential ids and a parent chain, `firstKeptEntryIndex`
-/// turned into a target. Ids are synthetic (`v1-<n>`) since the file is not rewritten.
-fn migrate_v1(sks: &mut [Skeleton], first_kept_index: impl Fn(usize) -> Option<f64>) {
-    let mut ids: Vec<Key> = Vec::with_capacity(sks.len());
-    let mut prev = Key::Null;
-    let mut n = 0;
-    for sk in sks.iter_mut() {
-        if sk.ty == EntryType::Session {
-            ids.push(sk.id.clone());
-            continue;
-        }
-        n += 1;
-        let id = Key::Str(format!("v1-{n}").into());
-        sk.id = id.clone();
-        sk.parent = prev;
-        prev = id.clone();
-        ids.push(id);
-    }
-    for i in 0..sks.len() {
-        if sks[i].ty != EntryType::Compaction {
-            continue;
-        }
-        if let Some(idx) = first_kept_index(i).filter(|x| *x >= 0.0 && x.fract() == 0.0) {
-            let idx = idx as usize;
-            if sks.get(idx).is_some_and(|t| t.ty != EntryType::Session) {
-                sks[i].target = ids[idx].clone();
-            }
-        }
     }
 }
 
