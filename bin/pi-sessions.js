@@ -3,7 +3,9 @@
 //
 // Looks for it, in order: $PI_SESSIONS_BIN; the platform package this install uses
 // (pi-session-native-<platform>, which ships the binary beside the addon); a source
-// checkout's target/release. The command itself is documented in docs/cli.md.
+// checkout's target/release. In a source checkout (crates/pi-sessions beside this folder)
+// without a binary, it builds one once with cargo, saying so on stderr. The command itself
+// is documented in docs/cli.md.
 "use strict";
 
 const { spawnSync } = require("node:child_process");
@@ -34,12 +36,30 @@ function findBinary() {
   return existsSync(local) ? local : null;
 }
 
-const bin = findBinary();
+const repo = join(__dirname, "..");
+
+// A source checkout: build the CLI once (`cargo build --release --bin pi-sessions`).
+function buildFromSource() {
+  if (!existsSync(join(repo, "crates", "pi-sessions", "Cargo.toml"))) return null;
+  process.stderr.write("pi-sessions: no binary yet; building it once: cargo build --release --bin pi-sessions\n");
+  const r = spawnSync("cargo", ["build", "--release", "--bin", "pi-sessions"], {
+    cwd: repo,
+    stdio: ["ignore", process.stderr, "inherit"],
+  });
+  if (r.error) {
+    process.stderr.write(`pi-sessions: cannot run cargo (${r.error.message})\n`);
+    return null;
+  }
+  const local = join(repo, "target", "release", exe);
+  return r.status === 0 && existsSync(local) ? local : null;
+}
+
+const bin = findBinary() ?? buildFromSource();
 if (bin === null) {
   process.stderr.write(
     "pi-sessions: no binary for this platform. Build it from source with\n" +
       "  cargo build --release --bin pi-sessions   (in a checkout of pi-session-native)\n" +
-      "or install it with `cargo install --path <checkout>`; PI_SESSIONS_BIN may point at it.\n",
+      "or install it with `cargo install --path <checkout>/crates/pi-sessions`; PI_SESSIONS_BIN may point at it.\n",
   );
   process.exit(2);
 }
