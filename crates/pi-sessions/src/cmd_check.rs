@@ -376,7 +376,7 @@ pub fn run(ctx: &Ctx, a: &CheckArgs, out: Out) -> Result<i32, CliError> {
         collect(&target, 3, &mut v);
         v
     } else if target.is_file() {
-        vec![target.clone()]
+        vec![target]
     } else {
         return Err(CliError::NotFound(format!("no such file or directory: {}", target.display())));
     };
@@ -489,10 +489,10 @@ pub fn run(ctx: &Ctx, a: &CheckArgs, out: Out) -> Result<i32, CliError> {
             )),
             Some(Err(e)) => o.push_str(&format!("  {} {e}\n", paint.red("not repaired:"))),
             None if do_repair && !r.session && r.count("missing_header") > 0 => {
-                o.push_str(&format!("  {}\n", paint.dim("not a session file: left untouched")))
+                o.push_str(&format!("  {}\n", paint.dim("not a session file: left untouched")));
             }
             None if do_repair && total > 0 => {
-                o.push_str(&format!("  {}\n", paint.dim("nothing --repair can fix (it only drops malformed lines)")))
+                o.push_str(&format!("  {}\n", paint.dim("nothing --repair can fix (it only drops malformed lines)")));
             }
             None => {}
         }

@@ -292,7 +292,7 @@ pub fn render_message(j: &J, role: &str) -> String {
                     Block::Text(t) => parts.push(t.into_owned()),
                     Block::Thinking(t) => parts.push(format!("(thinking) {}", fmt::trunc(&fmt::one_line(&t), 200))),
                     Block::ToolCall { name, args } => {
-                        parts.push(format!("→ {name} {}", args.map(|a| a.raw_str().into_owned()).unwrap_or_default()))
+                        parts.push(format!("→ {name} {}", args.map(|a| a.raw_str().into_owned()).unwrap_or_default()));
                     }
                     Block::Image(m) => parts.push(format!("[{m}]")),
                     Block::Other(t) => parts.push(format!("[{t}]")),

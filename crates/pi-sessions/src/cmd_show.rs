@@ -224,7 +224,7 @@ pub fn run(ctx: &Ctx, a: &ShowArgs, out: Out) -> Result<i32, CliError> {
         line(row("Name", paint.bold(n)));
     }
     line(row("File", format!("{} ({}, {} lines)", path.display(), fmt::size(s.size), fmt::group(nonblank))));
-    line(row("Cwd", cwd.clone()));
+    line(row("Cwd", cwd));
     let version = if s.version >= session::CURRENT_VERSION {
         jnum(s.version)
     } else {

@@ -636,7 +636,7 @@ fn check_repair_backs_up_and_rewrites_only_sessions() {
     let want: String =
         String::from_utf8(mal0).unwrap().lines().filter(|l| l.starts_with('{')).map(|l| format!("{l}\n")).collect();
     assert_eq!(mal, want);
-    let mut nonl = nonl0.clone();
+    let mut nonl = nonl0;
     nonl.push(b'\n');
     assert_eq!(fs::read(t.0.join("nonl.jsonl")).unwrap(), nonl);
 
