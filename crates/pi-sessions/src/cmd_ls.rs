@@ -10,7 +10,11 @@ use pi_session_native::listing::{self, InfoScan};
 
 use super::args::LsArgs;
 use super::fmt::{self, date_value};
-use super::jv::{self, J, W};
+use serde::Serialize;
+use serde_json::value::RawValue;
+
+use super::jout;
+use super::jv::{self, J};
 use super::{CliError, Ctx, Out, paths};
 
 /// One listed session (pi's `SessionInfo`, plus size).
@@ -27,6 +31,22 @@ pub struct Listed {
     pub created: f64,
     pub modified: f64,
     pub size: u64,
+}
+
+/// One `ls --json` element (docs/cli.md).
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Row<'a> {
+    id: Box<RawValue>,
+    path: Cow<'a, str>,
+    cwd: &'a str,
+    name: Option<&'a str>,
+    first_message: &'a str,
+    message_count: u64,
+    created: Option<String>,
+    modified: Option<String>,
+    size: u64,
+    parent_session_path: Box<RawValue>,
 }
 
 /// `buildSessionInfo` for one file (`None`: not a session / unreadable).
@@ -175,7 +195,7 @@ fn js_string(v: Option<J>) -> String {
     match v.kind() {
         Kind::Null => String::new(),
         Kind::String => v.str().unwrap_or_default().into_owned(),
-        Kind::Number => jv::num_text(v.num().unwrap_or(f64::NAN)),
+        Kind::Number => jout::num_text(v.num().unwrap_or(f64::NAN)),
         Kind::True => "true".into(),
         Kind::False => "false".into(),
         Kind::Object => "[object Object]".into(),
@@ -224,30 +244,19 @@ pub fn run(ctx: &Ctx, a: &LsArgs, out: Out) -> Result<i32, CliError> {
         sessions.truncate(n);
     }
     if a.json {
-        let mut w = W::new();
-        w.arr();
-        for s in &sessions {
-            w.nl();
-            w.obj();
-            w.key("id").raw(&s.id_raw);
-            w.key("path").str(&s.path.to_string_lossy());
-            w.key("cwd").str(&s.cwd);
-            w.key("name").opt_str(s.name.as_deref());
-            w.key("firstMessage").str(&s.first_message);
-            w.key("messageCount").int(s.message_count);
-            w.key("created").opt_str(fmt::iso(s.created).as_deref());
-            w.key("modified").opt_str(fmt::iso(s.modified).as_deref());
-            w.key("size").int(s.size);
-            w.key("parentSessionPath");
-            match &s.parent_raw {
-                Some(r) => w.raw(r),
-                None => w.null(),
-            };
-            w.end();
-        }
-        w.nl();
-        w.end();
-        writeln!(out, "{}", w.s)?;
+        let rows = sessions.iter().map(|s| Row {
+            id: jout::raw(&s.id_raw),
+            path: s.path.to_string_lossy(),
+            cwd: &s.cwd,
+            name: s.name.as_deref(),
+            first_message: &s.first_message,
+            message_count: s.message_count,
+            created: fmt::iso(s.created),
+            modified: fmt::iso(s.modified),
+            size: s.size,
+            parent_session_path: s.parent_raw.as_deref().map_or_else(jout::null, jout::raw),
+        });
+        writeln!(out, "{}", jout::lines(rows, true))?;
         return Ok(0);
     }
     if sessions.is_empty() {

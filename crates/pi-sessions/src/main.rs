@@ -16,6 +16,7 @@ mod cmd_show;
 mod cmd_stats;
 mod cmd_tree;
 pub mod fmt;
+pub mod jout;
 pub mod jv;
 pub mod lines;
 pub mod paths;
