@@ -1,5 +1,6 @@
 //! `check`: integrity of session files, and a conservative `--repair`.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fs::{self, OpenOptions};
 use std::io::Write;
@@ -13,13 +14,17 @@ use pi_session_native::tree::Tree;
 
 use super::args::CheckArgs;
 use super::fmt;
-use super::jv::{J, W};
+use serde::Serialize;
+use serde_json::value::RawValue;
+
+use super::jout;
+use super::jv::J;
 use super::session::{CURRENT_VERSION, key_text};
 use super::{CliError, Ctx, Out, paths};
 
 const DETAIL_CAP: usize = 100;
 
-#[derive(Clone)]
+#[derive(Clone, Serialize)]
 pub struct Problem {
     pub kind: &'static str,
     pub line: Option<u64>,
@@ -103,7 +108,7 @@ fn analyze(path: &Path, bytes: &[u8]) -> Analysis {
         line_no += 1;
         let raw = &bytes[start..end];
         let text = String::from_utf8_lossy(raw);
-        if matches!(text, std::borrow::Cow::Owned(_)) {
+        if matches!(text, Cow::Owned(_)) {
             bad_utf8.push(line_no);
         }
         let st = if is_blank(raw) {
@@ -195,7 +200,7 @@ fn analyze(path: &Path, bytes: &[u8]) -> Analysis {
             "old_version",
             Some(header_line),
             None,
-            format!("session version {} (current is 3)", super::jv::num_text(version)),
+            format!("session version {} (current is 3)", jout::num_text(version)),
         );
     }
 
@@ -366,6 +371,52 @@ fn collect(dir: &Path, depth: usize, out: &mut Vec<PathBuf>) {
     }
 }
 
+/// `check --json` (docs/cli.md).
+#[derive(Serialize)]
+struct CheckJson {
+    files: Box<RawValue>,
+    summary: SummaryJson,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct SummaryJson {
+    files: u64,
+    clean: u64,
+    with_problems: u64,
+    repaired: u64,
+}
+
+#[derive(Serialize)]
+struct FileJson<'a> {
+    path: Cow<'a, str>,
+    ok: bool,
+    session: bool,
+    version: Option<f64>,
+    lines: u64,
+    entries: u64,
+    counts: CountsJson<'a>,
+    problems: &'a [Problem],
+    error: Option<&'a str>,
+    repair: Option<RepairJson<'a>>,
+}
+
+/// Totals per kind, in the order the kinds were found.
+struct CountsJson<'a>(&'a [(&'static str, u64)]);
+
+impl Serialize for CountsJson<'_> {
+    fn serialize<S: serde::Serializer>(&self, ser: S) -> Result<S::Ok, S::Error> {
+        ser.collect_map(self.0.iter().map(|(k, n)| (k, n)))
+    }
+}
+
+#[derive(Serialize)]
+#[serde(untagged, rename_all_fields = "camelCase")]
+enum RepairJson<'a> {
+    Done { backup: Cow<'a, str>, dropped_lines: u64, terminated_last_line: bool },
+    Failed { error: &'a str },
+}
+
 pub fn run(ctx: &Ctx, a: &CheckArgs, out: Out) -> Result<i32, CliError> {
     let target = match &a.target {
         Some(t) => paths::resolve(&t.to_string_lossy(), &ctx.cwd),
@@ -385,59 +436,35 @@ pub fn run(ctx: &Ctx, a: &CheckArgs, out: Out) -> Result<i32, CliError> {
     let bad = reports.iter().filter(|r| r.total() > 0).count();
     let repaired = reports.iter().filter(|r| matches!(r.repair, Some(Ok(_)))).count();
     if a.json {
-        let mut w = W::new();
-        w.obj().key("files").arr();
-        for r in &reports {
-            w.nl().obj();
-            w.key("path").str(&r.path.to_string_lossy());
-            w.key("ok").bool(r.total() == 0);
-            w.key("session").bool(r.session);
-            w.key("version");
-            match r.version {
-                Some(v) => w.num(v),
-                None => w.null(),
-            };
-            w.key("lines").int(r.lines);
-            w.key("entries").int(r.entries);
-            w.key("counts").obj();
-            for (k, n) in &r.counts {
-                w.key(k).int(*n);
-            }
-            w.end();
-            w.key("problems").arr();
-            for pr in &r.problems {
-                w.obj().key("kind").str(pr.kind);
-                w.key("line");
-                match pr.line {
-                    Some(l) => w.int(l),
-                    None => w.null(),
-                };
-                w.key("id").opt_str(pr.id.as_deref()).key("message").str(&pr.message).end();
-            }
-            w.end();
-            w.key("error").opt_str(r.error.as_deref());
-            w.key("repair");
-            match &r.repair {
-                None => w.null(),
-                Some(Ok(x)) => w
-                    .obj()
-                    .key("backup")
-                    .str(&x.backup.to_string_lossy())
-                    .key("droppedLines")
-                    .int(x.dropped)
-                    .key("terminatedLastLine")
-                    .bool(x.terminated)
-                    .end(),
-                Some(Err(e)) => w.obj().key("error").str(e).end(),
-            };
-            w.end();
-        }
-        w.nl();
-        w.end();
-        w.key("summary").obj().key("files").int(reports.len() as u64).key("clean").int((reports.len() - bad) as u64);
-        w.key("withProblems").int(bad as u64).key("repaired").int(repaired as u64).end();
-        w.end();
-        writeln!(out, "{}", w.s)?;
+        let files = reports.iter().map(|r| FileJson {
+            path: r.path.to_string_lossy(),
+            ok: r.total() == 0,
+            session: r.session,
+            version: r.version,
+            lines: r.lines,
+            entries: r.entries,
+            counts: CountsJson(&r.counts),
+            problems: &r.problems,
+            error: r.error.as_deref(),
+            repair: r.repair.as_ref().map(|x| match x {
+                Ok(x) => RepairJson::Done {
+                    backup: x.backup.to_string_lossy(),
+                    dropped_lines: x.dropped,
+                    terminated_last_line: x.terminated,
+                },
+                Err(e) => RepairJson::Failed { error: e },
+            }),
+        });
+        let doc = CheckJson {
+            files: jout::lines(files, true),
+            summary: SummaryJson {
+                files: reports.len() as u64,
+                clean: (reports.len() - bad) as u64,
+                with_problems: bad as u64,
+                repaired: repaired as u64,
+            },
+        };
+        writeln!(out, "{}", jout::to_string(&doc))?;
         return Ok(if bad > 0 { 1 } else { 0 });
     }
     let paint = ctx.paint();

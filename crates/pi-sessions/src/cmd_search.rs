@@ -13,7 +13,10 @@ use pi_session_native::json::{self, Kind, Value};
 
 use super::args::SearchArgs;
 use super::fmt::{self, Paint};
-use super::jv::{self, J, W};
+use serde::Serialize;
+
+use super::jout;
+use super::jv::{self, J};
 use super::lines::{Blocks, each_line};
 use super::{CliError, Ctx, Out, cmd_ls, paths};
 
@@ -579,27 +582,43 @@ pub fn run(ctx: &Ctx, a: &SearchArgs, out: Out) -> Result<i32, CliError> {
     Ok(0)
 }
 
+/// One `search --json` hit (docs/cli.md).
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct HitJson<'a> {
+    session_id: &'a str,
+    path: Cow<'a, str>,
+    cwd: &'a str,
+    line: u64,
+    entry_id: &'a str,
+    r#type: &'a str,
+    role: &'a str,
+    timestamp: Option<String>,
+    matches: u64,
+    snippet: String,
+    r#match: &'a str,
+}
+
 /// The JSON objects of one file's hits, each on its own line after a comma (none before
 /// the very first).
 fn json_hits(path: &Path, fh: &FileHits, first: bool) -> String {
     let mut out = String::new();
     for (k, h) in fh.hits.iter().enumerate() {
         out.push_str(if first && k == 0 { "\n" } else { ",\n" });
-        let mut w = W::new();
-        w.obj();
-        w.key("sessionId").str(&fh.session_id);
-        w.key("path").str(&path.to_string_lossy());
-        w.key("cwd").str(&fh.cwd);
-        w.key("line").int(h.line);
-        w.key("entryId").str(&h.entry_id);
-        w.key("type").str(&h.entry_type);
-        w.key("role").str(&h.role);
-        w.key("timestamp").opt_str(fmt::iso(h.time).as_deref());
-        w.key("matches").int(h.matches as u64);
-        w.key("snippet").str(&format!("{}{}{}", h.before, h.matched, h.after));
-        w.key("match").str(&h.matched);
-        w.end();
-        out.push_str(&w.s);
+        let hit = HitJson {
+            session_id: &fh.session_id,
+            path: path.to_string_lossy(),
+            cwd: &fh.cwd,
+            line: h.line,
+            entry_id: &h.entry_id,
+            r#type: &h.entry_type,
+            role: &h.role,
+            timestamp: fmt::iso(h.time),
+            matches: h.matches as u64,
+            snippet: format!("{}{}{}", h.before, h.matched, h.after),
+            r#match: &h.matched,
+        };
+        out.push_str(&jout::to_string(&hit));
     }
     out
 }

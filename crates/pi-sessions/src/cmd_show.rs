@@ -7,9 +7,78 @@ use pi_session_native::entry::EntryType;
 
 use super::args::ShowArgs;
 use super::fmt;
-use super::jv::W;
-use super::session::{self, Session, Usage, key_text};
+use serde::Serialize;
+use serde_json::value::RawValue;
+
+use super::jout;
+use super::session::{self, ModelJson, Session, Usage, UsageJson, key_text};
 use super::{CliError, Ctx, Out, cmd_ls, paths};
+
+/// `show --json` (docs/cli.md).
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ShowJson<'a> {
+    id: String,
+    path: Cow<'a, str>,
+    name: Option<&'a str>,
+    cwd: &'a str,
+    version: f64,
+    created: Option<String>,
+    modified: Option<String>,
+    parent_session_path: Box<RawValue>,
+    size: u64,
+    first_message: &'a str,
+    message_count: u64,
+    entry_count: u64,
+    by_type: &'a Counts,
+    by_role: &'a Counts,
+    usage: UsageJson,
+    by_model: Vec<ModelJson<'a>>,
+    active_branch: ActiveJson<'a>,
+    compactions: Vec<CompactionJson<'a>>,
+    branch_points: Vec<BranchPointJson>,
+    labels: Vec<LabelJson<'a>>,
+    skipped_lines: u64,
+    trailing_newline: bool,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ActiveJson<'a> {
+    leaf_id: Option<&'a str>,
+    length: u64,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct CompactionJson<'a> {
+    id: &'a str,
+    timestamp: Option<String>,
+    tokens_before: Option<f64>,
+    first_kept_entry_id: &'a str,
+    retained_tail: Option<u64>,
+    on_active_branch: bool,
+}
+
+#[derive(Serialize)]
+struct BranchPointJson {
+    id: String,
+    children: Vec<String>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct LabelJson<'a> {
+    target_id: &'a str,
+    label: &'a str,
+}
+
+/// As a JSON object, most frequent first (ties by name).
+impl Serialize for Counts {
+    fn serialize<S: serde::Serializer>(&self, ser: S) -> Result<S::Ok, S::Error> {
+        ser.collect_map(self.sorted())
+    }
+}
 
 /// Counters kept in first-seen order.
 #[derive(Default)]
@@ -27,14 +96,6 @@ impl Counts {
         let mut v = self.0.clone();
         v.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
         v
-    }
-
-    pub fn write(&self, w: &mut W) {
-        w.obj();
-        for (k, n) in self.sorted() {
-            w.key(&k).int(n);
-        }
-        w.end();
     }
 
     pub fn human(&self) -> String {
@@ -140,75 +201,47 @@ pub fn run(ctx: &Ctx, a: &ShowArgs, out: Out) -> Result<i32, CliError> {
     let cwd = cwd.and_then(|c| c.str()).map(Cow::into_owned).unwrap_or_default();
 
     if a.json {
-        let mut w = W::new();
-        w.obj();
-        w.key("id").str(&s.id());
-        w.key("path").str(&path.to_string_lossy());
-        w.key("name").opt_str(name.as_deref());
-        w.key("cwd").str(&cwd);
-        w.key("version").num(s.version);
-        w.key("created").opt_str(fmt::iso(created).as_deref());
-        w.key("modified").opt_str(fmt::iso(modified).as_deref());
-        w.key("parentSessionPath");
-        match parent {
-            Some(p) => w.raw(&p.raw_str()),
-            None => w.null(),
+        let doc = ShowJson {
+            id: s.id(),
+            path: path.to_string_lossy(),
+            name: name.as_deref(),
+            cwd: &cwd,
+            version: s.version,
+            created: fmt::iso(created),
+            modified: fmt::iso(modified),
+            parent_session_path: parent.map_or_else(jout::null, |p| jout::raw(&p.raw_str())),
+            size: s.size,
+            first_message: &first_message,
+            message_count,
+            entry_count: entries.len() as u64,
+            by_type: &by_type,
+            by_role: &by_role,
+            usage: usage.json(),
+            by_model: by_model.iter().map(|(k, u)| ModelJson::new(k, u)).collect(),
+            active_branch: ActiveJson { leaf_id: leaf.as_deref(), length: active.len() as u64 },
+            compactions: compactions
+                .iter()
+                .map(|c| CompactionJson {
+                    id: &c.id,
+                    timestamp: fmt::iso(c.time),
+                    tokens_before: c.tokens_before,
+                    first_kept_entry_id: &c.first_kept,
+                    retained_tail: c.retained_tail.map(|n| n as u64),
+                    on_active_branch: c.on_branch,
+                })
+                .collect(),
+            branch_points: branch_points
+                .iter()
+                .map(|(pos, kids)| BranchPointJson {
+                    id: s.entry_id(*pos),
+                    children: kids.iter().map(|k| s.entry_id(*k)).collect(),
+                })
+                .collect(),
+            labels: labels.iter().map(|(target_id, label)| LabelJson { target_id, label }).collect(),
+            skipped_lines: skipped,
+            trailing_newline,
         };
-        w.key("size").int(s.size);
-        w.key("firstMessage").str(&first_message);
-        w.key("messageCount").int(message_count);
-        w.key("entryCount").int(entries.len() as u64);
-        w.key("byType");
-        by_type.write(&mut w);
-        w.key("byRole");
-        by_role.write(&mut w);
-        w.key("usage").obj();
-        usage.write_fields(&mut w);
-        w.key("records").int(usage.records);
-        w.end();
-        w.key("byModel").arr();
-        for ((provider, model), u) in &by_model {
-            w.obj().key("provider").str(provider).key("model").str(model).key("records").int(u.records);
-            u.write_fields(&mut w);
-            w.end();
-        }
-        w.end();
-        w.key("activeBranch").obj().key("leafId").opt_str(leaf.as_deref()).key("length").int(active.len() as u64).end();
-        w.key("compactions").arr();
-        for c in &compactions {
-            w.obj().key("id").str(&c.id).key("timestamp").opt_str(fmt::iso(c.time).as_deref());
-            w.key("tokensBefore");
-            match c.tokens_before {
-                Some(t) => w.num(t),
-                None => w.null(),
-            };
-            w.key("firstKeptEntryId").str(&c.first_kept);
-            w.key("retainedTail");
-            match c.retained_tail {
-                Some(n) => w.int(n as u64),
-                None => w.null(),
-            };
-            w.key("onActiveBranch").bool(c.on_branch).end();
-        }
-        w.end();
-        w.key("branchPoints").arr();
-        for (pos, kids) in &branch_points {
-            w.obj().key("id").str(&s.entry_id(*pos)).key("children").arr();
-            for k in kids {
-                w.str(&s.entry_id(*k));
-            }
-            w.end().end();
-        }
-        w.end();
-        w.key("labels").arr();
-        for (target, label) in &labels {
-            w.obj().key("targetId").str(target).key("label").str(label).end();
-        }
-        w.end();
-        w.key("skippedLines").int(skipped);
-        w.key("trailingNewline").bool(trailing_newline);
-        w.end();
-        writeln!(out, "{}", w.s)?;
+        writeln!(out, "{}", jout::to_string(&doc))?;
         return Ok(0);
     }
 
@@ -317,5 +350,5 @@ pub fn run(ctx: &Ctx, a: &ShowArgs, out: Out) -> Result<i32, CliError> {
 }
 
 fn jnum(v: f64) -> String {
-    super::jv::num_text(v)
+    jout::num_text(v)
 }

@@ -9,9 +9,13 @@ use pi_session_native::store;
 use super::args::StatsArgs;
 use super::cmd_show::Counts;
 use super::fmt;
-use super::jv::{J, W};
+use serde::Serialize;
+use serde_json::value::RawValue;
+
+use super::jout;
+use super::jv::J;
 use super::lines::{Blocks, each_line};
-use super::session::{self, Usage};
+use super::session::{self, ModelJson, Usage, UsageFields, UsageJson};
 use super::{CliError, Ctx, Out, paths};
 
 #[derive(Default)]
@@ -19,6 +23,28 @@ struct Day {
     sessions: u64,
     messages: u64,
     usage: Usage,
+}
+
+/// `stats --json` (docs/cli.md).
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct StatsJson<'a> {
+    sessions: u64,
+    messages: u64,
+    by_role: &'a Counts,
+    usage: UsageJson,
+    by_model: Box<RawValue>,
+    by_day: Box<RawValue>,
+}
+
+#[derive(Serialize)]
+struct DayJson<'a> {
+    day: &'a str,
+    sessions: u64,
+    messages: u64,
+    records: u64,
+    #[serde(flatten)]
+    fields: UsageFields,
 }
 
 #[derive(Default)]
@@ -142,32 +168,22 @@ pub fn run(ctx: &Ctx, a: &StatsArgs, out: Out) -> Result<i32, CliError> {
     let mut models: Vec<(&(String, String), &Usage)> = acc.by_model.iter().collect();
     models.sort_by(|a, b| b.1.cost.total_cmp(&a.1.cost).then_with(|| b.1.records.cmp(&a.1.records)));
     if a.json {
-        let mut w = W::new();
-        w.obj();
-        w.key("sessions").int(acc.sessions);
-        w.key("messages").int(acc.messages);
-        w.key("byRole");
-        acc.by_role.write(&mut w);
-        w.key("usage").obj();
-        acc.usage.write_fields(&mut w);
-        w.key("records").int(acc.usage.records).end();
-        w.key("byModel").arr();
-        for ((provider, model), u) in &models {
-            w.nl().obj().key("provider").str(provider).key("model").str(model).key("records").int(u.records);
-            u.write_fields(&mut w);
-            w.end();
-        }
-        w.end();
-        w.key("byDay").arr();
-        for (day, d) in &acc.by_day {
-            w.nl().obj().key("day").str(day).key("sessions").int(d.sessions).key("messages").int(d.messages);
-            w.key("records").int(d.usage.records);
-            d.usage.write_fields(&mut w);
-            w.end();
-        }
-        w.end();
-        w.end();
-        writeln!(out, "{}", w.s)?;
+        let days = acc.by_day.iter().map(|(day, d)| DayJson {
+            day,
+            sessions: d.sessions,
+            messages: d.messages,
+            records: d.usage.records,
+            fields: d.usage.fields(),
+        });
+        let doc = StatsJson {
+            sessions: acc.sessions,
+            messages: acc.messages,
+            by_role: &acc.by_role,
+            usage: acc.usage.json(),
+            by_model: jout::lines(models.iter().map(|(k, u)| ModelJson::new(k, u)), false),
+            by_day: jout::lines(days, false),
+        };
+        writeln!(out, "{}", jout::to_string(&doc))?;
         return Ok(0);
     }
     let paint = ctx.paint();

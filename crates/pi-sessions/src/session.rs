@@ -13,6 +13,8 @@ pub use pi_session_native::migrate::CURRENT_VERSION;
 use pi_session_native::tree::Tree;
 use pi_session_native::{migrate, store};
 
+use serde::Serialize;
+
 use super::CliError;
 use super::jv::J;
 
@@ -108,7 +110,7 @@ pub fn key_text(k: &Key) -> String {
         Key::Undefined => "(no id)".into(),
         Key::Null => "null".into(),
         Key::Bool(b) => b.to_string(),
-        Key::Num(bits) => super::jv::num_text(f64::from_bits(*bits)),
+        Key::Num(bits) => super::jout::num_text(f64::from_bits(*bits)),
         Key::Unique(_) => "(object id)".into(),
     }
 }
@@ -256,14 +258,55 @@ impl Usage {
         self.records += o.records;
     }
 
-    /// Writes the fields of a usage object (inside an open JSON object).
-    pub fn write_fields(&self, w: &mut super::jv::W) {
-        w.key("input").num(self.input);
-        w.key("output").num(self.output);
-        w.key("cacheRead").num(self.cache_read);
-        w.key("cacheWrite").num(self.cache_write);
-        w.key("totalTokens").num(self.total);
-        w.key("cost").num(round_cost(self.cost));
+    /// The token and cost fields of a `--json` usage object (costs rounded).
+    pub fn fields(&self) -> UsageFields {
+        UsageFields {
+            input: self.input,
+            output: self.output,
+            cache_read: self.cache_read,
+            cache_write: self.cache_write,
+            total_tokens: self.total,
+            cost: round_cost(self.cost),
+        }
+    }
+
+    /// `{input, …, cost, records}` (`show`, `stats`).
+    pub fn json(&self) -> UsageJson {
+        UsageJson { fields: self.fields(), records: self.records }
+    }
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct UsageFields {
+    pub input: f64,
+    pub output: f64,
+    pub cache_read: f64,
+    pub cache_write: f64,
+    pub total_tokens: f64,
+    pub cost: f64,
+}
+
+#[derive(Serialize)]
+pub struct UsageJson {
+    #[serde(flatten)]
+    pub fields: UsageFields,
+    pub records: u64,
+}
+
+/// A `byModel` element: `{provider, model, records, input, …, cost}`.
+#[derive(Serialize)]
+pub struct ModelJson<'a> {
+    pub provider: &'a str,
+    pub model: &'a str,
+    pub records: u64,
+    #[serde(flatten)]
+    pub fields: UsageFields,
+}
+
+impl<'a> ModelJson<'a> {
+    pub fn new((provider, model): &'a (String, String), u: &Usage) -> ModelJson<'a> {
+        ModelJson { provider, model, records: u.records, fields: u.fields() }
     }
 }
 
