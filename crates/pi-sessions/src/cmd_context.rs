@@ -8,7 +8,8 @@ use pi_session_native::json::Kind;
 
 use super::args::ContextArgs;
 use super::fmt;
-use super::jv::{self, J, W};
+use super::jout::{self, RawObject};
+use super::jv::J;
 use super::session::{self, Block, Session};
 use super::{CliError, Ctx, Out, paths};
 
@@ -27,39 +28,17 @@ pub struct Projection {
 
 /// `{...obj, key: value}` as JSON text: keys keep their first position and take their last
 /// value (as `JSON.parse` then spread do); `value: None` drops the key (undefined).
-fn with_member(obj: J, key: &str, value: Option<&str>) -> String {
-    let mut keys: Vec<(Cow<str>, String)> = Vec::new();
+fn with_member(obj: J<'_>, key: &str, value: Option<&str>) -> String {
+    let mut o = RawObject::new();
     for (k, v) in obj.members() {
-        let text = v.raw_str().into_owned();
-        match keys.iter_mut().find(|(kk, _)| *kk == k) {
-            Some(slot) => slot.1 = text,
-            None => keys.push((k, text)),
-        }
+        o.set(&k, Some(&v.raw_str()));
     }
-    match keys.iter().position(|(k, _)| k == key) {
-        Some(i) => match value {
-            Some(v) => keys[i].1 = v.to_string(),
-            None => {
-                keys.remove(i);
-            }
-        },
-        None => {
-            if let Some(v) = value {
-                keys.push((Cow::Borrowed(key), v.to_string()));
-            }
-        }
-    }
-    let mut w = W::new();
-    w.obj();
-    for (k, v) in &keys {
-        w.key(k).raw(v);
-    }
-    w.end();
-    w.s
+    o.set(key, value);
+    o.text()
 }
 
 fn time_json(v: Option<J>) -> String {
-    jv::num_text(fmt::date_value(v))
+    jout::num_text(fmt::date_value(v))
 }
 
 /// `sessionEntryToContextMessages(entry)`, with the seed format's `retainedTail`.
@@ -91,35 +70,19 @@ fn entry_messages(s: &Session, pos: u32) -> Vec<(String, Option<String>)> {
         EntryType::CustomMessage => {
             let [ct, content, display, details, ts] =
                 j.pick(["customType", "content", "display", "details", "timestamp"]);
-            let mut w = W::new();
-            w.obj().key("role").str("custom");
-            if let Some(v) = ct {
-                w.key("customType").raw(&v.raw_str());
-            }
-            match content.filter(|c| !c.is_null()) {
-                Some(c) => w.key("content").raw(&c.raw_str()),
-                None => w.key("content").raw("[]"),
-            };
-            if let Some(v) = display {
-                w.key("display").raw(&v.raw_str());
-            }
-            if let Some(v) = details {
-                w.key("details").raw(&v.raw_str());
-            }
-            w.key("timestamp").raw(&time_json(ts));
-            w.end();
-            out.push((w.s, Some("custom".into())));
+            let mut o = RawObject::new().str("role", "custom");
+            o.set("customType", ct.map(|v| v.raw_str()).as_deref());
+            o = o.raw("content", &content.filter(|c| !c.is_null()).map_or("[]".into(), |c| c.raw_str()));
+            o.set("display", display.map(|v| v.raw_str()).as_deref());
+            o.set("details", details.map(|v| v.raw_str()).as_deref());
+            out.push((o.raw("timestamp", &time_json(ts)).text(), Some("custom".into())));
         }
         EntryType::BranchSummary => {
             let [summary, from, ts] = j.pick(["summary", "fromId", "timestamp"]);
             if let Some(summary) = summary.filter(|v| v.truthy()) {
-                let mut w = W::new();
-                w.obj().key("role").str("branchSummary").key("summary").raw(&summary.raw_str());
-                if let Some(f) = from {
-                    w.key("fromId").raw(&f.raw_str());
-                }
-                w.key("timestamp").raw(&time_json(ts)).end();
-                out.push((w.s, Some("branchSummary".into())));
+                let mut o = RawObject::new().str("role", "branchSummary").raw("summary", &summary.raw_str());
+                o.set("fromId", from.map(|v| v.raw_str()).as_deref());
+                out.push((o.raw("timestamp", &time_json(ts)).text(), Some("branchSummary".into())));
             }
         }
         EntryType::Compaction => {
@@ -129,16 +92,10 @@ fn entry_messages(s: &Session, pos: u32) -> Vec<(String, Option<String>)> {
                 let role = sys.get("role").and_then(|r| r.str()).map(Cow::into_owned);
                 out.push((sys.raw_str().into_owned(), role));
             }
-            let mut w = W::new();
-            w.obj().key("role").str("compactionSummary");
-            if let Some(v) = summary {
-                w.key("summary").raw(&v.raw_str());
-            }
-            if let Some(v) = tokens {
-                w.key("tokensBefore").raw(&v.raw_str());
-            }
-            w.key("timestamp").raw(&time_json(ts)).end();
-            out.push((w.s, Some("compactionSummary".into())));
+            let mut o = RawObject::new().str("role", "compactionSummary");
+            o.set("summary", summary.map(|v| v.raw_str()).as_deref());
+            o.set("tokensBefore", tokens.map(|v| v.raw_str()).as_deref());
+            out.push((o.raw("timestamp", &time_json(ts)).text(), Some("compactionSummary".into())));
             if let Some(tail) = tail.filter(|t| t.kind() == Kind::Array) {
                 for m in tail.items() {
                     let role = m.get("role").and_then(|r| r.str()).map(Cow::into_owned);

@@ -6,6 +6,7 @@ use pi_session_native::entry::EntryType;
 
 use super::args::ExportArgs;
 use super::fmt;
+use super::jout;
 use super::jv::J;
 use super::session::{self, Block, Session, key_text};
 use super::{CliError, Ctx, Out, paths};
@@ -54,7 +55,7 @@ fn blocks_md(blocks: Vec<Block>) -> String {
             Block::ToolCall { name, args } => {
                 out.push_str(&format!("**Tool call:** `{name}`\n\n"));
                 if let Some(a) = args {
-                    out.push_str(&code(&pretty(&a), "json"));
+                    out.push_str(&code(&jout::pretty(a), "json"));
                     out.push('\n');
                 }
             }
@@ -63,52 +64,6 @@ fn blocks_md(blocks: Vec<Block>) -> String {
         }
     }
     out
-}
-
-/// Indented JSON for reading (two spaces), built from the scanned value.
-fn pretty(j: &J) -> String {
-    fn go(j: &J, depth: usize, out: &mut String) {
-        let pad = "  ".repeat(depth + 1);
-        let close = "  ".repeat(depth);
-        match j.kind() {
-            pi_session_native::json::Kind::Object => {
-                let m = j.members();
-                if m.is_empty() {
-                    out.push_str("{}");
-                    return;
-                }
-                out.push_str("{\n");
-                for (i, (k, v)) in m.iter().enumerate() {
-                    out.push_str(&pad);
-                    super::jv::esc(out, k);
-                    out.push_str(": ");
-                    go(v, depth + 1, out);
-                    out.push_str(if i + 1 < m.len() { ",\n" } else { "\n" });
-                }
-                out.push_str(&close);
-                out.push('}');
-            }
-            pi_session_native::json::Kind::Array => {
-                let items = j.items();
-                if items.is_empty() {
-                    out.push_str("[]");
-                    return;
-                }
-                out.push_str("[\n");
-                for (i, v) in items.iter().enumerate() {
-                    out.push_str(&pad);
-                    go(v, depth + 1, out);
-                    out.push_str(if i + 1 < items.len() { ",\n" } else { "\n" });
-                }
-                out.push_str(&close);
-                out.push(']');
-            }
-            _ => out.push_str(&j.raw_str()),
-        }
-    }
-    let mut s = String::new();
-    go(j, 0, &mut s);
-    s
 }
 
 fn entry_md(s: &Session, pos: u32) -> String {

@@ -1,5 +1,7 @@
-//! A lazy view over JSON text scanned by the core (`json::parse_document`), and a small
-//! writer for `--json` output. No value tree is built: members are found by scanning.
+//! A lazy view over JSON text scanned by the core (`json::parse_document`, the `JSON.parse`
+//! grammar): no value tree is built, members are found by scanning. Session lines are read
+//! this way, not with serde_json, because pi reads them with `JSON.parse`: lone surrogates,
+//! numbers beyond f64 and duplicate keys must read as they do there.
 
 use std::borrow::Cow;
 
@@ -148,218 +150,19 @@ impl<'a> J<'a> {
     }
 }
 
-/// Decodes the contents of a validated JSON string (between the quotes). Lone surrogates
-/// become U+FFFD, as does invalid UTF-8. Copies only when there is an escape.
+/// Decodes the contents of a validated JSON string (between the quotes) with the core's
+/// decoder; lone surrogates become U+FFFD, as does invalid UTF-8. Copies only when there is
+/// an escape.
 pub fn decode(raw: &[u8]) -> Cow<'_, str> {
-    let Some(first) = memchr::memchr(b'\\', raw) else { return String::from_utf8_lossy(raw) };
-    let mut out: Vec<u8> = Vec::with_capacity(raw.len());
-    let mut i = 0;
-    let mut next = Some(first);
-    while let Some(k) = next {
-        out.extend_from_slice(&raw[i..k]);
-        i = k + 2;
-        match raw.get(k + 1) {
-            Some(b'n') => out.push(b'\n'),
-            Some(b't') => out.push(b'\t'),
-            Some(b'r') => out.push(b'\r'),
-            Some(b'b') => out.push(0x08),
-            Some(b'f') => out.push(0x0c),
-            Some(b'u') => {
-                let unit = |at: usize| {
-                    raw.get(at..at + 4)
-                        .and_then(|h| std::str::from_utf8(h).ok())
-                        .and_then(|h| u32::from_str_radix(h, 16).ok())
-                };
-                let u = unit(k + 2).unwrap_or(0xfffd);
-                i = k + 6;
-                let c = if (0xd800..0xdc00).contains(&u) && raw.get(k + 6..k + 8) == Some(b"\\u") {
-                    match unit(k + 8) {
-                        Some(lo) if (0xdc00..0xe000).contains(&lo) => {
-                            i = k + 12;
-                            char::from_u32(0x10000 + ((u - 0xd800) << 10) + (lo - 0xdc00))
-                        }
-                        _ => None,
-                    }
-                } else {
-                    char::from_u32(u)
-                };
-                let mut buf = [0u8; 4];
-                out.extend_from_slice(c.unwrap_or('\u{fffd}').encode_utf8(&mut buf).as_bytes());
-            }
-            Some(&c) => out.push(c), // \" \\ \/
-            None => {}
-        }
-        next = memchr::memchr(b'\\', raw.get(i..).unwrap_or_default()).map(|x| x + i);
+    if !raw.contains(&b'\\') {
+        return String::from_utf8_lossy(raw);
     }
-    out.extend_from_slice(raw.get(i..).unwrap_or_default());
-    match String::from_utf8(out) {
-        Ok(s) => Cow::Owned(s),
-        Err(e) => Cow::Owned(String::from_utf8_lossy(e.as_bytes()).into_owned()),
-    }
+    Cow::Owned(json::decode_string(raw).unwrap_or_else(|units| String::from_utf16_lossy(&units)))
 }
 
 /// Member value as a string (decoded), if it is one.
 pub fn get_str<'a>(j: Option<J<'a>>) -> Option<Cow<'a, str>> {
     j.and_then(|j| j.str())
-}
-
-// ---------------------------------------------------------------------------
-// Writing
-// ---------------------------------------------------------------------------
-
-/// Appends `s` as a JSON string, escaped the way `JSON.stringify` does.
-pub fn esc(out: &mut String, s: &str) {
-    out.push('"');
-    let bytes = s.as_bytes();
-    let mut from = 0;
-    for (i, &b) in bytes.iter().enumerate() {
-        let rep: Option<&str> = match b {
-            b'"' => Some("\\\""),
-            b'\\' => Some("\\\\"),
-            b'\n' => Some("\\n"),
-            b'\r' => Some("\\r"),
-            b'\t' => Some("\\t"),
-            0x08 => Some("\\b"),
-            0x0c => Some("\\f"),
-            0..=0x1f => None,
-            _ => continue,
-        };
-        out.push_str(&s[from..i]);
-        match rep {
-            Some(r) => out.push_str(r),
-            None => out.push_str(&format!("\\u{b:04x}")),
-        }
-        from = i + 1;
-    }
-    out.push_str(&s[from..]);
-    out.push('"');
-}
-
-/// A number the way `JSON.stringify` writes it (`null` for NaN and infinities).
-pub fn num_text(v: f64) -> String {
-    if !v.is_finite() {
-        return "null".into();
-    }
-    let mut b = ryu_js::Buffer::new();
-    b.format(v).to_owned()
-}
-
-/// A streaming JSON writer with automatic commas.
-#[derive(Default)]
-pub struct W {
-    pub s: String,
-    /// One entry per open container: (is array, no element written yet).
-    open: Vec<(bool, bool)>,
-    after_key: bool,
-    /// A line break requested before the next element or the closing bracket.
-    pending_nl: bool,
-}
-
-impl W {
-    pub fn new() -> W {
-        W::default()
-    }
-
-    fn sep(&mut self) {
-        if self.after_key {
-            self.after_key = false;
-            return;
-        }
-        if let Some((_, first)) = self.open.last_mut() {
-            if !*first {
-                self.s.push(',');
-            }
-            *first = false;
-        }
-        if self.pending_nl {
-            self.s.push('\n');
-            self.pending_nl = false;
-        }
-    }
-
-    pub fn obj(&mut self) -> &mut W {
-        self.sep();
-        self.s.push('{');
-        self.open.push((false, true));
-        self
-    }
-
-    pub fn arr(&mut self) -> &mut W {
-        self.sep();
-        self.s.push('[');
-        self.open.push((true, true));
-        self
-    }
-
-    /// Closes the innermost object or array.
-    pub fn end(&mut self) -> &mut W {
-        if self.pending_nl {
-            self.s.push('\n');
-            self.pending_nl = false;
-        }
-        if let Some((is_arr, _)) = self.open.pop() {
-            self.s.push(if is_arr { ']' } else { '}' });
-        }
-        self
-    }
-
-    pub fn key(&mut self, k: &str) -> &mut W {
-        self.sep();
-        esc(&mut self.s, k);
-        self.s.push(':');
-        self.after_key = true;
-        self
-    }
-
-    pub fn str(&mut self, v: &str) -> &mut W {
-        self.sep();
-        esc(&mut self.s, v);
-        self
-    }
-
-    pub fn num(&mut self, v: f64) -> &mut W {
-        self.sep();
-        self.s.push_str(&num_text(v));
-        self
-    }
-
-    pub fn int(&mut self, v: u64) -> &mut W {
-        self.sep();
-        self.s.push_str(&v.to_string());
-        self
-    }
-
-    pub fn bool(&mut self, v: bool) -> &mut W {
-        self.sep();
-        self.s.push_str(if v { "true" } else { "false" });
-        self
-    }
-
-    pub fn null(&mut self) -> &mut W {
-        self.sep();
-        self.s.push_str("null");
-        self
-    }
-
-    /// Raw JSON text (must be valid).
-    pub fn raw(&mut self, json: &str) -> &mut W {
-        self.sep();
-        self.s.push_str(json);
-        self
-    }
-
-    pub fn opt_str(&mut self, v: Option<&str>) -> &mut W {
-        match v {
-            Some(v) => self.str(v),
-            None => self.null(),
-        }
-    }
-
-    /// A line break before the next element (or the closing bracket): one element per line.
-    pub fn nl(&mut self) -> &mut W {
-        self.pending_nl = true;
-        self
-    }
 }
 
 #[cfg(test)]
@@ -372,8 +175,5 @@ mod tests {
         assert_eq!(decode(br#"a\nb\t\"q\" \\ \/ \u00e9\ud83d\ude00 end"#), "a\nb\t\"q\" \\ / é😀 end");
         assert_eq!(decode(br"lone \ud800 x \udc00"), "lone \u{fffd} x \u{fffd}");
         assert_eq!(decode(br"\ud800\u0041"), "\u{fffd}A");
-        let mut out = String::new();
-        esc(&mut out, "a\"b\\\n\u{1}é");
-        assert_eq!(out, "\"a\\\"b\\\\\\n\\u0001é\"");
     }
 }
