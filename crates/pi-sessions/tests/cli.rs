@@ -799,3 +799,73 @@ fn bad_arguments_exit_2_and_help_exits_0() {
     assert!(top.stdout.contains("Commands:"));
     assert!(run(&["--version"], &[]).stdout.starts_with("pi-sessions "));
 }
+
+// ---------------------------------------------------------------------------
+// Migration (the core's `migrate`), JSON numbers, argument forms
+// ---------------------------------------------------------------------------
+
+#[test]
+fn v1_compaction_keeps_entries_from_its_index() {
+    let t = Tmp::new("v1comp");
+    let f = t.0.join("v1.jsonl");
+    write(
+        &f,
+        &[
+            r#"{"type":"session","id":"v1c","timestamp":"2024-01-01T00:00:00.000Z","cwd":"/w"}"#.into(),
+            r#"{"type":"message","timestamp":"2024-01-01T00:00:01.000Z","message":{"role":"user","content":"first"}}"#.into(),
+            r#"{"type":"message","timestamp":"2024-01-01T00:00:02.000Z","message":{"role":"assistant","content":"kept"}}"#.into(),
+            r#"{"type":"compaction","timestamp":"2024-01-01T00:00:03.000Z","summary":"S","firstKeptEntryIndex":2,"tokensBefore":5}"#.into(),
+            r#"{"type":"message","timestamp":"2024-01-01T00:00:04.000Z","message":{"role":"hookMessage","customType":"h","content":"hook"}}"#.into(),
+        ],
+    );
+    let before = fs::read(&f).unwrap();
+    let ctx = run(&["context", f.to_str().unwrap(), "--json"], &[]);
+    assert_eq!(ctx.code, 0, "{}", ctx.stderr);
+    let msgs = ctx.json().items();
+    let roles: Vec<String> = msgs.iter().map(|m| s(*m, "role")).collect();
+    assert_eq!(roles, ["compactionSummary", "assistant", "custom"], "kept from index 2, hookMessage as custom");
+    assert_eq!(msgs[1].get("content").unwrap().raw_str(), r#""kept""#);
+
+    let show = run(&["show", f.to_str().unwrap(), "--json"], &[]);
+    let j = show.json();
+    let comp = j.get("compactions").unwrap().items();
+    assert_eq!(s(comp[0], "id"), "v1-3", "ids in file order after the header");
+    assert_eq!(s(comp[0], "firstKeptEntryId"), "v1-2");
+    assert_eq!(s(j.get("activeBranch").unwrap(), "leafId"), "v1-4");
+    assert_eq!(n(j.get("activeBranch").unwrap(), "length"), 4.0, "one parent chain");
+    assert_eq!(fs::read(&f).unwrap(), before, "migrated in memory only");
+}
+
+#[test]
+fn json_numbers_are_written_as_json_stringify_does() {
+    let a = Agent::new();
+    let show = a.run(&["show", "abc1234", "--json"]);
+    assert!(show.stdout.contains(r#""version":3,"#), "an integer, not 3.0: {}", show.stdout);
+    assert!(show.stdout.contains(r#""entryCount":14,"#), "{}", show.stdout);
+    let ls = a.run(&["ls", "--cwd", "/work/demo", "--json"]);
+    assert!(
+        ls.stdout.starts_with("[\n{\"id\":") && ls.stdout.ends_with("}\n]\n"),
+        "one record per line: {}",
+        ls.stdout
+    );
+}
+
+#[test]
+fn argument_forms() {
+    let a = Agent::new();
+    let list = a.run(&["list", "--cwd", "/work/demo", "-n1", "--json"]);
+    assert_eq!(list.code, 0, "{}", list.stderr);
+    assert_eq!(strs(list.json(), "id"), ["abc12399-other"], "`list` is `ls`; -n1 takes its value inline");
+    let global_first =
+        run(&["--agent-dir", a.dir().to_str().unwrap(), "-j", "1", "ls", "--cwd", "/work/demo", "--json"], &[]);
+    assert_eq!(global_first.json().items().len(), 3, "global options before the command");
+    let dash = a.run(&["search", "--all", "--json", "--", "-approach"]);
+    assert_eq!(dash.code, 1, "text after -- is the text, not an option: {}", dash.stderr);
+    for bad in [&["ls", "-j", "0"][..], &["help", "frobnicate"], &["ls", "--color", "sometimes"]] {
+        let o = a.run(bad);
+        assert_eq!(o.code, 2, "{bad:?}: {}", o.stderr);
+    }
+    let help = run(&["help"], &[]);
+    assert_eq!(help.code, 0);
+    assert!(help.stdout.contains("Commands:") && help.stdout.contains("Exit codes"), "{}", help.stdout);
+}
