@@ -19,6 +19,7 @@ pub mod fmt;
 pub mod jout;
 pub mod jv;
 pub mod lines;
+mod needle;
 pub mod paths;
 pub mod session;
 pub mod work;
