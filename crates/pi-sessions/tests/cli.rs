@@ -1,7 +1,7 @@
 //! Integration tests of the `pi-sessions` binary: generated session folders (including
 //! damaged files) in a temp dir, the real binary, stdout / --json content and exit codes.
 //!
-//! Run: `cargo test --test cli`
+//! Run: `cargo test -p pi-sessions` (the unit tests and these).
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -736,7 +736,7 @@ fn old_versions_are_migrated_in_memory_only() {
 }
 
 /// Writes the fixtures to `$PIS_FIXTURES_OUT` for checks against pi itself:
-/// `PIS_FIXTURES_OUT=/tmp/fx cargo test --test cli -- --ignored write_fixtures`, then
+/// `PIS_FIXTURES_OUT=/tmp/fx cargo test -p pi-sessions --test cli -- --ignored write_fixtures`, then
 /// `node bench/cli.mjs --dir /tmp/fx/agent/sessions/--work-demo--`.
 #[test]
 #[ignore]
