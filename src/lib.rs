@@ -12,6 +12,7 @@ pub mod lines;
 pub mod listing;
 pub mod migrate;
 pub mod platform;
+pub mod projection;
 pub mod session;
 pub mod splice;
 pub mod store;

@@ -4,11 +4,10 @@
 use std::borrow::Cow;
 
 use pi_session_native::entry::{EntryType, Key};
-use pi_session_native::json::Kind;
+use pi_session_native::projection;
 
 use super::args::ContextArgs;
 use super::fmt;
-use super::jout::{self, RawObject};
 use super::jv::J;
 use super::session::{self, Block, Session};
 use super::{CliError, Ctx, Out, paths};
@@ -26,119 +25,6 @@ pub struct Projection {
     pub model: Option<(String, String)>,
 }
 
-/// `{...obj, key: value}` as JSON text: keys keep their first position and take their last
-/// value (as `JSON.parse` then spread do); `value: None` drops the key (undefined).
-fn with_member(obj: J<'_>, key: &str, value: Option<&str>) -> String {
-    let mut o = RawObject::new();
-    for (k, v) in obj.members() {
-        o.set(&k, Some(&v.raw_str()));
-    }
-    o.set(key, value);
-    o.text()
-}
-
-fn time_json(v: Option<J>) -> String {
-    jout::num_text(fmt::date_value(v))
-}
-
-/// `sessionEntryToContextMessages(entry)`, with the seed format's `retainedTail`.
-fn entry_messages(s: &Session, pos: u32) -> Vec<(String, Option<String>)> {
-    let sk = s.tree.get(pos);
-    let j = s.j(pos);
-    // (json, role) pairs; role is what projectContextEntry tests.
-    let mut out: Vec<(String, Option<String>)> = Vec::new();
-    match sk.ty {
-        EntryType::Message => {
-            let Some(m) = j.get("message") else { return out };
-            let role = m.get("role").and_then(|r| r.str()).map(Cow::into_owned);
-            let content_null = m.get("content").is_none_or(|c| c.is_null());
-            let mut text = match role.as_deref() {
-                Some("system") if content_null && m.is_obj() => with_member(m, "content", Some("\"\"")),
-                Some("user" | "assistant" | "toolResult") if content_null && m.is_obj() => {
-                    with_member(m, "content", Some("[]"))
-                }
-                _ => m.raw_str().into_owned(),
-            };
-            // v1/v2 files: pi migrates role hookMessage to custom when it opens them.
-            let mut role = role;
-            if s.version < session::CURRENT_VERSION && role.as_deref() == Some("hookMessage") {
-                text = with_member(J::parse(text.as_bytes()).expect("valid"), "role", Some("\"custom\""));
-                role = Some("custom".into());
-            }
-            out.push((text, role));
-        }
-        EntryType::CustomMessage => {
-            let [ct, content, display, details, ts] =
-                j.pick(["customType", "content", "display", "details", "timestamp"]);
-            let mut o = RawObject::new().str("role", "custom");
-            o.set("customType", ct.map(|v| v.raw_str()).as_deref());
-            o = o.raw("content", &content.filter(|c| !c.is_null()).map_or("[]".into(), |c| c.raw_str()));
-            o.set("display", display.map(|v| v.raw_str()).as_deref());
-            o.set("details", details.map(|v| v.raw_str()).as_deref());
-            out.push((o.raw("timestamp", &time_json(ts)).text(), Some("custom".into())));
-        }
-        EntryType::BranchSummary => {
-            let [summary, from, ts] = j.pick(["summary", "fromId", "timestamp"]);
-            if let Some(summary) = summary.filter(|v| v.truthy()) {
-                let mut o = RawObject::new().str("role", "branchSummary").raw("summary", &summary.raw_str());
-                o.set("fromId", from.map(|v| v.raw_str()).as_deref());
-                out.push((o.raw("timestamp", &time_json(ts)).text(), Some("branchSummary".into())));
-            }
-        }
-        EntryType::Compaction => {
-            let [summary, tokens, ts, system, tail] =
-                j.pick(["summary", "tokensBefore", "timestamp", "systemMessage", "retainedTail"]);
-            if let Some(sys) = system.filter(|v| v.truthy()) {
-                let role = sys.get("role").and_then(|r| r.str()).map(Cow::into_owned);
-                out.push((sys.raw_str().into_owned(), role));
-            }
-            let mut o = RawObject::new().str("role", "compactionSummary");
-            o.set("summary", summary.map(|v| v.raw_str()).as_deref());
-            o.set("tokensBefore", tokens.map(|v| v.raw_str()).as_deref());
-            out.push((o.raw("timestamp", &time_json(ts)).text(), Some("compactionSummary".into())));
-            if let Some(tail) = tail.filter(|t| t.kind() == Kind::Array) {
-                for m in tail.items() {
-                    let role = m.get("role").and_then(|r| r.str()).map(Cow::into_owned);
-                    out.push((m.raw_str().into_owned(), role));
-                }
-            }
-        }
-        _ => {}
-    }
-    out
-}
-
-/// `projectContextEntry(entry, edit)`.
-fn apply_edit(s: &Session, msgs: Vec<(String, Option<String>)>, edit: u32) -> Vec<(String, Option<String>)> {
-    let e = s.j(edit);
-    let Some(rep) = e.get("replacement") else { return msgs };
-    if rep.is_null() {
-        return Vec::new();
-    }
-    let content = rep.get("content");
-    msgs.into_iter()
-        .map(|(text, role)| {
-            let editable = matches!(role.as_deref(), Some("user" | "assistant" | "toolResult" | "custom"));
-            if !editable {
-                return (text, role);
-            }
-            let as_blocks = matches!(role.as_deref(), Some("assistant" | "toolResult"))
-                && content.is_some_and(|c| c.kind() == Kind::String);
-            let value = if as_blocks {
-                let c = content.expect("checked");
-                Some(format!("[{{\"type\":\"text\",\"text\":{}}}]", c.raw_str()))
-            } else {
-                content.map(|c| c.raw_str().into_owned())
-            };
-            let m = J::parse(text.as_bytes()).expect("messages are valid JSON");
-            if !m.is_obj() {
-                return (text, role);
-            }
-            (with_member(m, "content", value.as_deref()), role)
-        })
-        .collect()
-}
-
 /// `buildSessionProjection(getEntries(), leafId, byId)` for a loaded session.
 pub fn project(s: &Session) -> Result<Projection, CliError> {
     let leaf_key = s.leaf().map_or(Key::Null, |l| s.tree.get(l).id.clone());
@@ -154,11 +40,13 @@ pub fn project(s: &Session) -> Result<Projection, CliError> {
         if silent {
             continue;
         }
-        let mut msgs = entry_messages(s, pos);
+        let time = fmt::date_value(s.j(pos).get("timestamp"));
+        let hook_is_custom = s.version < session::CURRENT_VERSION;
+        let mut msgs = projection::entry_messages(s.tree.get(pos).ty, s.line(pos), time, hook_is_custom);
         if let Some(e) = edit {
-            msgs = apply_edit(s, msgs, e);
+            msgs = projection::apply_edit(msgs, s.line(e));
         }
-        messages.extend(msgs.into_iter().map(|(json, _)| Msg { json, entry: pos }));
+        messages.extend(msgs.into_iter().map(|m| Msg { json: m.json, entry: pos }));
     }
     let thinking_level = match plan.thinking {
         Some(p) => s

@@ -73,52 +73,6 @@ pub fn lines<T: Serialize>(items: impl IntoIterator<Item = T>, close_on_line: bo
     RawValue::from_string(s).expect("serialised elements")
 }
 
-/// An object built member by member from JSON texts (values passed through from a file,
-/// or written here), in insertion order. A key set twice keeps its first place and takes
-/// the last value, as `{...obj, key}` does in JS.
-#[derive(Default)]
-pub struct RawObject(Vec<(String, Box<RawValue>)>);
-
-impl RawObject {
-    pub fn new() -> RawObject {
-        RawObject::default()
-    }
-
-    /// Sets `key` to the JSON text `value`.
-    pub fn raw(mut self, key: &str, value: &str) -> RawObject {
-        self.set(key, Some(value));
-        self
-    }
-
-    /// Sets `key` to a string.
-    pub fn str(self, key: &str, value: &str) -> RawObject {
-        self.raw(key, &quote(value))
-    }
-
-    /// Sets (`Some`) or removes (`None`: undefined) a member.
-    pub fn set(&mut self, key: &str, value: Option<&str>) {
-        let at = self.0.iter().position(|(k, _)| k == key);
-        match (at, value) {
-            (Some(i), Some(v)) => self.0[i].1 = raw(v),
-            (Some(i), None) => {
-                self.0.remove(i);
-            }
-            (None, Some(v)) => self.0.push((key.to_string(), raw(v))),
-            (None, None) => {}
-        }
-    }
-
-    pub fn text(&self) -> String {
-        to_string(self)
-    }
-}
-
-impl Serialize for RawObject {
-    fn serialize<S: serde::Serializer>(&self, ser: S) -> Result<S::Ok, S::Error> {
-        ser.collect_map(self.0.iter().map(|(k, v)| (k, v)))
-    }
-}
-
 /// Indented JSON for reading (two spaces, serde_json's pretty layout) of a value scanned
 /// from a file: objects and arrays are laid out, every other value is written as in the file.
 pub fn pretty(j: J<'_>) -> String {
@@ -158,15 +112,10 @@ mod tests {
         assert_eq!(lines([1, 2], true).get(), "[\n1,\n2\n]");
         assert_eq!(lines([1, 2], false).get(), "[\n1,\n2]");
         assert_eq!(lines(Vec::<u8>::new(), true).get(), "[\n]");
-        let mut o = RawObject::new().raw("a", "1").str("b", "x").raw("a", "[2]");
-        o.set("c", None);
-        assert_eq!(o.text(), r#"{"a":[2],"b":"x"}"#, "a key set again keeps its place");
-        o.set("b", None);
         let j = J::parse(br#"{"a":[1.50,{}],"b":{"c":"\u00e9","c":[]},"d":[]}"#).unwrap();
         assert_eq!(
             pretty(j),
             "{\n  \"a\": [\n    1.50,\n    {}\n  ],\n  \"b\": {\n    \"c\": \"\\u00e9\",\n    \"c\": []\n  },\n  \"d\": []\n}"
         );
-        assert_eq!(o.text(), r#"{"a":[2]}"#);
     }
 }
