@@ -248,7 +248,7 @@ class SessionManager {
     this.#sessionFile = resolvePath(sessionFile);
     if (existsSync(this.#sessionFile)) {
       const loaded = preloaded ?? call(() => NativeSession.load(normalizePath(this.#sessionFile)));
-      if (loaded.status !== 2) {
+      if (loaded.status !== "loaded") {
         const explicitPath = this.#sessionFile;
         if (statSync(explicitPath).size > 0) {
           throw new Error(`Session file is not a valid ${APP_NAME} session: ${explicitPath}`);
@@ -436,6 +436,7 @@ class SessionManager {
       }
       const json = JSON.stringify(entry);
       const ty = typeCode(entry.type);
+      const before = this.#objs.length;
       let count;
       try {
         count = native.commitLine(
@@ -452,10 +453,8 @@ class SessionManager {
         this.#padTo(native.count());
         throw toJsError(error);
       }
-      if (count < 0) {
-        this.#padTo(-count - 1);
-        continue;
-      }
+      // The id is taken (nothing was written): build the entry again with another.
+      if (count === before) continue;
       this.#padTo(count - 1);
       this.#objs.push(entry);
       this.#indexed = this.#objs.length;
@@ -963,13 +962,13 @@ class SessionManager {
     let preloaded;
     if (cwdOverride === undefined && existsSync(resolvedPath)) {
       const scan = call(() => binding.readHeader(resolvedPath));
-      if (scan === "L") {
+      if (scan.kind === "limitExceeded") {
         // The bounded scan is only a discovery optimisation; a full load is authoritative.
         preloaded = call(() => NativeSession.load(normalizePath(resolvedPath)));
-        const first = preloaded.status === 2 ? JSON.parse(preloaded.line(0)) : undefined;
+        const first = preloaded.status === "loaded" ? JSON.parse(preloaded.line(0)) : undefined;
         header = first?.type === "session" ? first : null;
       } else {
-        header = scan[0] === "H" ? JSON.parse(scan.slice(1)) : null;
+        header = scan.kind === "header" ? JSON.parse(scan.line) : null;
       }
     }
     const cwd = cwdOverride ?? (header ? getSessionHeaderCwd(header) : undefined) ?? process.cwd();
@@ -993,7 +992,7 @@ class SessionManager {
     const resolvedSourcePath = resolvePath(sourcePath);
     const resolvedTargetCwd = resolvePath(targetCwd);
     const source = call(() => NativeSession.load(normalizePath(resolvedSourcePath)));
-    if (source.status !== 2) {
+    if (source.status !== "loaded") {
       throw new Error(`Cannot fork: source session file is empty or invalid: ${resolvedSourcePath}`);
     }
     const dir = sessionDir ? normalizePath(sessionDir) : context.getDefaultSessionDir(resolvedTargetCwd);
