@@ -146,7 +146,7 @@ impl NativeSession {
         parent: String,
         target: String,
         timestamp: String,
-        json: Text,
+        mut json: Text,
         path: String,
         sync: bool,
     ) -> Result<u32> {
@@ -154,15 +154,15 @@ impl NativeSession {
             let sk =
                 skeleton_from_flags(flags, Key::Str(id.into()), Key::decode(&parent), Key::decode(&target), &timestamp);
             // Written or not, the count tells the facade which (see above).
-            let _: Commit = self.s.commit(sk, &json.into_line(), Path::new(&path), sync)?;
+            let _: Commit = self.s.commit(sk, json.line(), Path::new(&path), sync)?;
             Ok(self.tree().len() as u32)
         })
     }
 
     /// Appends `json` and a newline to `path` (the reference's `_persist`).
     #[napi]
-    pub fn append_line(&mut self, path: String, json: Text, sync: bool) -> Result<()> {
-        guard(|| self.s.append_line(Path::new(&path), &json.into_line(), sync))
+    pub fn append_line(&mut self, path: String, mut json: Text, sync: bool) -> Result<()> {
+        guard(|| self.s.append_line(Path::new(&path), json.line(), sync))
     }
 
     /// Writes the whole file atomically (`exclusive`: like `openSync(path, "wx")`).
