@@ -49,7 +49,7 @@ function chunk(id, model, delta, finish = null, usage) {
   return `data: ${JSON.stringify(c)}\n\n`;
 }
 
-let counter = 0;
+const counters = new Map(); // per label, so two sides get the same response ids
 const server = createServer((req, res) => {
   let raw = "";
   req.setEncoding("utf8");
@@ -70,7 +70,9 @@ const server = createServer((req, res) => {
     }
     if (logDir) appendFileSync(join(logDir, `${m[1]}.jsonl`), `${JSON.stringify(body)}\n`);
     const reply = script(body);
-    const id = `chatcmpl-mock${++counter}`;
+    const n = (counters.get(m[1]) ?? 0) + 1;
+    counters.set(m[1], n);
+    const id = `chatcmpl-mock${n}`;
     const model = body.model ?? "mock";
     res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" });
     const out = [chunk(id, model, { role: "assistant", content: "" })];
