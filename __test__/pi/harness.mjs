@@ -17,7 +17,7 @@ export const node22 = () => nodeBinary(22, { minMinor: 19 });
 /** Start the mock model in a child process; resolves to { port, logDir, stop() }. */
 export function startMockModel(logDir) {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(REPO, "__test__/pi/mock-model.mjs"), logDir], { stdio: ["pipe", "pipe", "inherit"] });
+    const child = spawn(process.execPath, [join(REPO, "__test__/pi/mock-model.mjs"), ...(logDir ? [logDir] : [])], { stdio: ["pipe", "pipe", "inherit"] });
     let out = "";
     child.on("error", reject);
     child.on("exit", (code) => reject(new Error(`mock model exited (${code}) before listening`)));
@@ -46,7 +46,7 @@ export function startMockModel(logDir) {
  * A temp root for one implementation: <root>/agent (PI_CODING_AGENT_DIR), <root>/proj (cwd), <root>/home.
  * `label` must have the same length on both sides compared (paths appear in prompts and token counts).
  */
-export function makeSide(label, port, { settings = {} } = {}) {
+export function makeSide(label, port, { settings = {}, contextWindow = 128000 } = {}) {
   const root = mkdtempSync(join(tmpdir(), `pi-t-${label}-`));
   const agent = join(root, "agent");
   const proj = join(root, "proj");
@@ -64,7 +64,7 @@ export function makeSide(label, port, { settings = {} } = {}) {
             {
               id: MODEL.id,
               name: "Mock Model",
-              contextWindow: 128000,
+              contextWindow,
               maxTokens: 4096,
               cost: { input: 1, output: 2, cacheRead: 0, cacheWrite: 0 },
             },
