@@ -4,11 +4,16 @@
 //
 // Finds the installed pi (@earendil-works/pi-coding-agent: the project's node_modules from the current
 // directory up, then beside this package, then the global install), installs the resolve hook of
-// `pi-session-native/register` and runs pi's unbundled CLI (`dist/cli.js`) in this same process, as
+// `pi-session-native/register` and runs pi's CLI in this same process, as
 // `node --import pi-session-native/register <pi>/dist/cli.js …args` would. Being the same process, it has
 // pi's stdio, exit code and signals exactly: nothing to forward.
 //
-// pi 1.6.x gets our SessionManager; any other pi version runs with its own (one line on stderr).
+// What it runs is a bundle of pi's unbundled CLI with our module in place of its session manager
+// (lib/pi-bundle.js: built on the first run for each installed pi, cached), as pi's own `pi` bin is a
+// bundle: its ~2,000 modules would otherwise cost ~0.7 s of startup. PI_NATIVE_BUNDLE=0 (or no rolldown, or
+// PI_SESSION_NATIVE_TRACE) runs `dist/cli.js` itself through the hook.
+//
+// pi 1.6.x gets our SessionManager; any other pi version runs as it ships, with its own (one line on stderr).
 // Bad setups (Node older than 22.19, no pi installed) print one line and exit 2 before pi is loaded,
 // so no session file is touched.
 //
@@ -116,12 +121,40 @@ if (typeof mod.enableCompileCache === "function" && !process.env.NODE_DISABLE_CO
   }
 }
 
-if (!require("../lib/pi-hook.js").install()) die("this Node (" + process.versions.node + ") has no module.registerHooks()");
-
+var hook = require("../lib/pi-hook.js");
+var url = require("node:url");
 var cli = path.join(piDir, "dist", "cli.js");
-// pi reads process.argv.slice(2) and, for `pi update`, process.argv[1] as its entry point.
-process.argv[1] = cli;
-import(require("node:url").pathToFileURL(cli).href).catch(function (e) {
-  process.stderr.write("pi-native: cannot load " + cli + ": " + (e && e.stack ? e.stack : e) + "\n");
-  process.exit(1);
-});
+var check = hook.checkPi(piDir);
+
+function run(entry) {
+  // pi reads process.argv.slice(2) and, for `pi update`, process.argv[1] as its entry point.
+  process.argv[1] = cli;
+  import(url.pathToFileURL(entry).href).catch(function (e) {
+    process.stderr.write("pi-native: cannot load " + entry + ": " + (e && e.stack ? e.stack : e) + "\n");
+    process.exit(1);
+  });
+}
+
+if (!check.ok) {
+  // Another pi version: pi as it ships (its own `pi` bin), with its own SessionManager.
+  process.stderr.write(hook.skipMessage(check.version, piDir) + "\n");
+  var pkg = JSON.parse(fs.readFileSync(path.join(piDir, "package.json"), "utf8"));
+  var bin = pkg.bin && (typeof pkg.bin === "string" ? pkg.bin : pkg.bin.pi);
+  run(bin ? path.join(piDir, bin) : cli);
+} else {
+  // The hook also serves the bundle: extensions that import pi's SessionManager get ours too.
+  if (!hook.install()) die("this Node (" + process.versions.node + ") has no module.registerHooks()");
+  var useBundle = process.env.PI_NATIVE_BUNDLE !== "0" && !process.env.PI_SESSION_NATIVE_TRACE;
+  var bundle = useBundle ? require("../lib/pi-bundle.js") : null;
+  var entry = bundle ? bundle.cachedEntry(piDir) : null;
+  if (entry || !bundle || !bundle.canBuild()) {
+    run(entry || cli);
+  } else {
+    // First run for this pi: build the bundle (a few seconds, once), then run it.
+    process.stderr.write("pi-native: bundling pi " + check.version + " for a fast startup (once per pi version)...\n");
+    bundle.build(piDir).then(run, function (e) {
+      process.stderr.write("pi-native: bundling failed (" + (e && e.message ? e.message : e) + "); running pi unbundled\n");
+      run(cli);
+    });
+  }
+}

@@ -42,6 +42,20 @@ const model = await startMockModel(logRoot);
 // a small keepRecentTokens, so that the RPC `compact` has something to summarise
 const sides = LABELS.map((label) => makeSide(label, model.port, { settings: { compaction: { keepRecentTokens: 20 } } }));
 // the root, and the root as pi encodes a cwd into a session folder name (--tmp-pi-t-stock-XXXXXX-proj--)
+// pi-native's first run builds its bundle of pi (one stderr line), later runs use it
+{
+  const warm = makeSide("wrmup", model.port);
+  const fresh = join(warm.root, "bundle-cache");
+  const r = await runPi("native", warm, ["--no-session", "-p", "warm up"], { env: { PI_NATIVE_CACHE_DIR: fresh } });
+  if (r.code === 0 && r.stdout.startsWith("reply #1") && /^pi-native: bundling pi 1\.6\.0 for a fast startup \(once per pi version\)\.\.\.\n$/.test(r.stderr)) ok("pi-native's first run builds the bundle, with one line on stderr");
+  else fail("pi-native's first run", `    code ${r.code}, stdout ${JSON.stringify(r.stdout)}, stderr ${JSON.stringify(r.stderr)}`);
+  const again = await runPi("native", warm, ["--no-session", "-p", "warm up"], { env: { PI_NATIVE_CACHE_DIR: fresh } });
+  if (again.code === 0 && again.stderr === "") ok("pi-native's second run uses it, silently");
+  else fail("pi-native's second run", `    code ${again.code}, stderr ${JSON.stringify(again.stderr)}`);
+  // the cache the tests use
+  await runPi("native", warm, ["--no-session", "-p", "warm up"]);
+  rmSync(warm.root, { recursive: true, force: true });
+}
 const norms = sides.map((s) => new Normalizer().addRoot(s.root, "<ROOT>").addRoot(s.root.replace(/^[/\\]/, "").replace(/[/\\:]/g, "-"), "<EROOT>").addRoot(`/${s.label}/v1`, "/<LABEL>/v1"));
 
 // ---------------------------------------------------------------------------
@@ -123,7 +137,7 @@ const sessionFileAt = (side, k) => join(side.sessions, sessionFiles(side)[k].rel
 // 1. Print mode and JSON mode
 
 if (!ONLY || ONLY === "print") {
-  console.log("print mode");
+  console.log("print mode (pi-native: its bundle)");
   await step("-p with a tool call", ["-p", "hello, please TOOL:notes.txt"]);
   await step("-c -p", ["-c", "-p", "and now a plain question"]);
   await step("--name -p (new session)", ["--name", "named session", "-p", "a named start"]);
@@ -140,9 +154,9 @@ if (!ONLY || ONLY === "print") {
 // 2. RPC mode: a scripted client, one command at a time; a prompt waits for agent_settled.
 
 class Rpc {
-  constructor(impl, side, args) {
+  constructor(impl, side, args, env = {}) {
     const [cmd, argv] = impl === "stock" ? [N22, [join(REPO, "node_modules/@earendil-works/pi-coding-agent/dist/bundle/cli.js"), "--mode", "rpc", ...args]] : [N22, [NATIVE_BIN, "--mode", "rpc", ...args]];
-    this.child = spawn(cmd, argv, { cwd: side.proj, env: side.env, stdio: ["pipe", "pipe", "pipe"] });
+    this.child = spawn(cmd, argv, { cwd: side.proj, env: { ...side.env, ...env }, stdio: ["pipe", "pipe", "pipe"] });
     this.records = [];
     this.stderr = "";
     this.waiters = [];
@@ -190,8 +204,10 @@ class Rpc {
 }
 
 if (!ONLY || ONLY === "rpc") {
-  console.log("rpc mode");
-  const clients = SIDES.map((impl, i) => new Rpc(impl, sides[i], ["-c"]));
+  // pi-native without its bundle here: pi's unbundled dist/cli.js through the resolve hook, as
+  // `node --import pi-session-native/register` runs it (print mode above used the bundle)
+  console.log("rpc mode (pi-native: PI_NATIVE_BUNDLE=0, the hook on pi's unbundled modules)");
+  const clients = SIDES.map((impl, i) => new Rpc(impl, sides[i], ["-c"], { PI_NATIVE_BUNDLE: "0" }));
   const answers = [[], []];
   /** Send the same command (or a per-side one) to both, compare the responses. */
   const both = async (name, cmd) => {
