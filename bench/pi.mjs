@@ -246,7 +246,7 @@ const unit = (k, v) => (k.endsWith(".rss") ? `${v.toFixed(0)} MB` : v >= 1000 ? 
 const lines = [];
 lines.push("# bench:pi results", "");
 lines.push(
-  `stock \`pi\` (the bundle \`dist/bundle/cli.js\`) against \`pi-native\` (pi's unbundled \`dist/cli.js\` on pi-session-native), pi 1.6.0, ${execFileSync(N22, ["--version"]).toString().trim()}, ${os.cpus().length} × ${os.cpus()[0]?.model?.trim()}, ${new Date().toISOString()}; load average ${load0.map((x) => x.toFixed(1)).join(" ")} at start, ${os
+  `stock \`pi\` (the bundle \`dist/bundle/cli.js\`) against \`pi-native\` (its bundle of pi's \`dist/cli.js\` with pi-session-native in place of pi's session manager; the call profile runs the unbundled CLI through the hook), pi 1.6.0, ${execFileSync(N22, ["--version"]).toString().trim()}, ${os.cpus().length} × ${os.cpus()[0]?.model?.trim()}, ${new Date().toISOString()}; load average ${load0.map((x) => x.toFixed(1)).join(" ")} at start, ${os
     .loadavg()
     .map((x) => x.toFixed(1))
     .join(" ")} at end; ${((Date.now() - t0) / 1000).toFixed(0)} s. Each sample a fresh process; ${ROUNDS} interleaved rounds after a warm-up; medians (min–max).`,

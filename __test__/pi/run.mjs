@@ -334,6 +334,17 @@ if (!ONLY || ONLY === "setup") {
   const r2 = await run(N22, [NATIVE_BIN, "--no-session", "-p", "hi"], { PI_SESSION_NATIVE_TRACE: trace });
   if (r2.code === 0 && r2.stderr === "" && existsSync(trace) && JSON.parse(readFileSync(trace, "utf8")).methods["SessionManager.inMemory"]) ok("pi 1.6.0: our SessionManager is the one pi calls");
   else fail("pi 1.6.0 through the hook", `    code ${r2.code}, stderr ${JSON.stringify(r2.stderr)}, trace written: ${existsSync(trace)}`);
+  // `node --import pi-session-native/register <pi>/dist/cli.js`, without the bin
+  rmSync(trace, { force: true });
+  const r3 = await run(N22, ["--import", join(REPO, "register.mjs"), join(PI_DIR, "dist/cli.js"), "--no-session", "-p", "hi"], { PI_SESSION_NATIVE_TRACE: trace });
+  if (r3.code === 0 && r3.stderr === "" && /reply #1/.test(r3.stdout) && existsSync(trace)) ok("node --import register.mjs dist/cli.js: pi on our SessionManager");
+  else fail("node --import register.mjs", `    code ${r3.code}, stderr ${JSON.stringify(r3.stderr)}, trace written: ${existsSync(trace)}`);
+  // and on the other pi version, the register entry leaves pi's module in place with one line
+  rmSync(trace, { force: true });
+  const r4 = await run(N22, ["--import", join(REPO, "register.mjs"), join(fake, "dist/cli.js"), "--no-session", "-p", "hi"], { PI_SESSION_NATIVE_TRACE: trace });
+  const l4 = r4.stderr.split("\n").filter(Boolean);
+  if (r4.code === 0 && l4.length === 1 && /is not 1\.6\.x/.test(l4[0]) && /reply #1/.test(r4.stdout) && !existsSync(trace)) ok("node --import register.mjs on pi 1.7.0: pi's own module, one line");
+  else fail("node --import register.mjs on pi 1.7.0", `    code ${r4.code}, stderr ${JSON.stringify(r4.stderr)}, trace written: ${existsSync(trace)}`);
   for (const d of [lone, prefix, side.root]) if (process.env.PI_TEST_KEEP !== "1") rmSync(d, { recursive: true, force: true });
 }
 
