@@ -5,6 +5,7 @@
 //   node bench/pi.mjs --rounds 3     fewer rounds
 //   node bench/pi.mjs --no-resume    skip the /resume flow (it needs tmux)
 //   node bench/pi.mjs --profile-only only the PI_SESSION_NATIVE_TRACE call profile of pi-native
+//   node bench/pi.mjs --flows resume --impls native    some flows, some implementations
 //
 // Flows (each a fresh pi process, as every `pi` invocation is):
 //   startup      `pi -p hi` in an empty project (a new session, one short turn)
@@ -27,11 +28,17 @@ const opt = (name, dflt) => {
   return i < 0 ? dflt : Number(argv[i + 1]);
 };
 const ROUNDS = opt("--rounds", 5);
+const list = (name, dflt) => {
+  const i = argv.indexOf(name);
+  return i < 0 ? dflt : argv[i + 1].split(",");
+};
+const IMPLS = list("--impls", ["stock", "native"]);
+const FLOWS = list("--flows", ["startup", "printTurn", "resume"]);
+
 const PROFILE_ONLY = argv.includes("--profile-only");
 const hasTmux = spawnSync("tmux", ["-V"]).status === 0;
-const RESUME = !argv.includes("--no-resume") && hasTmux;
+const RESUME = !argv.includes("--no-resume") && hasTmux && FLOWS.includes("resume");
 const TIME = existsSync("/usr/bin/time") ? "/usr/bin/time" : null;
-const IMPLS = ["stock", "native"];
 const log = (s) => process.stderr.write(`${s}\n`);
 
 const N22 = node22();
@@ -63,7 +70,7 @@ if (RESUME) {
 // context, so the print turn is one turn (no automatic compaction in the middle of it).
 
 const model = await startMockModel(undefined);
-const sides = Object.fromEntries(IMPLS.map((impl) => [impl, makeSide(impl === "stock" ? "stock" : "nativ", model.port, { contextWindow: 2_000_000 })]));
+const sides = Object.fromEntries(["stock", "native"].map((impl) => [impl, makeSide(impl === "stock" ? "stock" : "nativ", model.port, { contextWindow: 2_000_000 })]));
 
 function copySession(src, dst, cwd) {
   const buf = readFileSync(src);
@@ -208,7 +215,7 @@ const record = (key, impl, v) => {
 const load0 = os.loadavg();
 const t0 = Date.now();
 if (!PROFILE_ONLY) {
-  const active = ["startup", "printTurn", ...(RESUME ? ["resume"] : [])];
+  const active = FLOWS.filter((f) => f !== "resume" || RESUME);
   log("warm-up (compile caches, page cache)…");
   for (const flow of active) for (const impl of IMPLS) await flows[flow](impl);
   for (let round = 0; round < ROUNDS; round++) {
@@ -222,13 +229,13 @@ if (!PROFILE_ONLY) {
     }
     log(
       `round ${round + 1}/${ROUNDS}: ${Object.entries(samples)
-        .map(([k, v]) => `${k} ${v.stock.at(-1).toFixed(0)}/${v.native.at(-1).toFixed(0)}`)
+        .map(([k, v]) => `${k} ${IMPLS.map((i) => v[i].at(-1).toFixed(0)).join("/")}`)
         .join(", ")}`,
     );
   }
 }
 log("call profile of pi-native (PI_SESSION_NATIVE_TRACE)…");
-const prof = await profile();
+const prof = IMPLS.includes("native") && !argv.includes("--no-profile") ? await profile() : {};
 await model.stop();
 for (const s of Object.values(sides)) rmSync(s.root, { recursive: true, force: true });
 
@@ -242,7 +249,7 @@ const LABEL = {
   "printTurn.rss": "peak RSS of that turn",
   "resume.ms": "`/resume` picker (`pi -r`, tmux), 1,000 sessions, until all are loaded",
 };
-const unit = (k, v) => (k.endsWith(".rss") ? `${v.toFixed(0)} MB` : v >= 1000 ? `${(v / 1000).toFixed(2)} s` : `${v.toFixed(0)} ms`);
+const unit = (k, v) => (!Number.isFinite(v) ? "–" : k.endsWith(".rss") ? `${v.toFixed(0)} MB` : v >= 1000 ? `${(v / 1000).toFixed(2)} s` : `${v.toFixed(0)} ms`);
 const lines = [];
 lines.push("# bench:pi results", "");
 lines.push(
@@ -268,8 +275,9 @@ lines.push(
   "`PI_SESSION_NATIVE_TRACE=<file>`: every SessionManager method and free function, timed in place. *calls*: outermost calls; *nested*: calls made from inside another traced call; *first ms*: the first call; *in callbacks ms*: time inside callbacks pi passed in (list's onProgress: pi's picker), included in the total.",
   "",
 );
-lines.push("### Print turn on the 100 MB session", "", profileTable(prof.printTurn));
+if (prof.printTurn) lines.push("### Print turn on the 100 MB session", "", profileTable(prof.printTurn));
 if (prof.resume) lines.push("### `/resume` over 1,000 sessions", "", profileTable(prof.resume));
 const text = `${lines.join("\n")}\n`;
-writeFileSync(join(REPO, "bench/pi-results.md"), text);
+// only a full run replaces the committed results
+if (IMPLS.length === 2 && FLOWS.length === 3 && RESUME && !PROFILE_ONLY) writeFileSync(join(REPO, "bench/pi-results.md"), text);
 process.stdout.write(text);
