@@ -1,6 +1,6 @@
 // Shared pieces of the pi CLI tests and bench: a temp "side" (agent dir with models.json pointing at the
 // mock model, a project dir, a home), the mock model child, and how to run stock pi or pi-native.
-import { spawn } from "node:child_process";
+import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
@@ -164,4 +164,58 @@ export function fakePiVersion(version) {
   writeFileSync(join(dir, "package.json"), JSON.stringify(pkg, null, "\t"));
   // pi's dependencies are found from the repo's node_modules (the copy lives below it)
   return dir;
+}
+
+/** tmux for the TUI tests: present, or installed with apt-get when we are root on Debian/Ubuntu. Returns whether it is there. */
+export function ensureTmux(log = console.log) {
+  const has = () => spawnSync("tmux", ["-V"], { stdio: "ignore" }).status === 0;
+  if (has()) return true;
+  if (process.getuid?.() === 0 && spawnSync("apt-get", ["--version"], { stdio: "ignore" }).status === 0) {
+    log("  installing tmux (apt-get install -y tmux)…");
+    spawnSync("apt-get", ["update", "-qq"], { stdio: "ignore" });
+    spawnSync("apt-get", ["install", "-y", "-qq", "tmux"], { stdio: "ignore", env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" } });
+  }
+  return has();
+}
+
+/** pi in a detached tmux session of a fixed size; screen(), keys(), waitFor(), closed(). */
+export function tmuxPi(impl, side, args, { name, width = 120, height = 40, env = {} } = {}) {
+  const [cmd, argv] = piCommand(impl, args);
+  const vars = { ...side.env, TERM: "xterm-256color", ...env };
+  delete vars.NO_COLOR;
+  const q = (s) => `'${String(s).replace(/'/g, "'\\''")}'`;
+  const shell = `cd ${q(side.proj)} && exec env -i ${Object.entries(vars)
+    .map(([k, v]) => `${k}=${q(v)}`)
+    .join(" ")} ${q(cmd)} ${argv.map(q).join(" ")}`;
+  execFileSync("tmux", ["new-session", "-d", "-s", name, "-x", String(width), "-y", String(height), shell]);
+  const screen = () => spawnSync("tmux", ["capture-pane", "-p", "-t", name], { encoding: "utf8" }).stdout ?? "";
+  const alive = () => spawnSync("tmux", ["has-session", "-t", name], { stdio: "ignore" }).status === 0;
+  return {
+    screen,
+    alive,
+    keys: (...k) => execFileSync("tmux", ["send-keys", "-t", name, ...k]),
+    /** literal text (no key names) */
+    type: (text) => execFileSync("tmux", ["send-keys", "-t", name, "-l", text]),
+    async waitFor(test, what, ms = 30_000) {
+      const t0 = Date.now();
+      for (;;) {
+        const s = screen();
+        if (typeof test === "function" ? test(s) : test.test(s)) return s;
+        if (Date.now() - t0 > ms) throw new Error(`${impl}: timed out waiting for ${what}; the screen:\n${s}`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    },
+    async closed(ms = 20_000) {
+      const t0 = Date.now();
+      while (alive()) {
+        if (Date.now() - t0 > ms) {
+          spawnSync("tmux", ["kill-session", "-t", name]);
+          return false;
+        }
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      return true;
+    },
+    kill: () => spawnSync("tmux", ["kill-session", "-t", name], { stdio: "ignore" }),
+  };
 }

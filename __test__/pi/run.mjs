@@ -10,14 +10,14 @@
 // no pi installed, another pi version), which must print one line and touch no session file.
 //
 // PI_TEST_KEEP=1 keeps the temp roots. PI_TEST_SELF=1 runs stock pi on both sides (checks the normalisation).
-// PI_TEST_ONLY=print|rpc|setup runs one part.
+// PI_TEST_ONLY=print|rpc|tui|setup runs one part.
 import { execFileSync, spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, relative, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { Normalizer } from "../helpers/normalize.mjs";
-import { fakePiVersion, makeSide, NATIVE_BIN, PI_DIR, node22, REPO, runPi, sessionFiles, snapshotDir, startMockModel } from "./harness.mjs";
+import { ensureTmux, fakePiVersion, makeSide, NATIVE_BIN, PI_DIR, node22, REPO, runPi, sessionFiles, snapshotDir, startMockModel, tmuxPi } from "./harness.mjs";
 
 const N22 = node22();
 const ONLY = process.env.PI_TEST_ONLY;
@@ -262,7 +262,74 @@ if (!ONLY || ONLY === "rpc") {
 }
 
 // ---------------------------------------------------------------------------
-// 3. Bad setups: one line on stderr, exit 2, no session file touched.
+// 3. The interactive TUI under tmux: the /resume picker selects a session, /name, /tree (navigate to an
+//    earlier point, no summary), a prompt on the new branch, then ctrl+d. Both sides at once; the screens
+//    of each stage and the session files are compared.
+
+if (!ONLY || ONLY === "tui") {
+  if (!ensureTmux()) {
+    console.log("tui: SKIPPED (no tmux, and it could not be installed)");
+  } else {
+    console.log("tui (tmux)");
+    if (sessionFiles(sides[0]).length === 0) await step("a session for the picker", ["-p", "hello, please TOOL:notes.txt"]);
+    // ages in the picker ("9 22m") and the footer's token counts depend on when each side ran
+    // pi's notices about tools it could not download (fd, ripgrep) arrive at their own time: left out
+    const screenNorm = (i, text) =>
+      normText(i, text)
+        .replace(/\b\d+(?:s|m|h|d|mo|y)\b/g, "<AGE>")
+        .replace(/^ *Warning: .* not found\. Offline mode enabled, skipping download\.\n/gm, "")
+        .replace(/[ \t]+$/gm, "");
+    /** The screen once it has matched and then not changed for 1 s (two looks 500 ms apart). */
+    const settled = async (t, test, what) => {
+      let last = await t.waitFor(test, what);
+      let same = 0;
+      for (let i = 0; i < 60 && same < 2; i++) {
+        await new Promise((r) => setTimeout(r, 500));
+        const now = t.screen();
+        same = now === last ? same + 1 : 0;
+        last = now;
+      }
+      return last;
+    };
+    const tuis = SIDES.map((impl, i) => tmuxPi(impl, sides[i], ["-r"], { name: `pi-test-${process.pid}-${i}` }));
+    const stage = async (what, test, act) => {
+      const screens = await Promise.all(tuis.map((t) => settled(t, test, what)));
+      const norm = screens.map((x, i) => screenNorm(i, x));
+      same(`tui ${what}: screen`, norm[0], norm[1]);
+      if (norm[0] !== norm[1] && process.env.PI_TEST_KEEP === "1") console.log(`--- stock\n${screens[0]}\n--- native\n${screens[1]}\n---`);
+      if (act) for (const t of tuis) act(t);
+    };
+    try {
+      await stage("/resume picker loaded", /◉ Current Folder/, (t) => t.keys("Enter"));
+      await stage("session resumed", (s) => !/Resume Session/.test(s) && /mock-model/.test(s), (t) => {
+        t.type("/name tui named");
+        t.keys("Enter");
+      });
+      await stage("/name", /Session name set: tui named/, (t) => {
+        t.type("/tree");
+        t.keys("Enter");
+      });
+      await stage("/tree", /Session Tree[\s\S]*\(\d+\/\d+\)/, (t) => t.keys("Up", "Up", "Enter"));
+      await stage("/tree: summarize branch?", /Summarize branch\?/, (t) => t.keys("Enter"));
+      await stage("/tree: navigated", /Navigated to selected point/, (t) => {
+        t.keys("C-u");
+        t.type("a prompt on the new branch");
+        t.keys("Enter");
+      });
+      await stage("prompt on the new branch", /<- a prompt on the new branch/, (t) => t.keys("C-d"));
+      const closed = await Promise.all(tuis.map((t) => t.closed()));
+      same("tui: ctrl+d exits", String(closed[0]), String(closed[1]));
+    } catch (e) {
+      fail("tui", `    ${e.message}`);
+    } finally {
+      for (const t of tuis) t.kill();
+    }
+    compareState("tui");
+  }
+}
+
+// ---------------------------------------------------------------------------
+// 4. Bad setups: one line on stderr, exit 2, no session file touched.
 
 if (!ONLY || ONLY === "setup") {
   console.log("exports");
