@@ -102,11 +102,15 @@ async function build(piDir, env = process.env) {
     await bundle.close();
   }
   writeFileSync(join(tmp, "complete"), JSON.stringify({ pi: real, built: new Date().toISOString(), from: piDist }));
-  rmSync(dir, { recursive: true, force: true });
+  // Another process may have finished first, and may be running it (its chunks load lazily): keep that one.
+  if (existsSync(join(dir, "complete"))) {
+    rmSync(tmp, { recursive: true, force: true });
+    return join(dir, "cli.mjs");
+  }
+  rmSync(dir, { recursive: true, force: true }); // an incomplete leftover
   try {
     renameSync(tmp, dir);
   } catch (e) {
-    // another process built it meanwhile
     rmSync(tmp, { recursive: true, force: true });
     if (!existsSync(join(dir, "complete"))) throw e;
   }
