@@ -19,6 +19,7 @@ import { pathToFileURL } from "node:url";
 import { Normalizer } from "../helpers/normalize.mjs";
 import { ensureTmux, fakePiVersion, makeSide, NATIVE_BIN, PI_DIR, node22, REPO, runPi, sessionFiles, snapshotDir, startMockModel, tmuxPi } from "./harness.mjs";
 
+const T0 = performance.now();
 const N22 = node22();
 const ONLY = process.env.PI_TEST_ONLY;
 const SIDES = ["stock", process.env.PI_TEST_SELF === "1" ? "stock" : "native"];
@@ -420,5 +421,6 @@ if (!ONLY || ONLY === "setup") {
 await model.stop();
 if (process.env.PI_TEST_KEEP === "1") console.log(`kept: ${sides.map((s) => s.root).join(" ")} ${logRoot}`);
 else for (const d of [...sides.map((s) => s.root), logRoot]) rmSync(d, { recursive: true, force: true });
-console.log(failures.length ? `\n${failures.length} of ${checks} checks FAILED` : `\nall ${checks} checks passed`);
+const took = `${((performance.now() - T0) / 1000).toFixed(1)} s`;
+console.log(failures.length ? `\n${failures.length} of ${checks} checks FAILED (${took})` : `\nall ${checks} checks passed in ${took}`);
 process.exit(failures.length ? 1 : 0);
