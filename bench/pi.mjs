@@ -42,7 +42,9 @@ const TIME = existsSync("/usr/bin/time") ? "/usr/bin/time" : null;
 const log = (s) => process.stderr.write(`${s}\n`);
 
 const N22 = node22();
-log(`bench:pi on ${execFileSync(N22, ["--version"]).toString().trim()}; ${ROUNDS} rounds; resume ${RESUME ? "under tmux" : hasTmux ? "skipped" : "skipped (no tmux)"}`);
+log(
+  `bench:pi on ${execFileSync(N22, ["--version"]).toString().trim()}; ${ROUNDS} rounds; resume ${RESUME ? "under tmux" : hasTmux ? "skipped" : "skipped (no tmux)"}`,
+);
 
 // ---------------------------------------------------------------------------
 // Data: the 100 MB session of bench/, and a 1,000-session folder whose sessions belong to a project dir of ours
@@ -70,7 +72,12 @@ if (RESUME) {
 // context, so the print turn is one turn (no automatic compaction in the middle of it).
 
 const model = await startMockModel(undefined);
-const sides = Object.fromEntries(["stock", "native"].map((impl) => [impl, makeSide(impl === "stock" ? "stock" : "nativ", model.port, { contextWindow: 2_000_000 })]));
+const sides = Object.fromEntries(
+  ["stock", "native"].map((impl) => [
+    impl,
+    makeSide(impl === "stock" ? "stock" : "nativ", model.port, { contextWindow: 2_000_000 }),
+  ]),
+);
 
 function copySession(src, dst, cwd) {
   const buf = readFileSync(src);
@@ -87,7 +94,11 @@ function runOnce(impl, args, { env = {}, cwd } = {}) {
   const full = TIME ? [TIME, ["-f", "%M", cmd, ...a]] : [cmd, a];
   return new Promise((resolve, reject) => {
     const t0 = performance.now();
-    const child = spawn(full[0], full[1], { cwd: cwd ?? side.proj, env: { ...side.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(full[0], full[1], {
+      cwd: cwd ?? side.proj,
+      env: { ...side.env, ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let stdout = "";
     let stderr = "";
     let hwm = 0;
@@ -148,10 +159,12 @@ async function resumeOnce(impl, env = {}) {
       const screen = spawnSync("tmux", ["capture-pane", "-p", "-t", name], { encoding: "utf8" }).stdout ?? "";
       if (screen.includes("◉ Current Folder")) {
         const ms = performance.now() - t0;
-        if (!/Resume Session/.test(screen) || /No sessions in current folder/.test(screen)) throw new Error(`${impl}: the picker shows no sessions:\n${screen}`);
+        if (!/Resume Session/.test(screen) || /No sessions in current folder/.test(screen))
+          throw new Error(`${impl}: the picker shows no sessions:\n${screen}`);
         return { ms };
       }
-      if (performance.now() - t0 > 120_000) throw new Error(`${impl}: the picker did not finish loading in 120 s:\n${screen}`);
+      if (performance.now() - t0 > 120_000)
+        throw new Error(`${impl}: the picker did not finish loading in 120 s:\n${screen}`);
       await new Promise((r) => setTimeout(r, 25));
     }
   } finally {
@@ -170,10 +183,7 @@ async function resumeOnce(impl, env = {}) {
 async function profile() {
   const out = {};
   const file = join(sides.native.root, "trace.json");
-  for (const [flow, run] of [
-    ["printTurn", flows.printTurn],
-    ...(RESUME ? [["resume", flows.resume]] : []),
-  ]) {
+  for (const [flow, run] of [["printTurn", flows.printTurn], ...(RESUME ? [["resume", flows.resume]] : [])]) {
     rmSync(file, { force: true });
     await run("native", { PI_SESSION_NATIVE_TRACE: file });
     for (let i = 0; i < 40 && !existsSync(file); i++) await new Promise((r) => setTimeout(r, 100));
@@ -186,7 +196,8 @@ function profileTable(p) {
   if (!p) return "(no trace written)\n";
   const f = (n) => (n >= 100 ? n.toFixed(0) : n.toFixed(1));
   const rows = Object.entries(p.methods).map(
-    ([name, s]) => `| \`${name}\` | ${s.calls} | ${s.nested || ""} | ${f(s.ms)} | ${f(s.first ?? 0)} | ${s.calls > 1 ? f((s.ms - (s.first ?? 0)) / (s.calls - 1)) : ""} | ${s.cbMs ? f(s.cbMs) : ""} | ${s.arrays ? f(s.items / s.arrays) : ""} |`,
+    ([name, s]) =>
+      `| \`${name}\` | ${s.calls} | ${s.nested || ""} | ${f(s.ms)} | ${f(s.first ?? 0)} | ${s.calls > 1 ? f((s.ms - (s.first ?? 0)) / (s.calls - 1)) : ""} | ${s.cbMs ? f(s.cbMs) : ""} | ${s.arrays ? f(s.items / s.arrays) : ""} |`,
   );
   return [
     `${f(p.totalMs)} ms in SessionManager calls, of ${f(p.wallMs)} ms from our module's load to exit.`,
@@ -249,14 +260,23 @@ const LABEL = {
   "printTurn.rss": "peak RSS of that turn",
   "resume.ms": "`/resume` picker (`pi -r`, tmux), 1,000 sessions, until all are loaded",
 };
-const unit = (k, v) => (!Number.isFinite(v) ? "–" : k.endsWith(".rss") ? `${v.toFixed(0)} MB` : v >= 1000 ? `${(v / 1000).toFixed(2)} s` : `${v.toFixed(0)} ms`);
+const unit = (k, v) =>
+  !Number.isFinite(v)
+    ? "–"
+    : k.endsWith(".rss")
+      ? `${v.toFixed(0)} MB`
+      : v >= 1000
+        ? `${(v / 1000).toFixed(2)} s`
+        : `${v.toFixed(0)} ms`;
 const lines = [];
 lines.push("# bench:pi results", "");
 lines.push(
   `stock \`pi\` (the bundle \`dist/bundle/cli.js\`) against \`pi-native\` (its bundle of pi's \`dist/cli.js\` with pi-session-native in place of pi's session manager; the call profile runs the unbundled CLI through the hook), pi 1.6.0, ${execFileSync(N22, ["--version"]).toString().trim()}, ${os.cpus().length} × ${os.cpus()[0]?.model?.trim()}, ${new Date().toISOString()}; load average ${load0.map((x) => x.toFixed(1)).join(" ")} at start, ${os
     .loadavg()
     .map((x) => x.toFixed(1))
-    .join(" ")} at end; ${((Date.now() - t0) / 1000).toFixed(0)} s. Each sample a fresh process; ${ROUNDS} interleaved rounds after a warm-up; medians (min–max).`,
+    .join(
+      " ",
+    )} at end; ${((Date.now() - t0) / 1000).toFixed(0)} s. Each sample a fresh process; ${ROUNDS} interleaved rounds after a warm-up; medians (min–max).`,
   "",
 );
 if (!PROFILE_ONLY) {
@@ -265,8 +285,12 @@ if (!PROFILE_ONLY) {
     const a = median(v.stock);
     const b = median(v.native);
     const range = (xs) => `${unit(k, Math.min(...xs))}–${unit(k, Math.max(...xs))}`;
-    const diff = k.endsWith(".rss") ? `${b - a >= 0 ? "+" : ""}${(b - a).toFixed(0)} MB` : `${b - a >= 0 ? "+" : ""}${((b - a) / 1000).toFixed(2)} s`;
-    lines.push(`| ${LABEL[k] ?? k} | ${unit(k, a)} (${range(v.stock)}) | ${unit(k, b)} (${range(v.native)}) | **${(a / b).toFixed(2)}×** | ${diff} |`);
+    const diff = k.endsWith(".rss")
+      ? `${b - a >= 0 ? "+" : ""}${(b - a).toFixed(0)} MB`
+      : `${b - a >= 0 ? "+" : ""}${((b - a) / 1000).toFixed(2)} s`;
+    lines.push(
+      `| ${LABEL[k] ?? k} | ${unit(k, a)} (${range(v.stock)}) | ${unit(k, b)} (${range(v.native)}) | **${(a / b).toFixed(2)}×** | ${diff} |`,
+    );
   }
   lines.push("");
 }
@@ -279,5 +303,6 @@ if (prof.printTurn) lines.push("### Print turn on the 100 MB session", "", profi
 if (prof.resume) lines.push("### `/resume` over 1,000 sessions", "", profileTable(prof.resume));
 const text = `${lines.join("\n")}\n`;
 // only a full run replaces the committed results
-if (IMPLS.length === 2 && FLOWS.length === 3 && RESUME && !PROFILE_ONLY) writeFileSync(join(REPO, "bench/pi-results.md"), text);
+if (IMPLS.length === 2 && FLOWS.length === 3 && RESUME && !PROFILE_ONLY)
+  writeFileSync(join(REPO, "bench/pi-results.md"), text);
 process.stdout.write(text);

@@ -17,144 +17,139 @@
 // Bad setups (Node older than 22.19, no pi installed) print one line and exit 2 before pi is loaded,
 // so no session file is touched.
 //
-// Written for old Nodes too (no syntax newer than ES2017), so that they get the one-line message.
+// Plain CommonJS that old Nodes parse too (nothing newer than Node 14's syntax), so they get the one-line message.
 
-var PI_PACKAGE = "@earendil-works/pi-coding-agent";
-var NEED = [22, 19];
+const PI_PACKAGE = "@earendil-works/pi-coding-agent";
+const NEED = [22, 19];
 
 function die(message) {
-  process.stderr.write("pi-native: " + message + "\n");
+  process.stderr.write(`pi-native: ${message}\n`);
   process.exit(2);
 }
 
-var version = process.versions.node.split(".").map(Number);
-if (version[0] < NEED[0] || (version[0] === NEED[0] && version[1] < NEED[1])) {
-  die("pi needs Node >= " + NEED.join(".") + ", this is Node " + process.versions.node + " (" + process.execPath + ")");
+const [major, minor] = process.versions.node.split(".").map(Number);
+if (major < NEED[0] || (major === NEED[0] && minor < NEED[1])) {
+  die(`pi needs Node >= ${NEED.join(".")}, this is Node ${process.versions.node} (${process.execPath})`);
 }
 
-var fs = require("node:fs");
-var path = require("node:path");
+const fs = require("node:fs");
+const path = require("node:path");
 
-function isPi(dir) {
-  return fs.existsSync(path.join(dir, "package.json")) && fs.existsSync(path.join(dir, "dist", "cli.js"));
-}
+const isPi = (dir) => fs.existsSync(path.join(dir, "package.json")) && fs.existsSync(path.join(dir, "dist", "cli.js"));
 
 function piAt(nodeModules) {
-  var dir = path.join(nodeModules, PI_PACKAGE);
+  const dir = path.join(nodeModules, PI_PACKAGE);
   return isPi(dir) ? dir : null;
 }
 
 function searchUp(start) {
-  var dir = path.resolve(start);
+  let dir = path.resolve(start);
   for (;;) {
-    var found = piAt(path.join(dir, "node_modules"));
+    const found = piAt(path.join(dir, "node_modules"));
     if (found) return found;
-    var parent = path.dirname(dir);
+    const parent = path.dirname(dir);
     if (parent === dir) return null;
     dir = parent;
   }
 }
 
 function globalRoots() {
-  var roots = [];
-  if (process.env.npm_config_prefix) roots.push(process.env.npm_config_prefix);
-  if (process.env.PREFIX) roots.push(process.env.PREFIX);
+  const prefixes = [process.env.npm_config_prefix, process.env.PREFIX].filter(Boolean);
   // <prefix>/bin/node -> <prefix>/lib/node_modules; on Windows <prefix>/node.exe -> <prefix>/node_modules
-  roots.push(path.resolve(path.dirname(process.execPath), ".."));
-  return roots.map(function (prefix) {
-    return process.platform === "win32" ? path.join(prefix, "node_modules") : path.join(prefix, "lib", "node_modules");
-  });
+  prefixes.push(path.resolve(path.dirname(process.execPath), ".."));
+  return prefixes.map((prefix) =>
+    process.platform === "win32" ? path.join(prefix, "node_modules") : path.join(prefix, "lib", "node_modules"),
+  );
 }
 
 function npmRootGlobal() {
   try {
-    var out = require("node:child_process").execFileSync(process.platform === "win32" ? "npm.cmd" : "npm", ["root", "-g"], {
+    const win = process.platform === "win32";
+    const out = require("node:child_process").execFileSync(win ? "npm.cmd" : "npm", ["root", "-g"], {
       stdio: ["ignore", "pipe", "ignore"],
       timeout: 10000,
-      shell: process.platform === "win32",
+      shell: win,
     });
     return String(out).trim() || null;
-  } catch (e) {
+  } catch {
     return null;
   }
 }
 
 function findPi() {
   // an explicit pi package directory
-  if (process.env.PI_NATIVE_PI_DIR) return isPi(process.env.PI_NATIVE_PI_DIR) ? path.resolve(process.env.PI_NATIVE_PI_DIR) : null;
-  // 1. the project's node_modules (from the current directory up)
-  var found = searchUp(process.cwd());
-  if (found) return found;
+  const explicit = process.env.PI_NATIVE_PI_DIR;
+  if (explicit) return isPi(explicit) ? path.resolve(explicit) : null;
+  // 1. the project's node_modules (from the current directory up);
   // 2. beside this package (a global install of both, or a project that has both)
-  found = searchUp(path.join(__dirname, ".."));
+  const found = searchUp(process.cwd()) || searchUp(path.join(__dirname, ".."));
   if (found) return found;
   // 3. the global install
-  var roots = globalRoots();
-  for (var i = 0; i < roots.length; i++) {
-    found = piAt(roots[i]);
-    if (found) return found;
+  for (const root of globalRoots()) {
+    const atRoot = piAt(root);
+    if (atRoot) return atRoot;
   }
-  var npmRoot = npmRootGlobal();
+  const npmRoot = npmRootGlobal();
   return npmRoot ? piAt(npmRoot) : null;
 }
 
-var piDir = findPi();
-if (!piDir) {
-  die(
-    "no pi installed (looked for " +
-      PI_PACKAGE +
-      " in node_modules from " +
-      process.cwd() +
-      " up, beside pi-session-native, and in the global npm root); install it: npm install -g " +
-      PI_PACKAGE,
-  );
-}
-
-var mod = require("node:module");
-// As pi's own bundle does: compiled code is cached on disk (NODE_COMPILE_CACHE chooses the directory,
-// NODE_DISABLE_COMPILE_CACHE=1 turns it off).
-if (typeof mod.enableCompileCache === "function" && !process.env.NODE_DISABLE_COMPILE_CACHE) {
+function enableCompileCache() {
+  // As pi's own bundle does: compiled code is cached on disk (NODE_COMPILE_CACHE chooses the directory,
+  // NODE_DISABLE_COMPILE_CACHE=1 turns it off).
+  const mod = require("node:module");
+  if (typeof mod.enableCompileCache !== "function" || process.env.NODE_DISABLE_COMPILE_CACHE) return;
   try {
     mod.enableCompileCache();
-  } catch (e) {
+  } catch {
     // an unwritable cache directory only costs startup time
   }
 }
 
-var hook = require("../lib/pi-hook.js");
-var url = require("node:url");
-var cli = path.join(piDir, "dist", "cli.js");
-var check = hook.checkPi(piDir);
+function main() {
+  const piDir = findPi();
+  if (!piDir) {
+    die(
+      `no pi installed (looked for ${PI_PACKAGE} in node_modules from ${process.cwd()} up, beside pi-session-native, ` +
+        `and in the global npm root); install it: npm install -g ${PI_PACKAGE}`,
+    );
+  }
+  enableCompileCache();
+  const hook = require("../lib/pi-hook.js");
+  const cli = path.join(piDir, "dist", "cli.js");
+  const check = hook.checkPi(piDir);
 
-function run(entry) {
-  // pi reads process.argv.slice(2) and, for `pi update`, process.argv[1] as its entry point.
-  process.argv[1] = cli;
-  import(url.pathToFileURL(entry).href).catch(function (e) {
-    process.stderr.write("pi-native: cannot load " + entry + ": " + (e && e.stack ? e.stack : e) + "\n");
-    process.exit(1);
+  const run = (entry) => {
+    // pi reads process.argv.slice(2) and, for `pi update`, process.argv[1] as its entry point.
+    process.argv[1] = cli;
+    import(require("node:url").pathToFileURL(entry).href).catch((e) => {
+      process.stderr.write(`pi-native: cannot load ${entry}: ${e?.stack ? e.stack : e}\n`);
+      process.exit(1);
+    });
+  };
+
+  if (!check.ok) {
+    // Another pi version: pi as it ships (its own `pi` bin), with its own SessionManager.
+    process.stderr.write(`${hook.skipMessage(check.version, piDir)}\n`);
+    const pkg = JSON.parse(fs.readFileSync(path.join(piDir, "package.json"), "utf8"));
+    const bin = pkg.bin && (typeof pkg.bin === "string" ? pkg.bin : pkg.bin.pi);
+    run(bin ? path.join(piDir, bin) : cli);
+    return;
+  }
+  // The hook also serves the bundle: extensions that import pi's SessionManager get ours too.
+  if (!hook.install()) die(`this Node (${process.versions.node}) has no module.registerHooks()`);
+  const useBundle = process.env.PI_NATIVE_BUNDLE !== "0" && !process.env.PI_SESSION_NATIVE_TRACE;
+  const bundle = useBundle ? require("../lib/pi-bundle.js") : null;
+  const entry = bundle ? bundle.cachedEntry(piDir) : null;
+  if (entry || !bundle || !bundle.canBuild()) {
+    run(entry || cli);
+    return;
+  }
+  // First run for this pi: build the bundle (a few seconds, once), then run it.
+  process.stderr.write(`pi-native: bundling pi ${check.version} for a fast startup (once per pi version)...\n`);
+  bundle.build(piDir).then(run, (e) => {
+    process.stderr.write(`pi-native: bundling failed (${e?.message ? e.message : e}); running pi unbundled\n`);
+    run(cli);
   });
 }
 
-if (!check.ok) {
-  // Another pi version: pi as it ships (its own `pi` bin), with its own SessionManager.
-  process.stderr.write(hook.skipMessage(check.version, piDir) + "\n");
-  var pkg = JSON.parse(fs.readFileSync(path.join(piDir, "package.json"), "utf8"));
-  var bin = pkg.bin && (typeof pkg.bin === "string" ? pkg.bin : pkg.bin.pi);
-  run(bin ? path.join(piDir, bin) : cli);
-} else {
-  // The hook also serves the bundle: extensions that import pi's SessionManager get ours too.
-  if (!hook.install()) die("this Node (" + process.versions.node + ") has no module.registerHooks()");
-  var useBundle = process.env.PI_NATIVE_BUNDLE !== "0" && !process.env.PI_SESSION_NATIVE_TRACE;
-  var bundle = useBundle ? require("../lib/pi-bundle.js") : null;
-  var entry = bundle ? bundle.cachedEntry(piDir) : null;
-  if (entry || !bundle || !bundle.canBuild()) {
-    run(entry || cli);
-  } else {
-    // First run for this pi: build the bundle (a few seconds, once), then run it.
-    process.stderr.write("pi-native: bundling pi " + check.version + " for a fast startup (once per pi version)...\n");
-    bundle.build(piDir).then(run, function (e) {
-      process.stderr.write("pi-native: bundling failed (" + (e && e.message ? e.message : e) + "); running pi unbundled\n");
-      run(cli);
-    });
-  }
-}
+main();

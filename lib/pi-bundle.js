@@ -10,7 +10,16 @@
 // never used. Each module keeps its own `import.meta.url` (replaced by its original file URL before
 // bundling), so pi finds its package directory, themes, templates, workers and extensions as unbundled.
 const { createHash } = require("node:crypto");
-const { existsSync, mkdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } = require("node:fs");
+const {
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} = require("node:fs");
 const { homedir } = require("node:os");
 const { dirname, join } = require("node:path");
 const { pathToFileURL } = require("node:url");
@@ -32,7 +41,14 @@ function bundleDir(piDir, env = process.env) {
   const ours = JSON.parse(readFileSync(join(OURS, "package.json"), "utf8"));
   const key = createHash("sha256")
     .update(
-      JSON.stringify([real, pkg.version, statSync(pkgFile).mtimeMs, realpathSync(OURS), ours.version, readFileSync(__filename, "utf8")]),
+      JSON.stringify([
+        real,
+        pkg.version,
+        statSync(pkgFile).mtimeMs,
+        realpathSync(OURS),
+        ours.version,
+        readFileSync(__filename, "utf8"),
+      ]),
     )
     .digest("hex")
     .slice(0, 16);
@@ -89,7 +105,9 @@ async function build(piDir, env = process.env) {
           if (!code.includes("import.meta.")) return null;
           const url = pathToFileURL(id).href;
           return {
-            code: code.replace(META, (_, what) => JSON.stringify(what === "url" ? url : what === "dirname" ? dirname(id) : id)),
+            code: code.replace(META, (_, what) =>
+              JSON.stringify(what === "url" ? url : what === "dirname" ? dirname(id) : id),
+            ),
             map: null,
           };
         },
@@ -97,7 +115,13 @@ async function build(piDir, env = process.env) {
     ],
   });
   try {
-    await bundle.write({ dir: tmp, format: "esm", entryFileNames: "cli.mjs", chunkFileNames: "c-[hash].mjs", sourcemap: false });
+    await bundle.write({
+      dir: tmp,
+      format: "esm",
+      entryFileNames: "cli.mjs",
+      chunkFileNames: "c-[hash].mjs",
+      sourcemap: false,
+    });
   } finally {
     await bundle.close();
   }

@@ -54,7 +54,7 @@ function install({ onSkip = (m) => process.stderr.write(`${m}\n`), env = process
   mod.registerHooks({
     resolve(specifier, context, nextResolve) {
       const result = nextResolve(specifier, context);
-      const url = result && result.url;
+      const url = result?.url;
       if (typeof url !== "string" || !url.endsWith(TARGET) || !url.startsWith("file:")) return result;
       const rootUrl = url.slice(0, -TARGET.length);
       let use = decided.get(rootUrl);

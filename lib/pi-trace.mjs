@@ -75,14 +75,16 @@ function timed(name, fn) {
 const { SessionManager } = cjs;
 for (const key of Object.getOwnPropertyNames(SessionManager)) {
   const d = Object.getOwnPropertyDescriptor(SessionManager, key);
-  if (typeof d.value === "function" && key !== "prototype") SessionManager[key] = timed(`SessionManager.${key}`, d.value);
+  if (typeof d.value === "function" && key !== "prototype")
+    SessionManager[key] = timed(`SessionManager.${key}`, d.value);
 }
 for (const key of Object.getOwnPropertyNames(SessionManager.prototype)) {
   const d = Object.getOwnPropertyDescriptor(SessionManager.prototype, key);
   if (key !== "constructor" && typeof d.value === "function") SessionManager.prototype[key] = timed(key, d.value);
 }
 const free = {};
-for (const key of Object.keys(cjs)) free[key] = typeof cjs[key] === "function" && key !== "SessionManager" ? timed(`fn ${key}`, cjs[key]) : cjs[key];
+for (const key of Object.keys(cjs))
+  free[key] = typeof cjs[key] === "function" && key !== "SessionManager" ? timed(`fn ${key}`, cjs[key]) : cjs[key];
 
 function report() {
   const rows = [...stats.entries()].filter(([, s]) => s.calls || s.nested).sort((a, b) => b[1].ms - a[1].ms);
@@ -94,8 +96,12 @@ function report() {
     return;
   }
   const f = (n) => (n >= 100 ? n.toFixed(0) : n.toFixed(1));
-  const lines = [`pi-session-native trace: ${rows.length} methods, ${f(total)} ms in SessionManager calls (process ${f(performance.now() - t0)} ms)`];
-  lines.push(`${"method".padEnd(34)} ${"calls".padStart(6)} ${"nested".padStart(6)} ${"ms".padStart(9)} ${"first".padStart(8)} ${"max".padStart(8)} ${"cb ms".padStart(8)} ${"size".padStart(8)}`);
+  const lines = [
+    `pi-session-native trace: ${rows.length} methods, ${f(total)} ms in SessionManager calls (process ${f(performance.now() - t0)} ms)`,
+  ];
+  lines.push(
+    `${"method".padEnd(34)} ${"calls".padStart(6)} ${"nested".padStart(6)} ${"ms".padStart(9)} ${"first".padStart(8)} ${"max".padStart(8)} ${"cb ms".padStart(8)} ${"size".padStart(8)}`,
+  );
   for (const [name, s] of rows) {
     const size = s.arrays ? f(s.items / s.arrays) : "";
     lines.push(

@@ -19,7 +19,9 @@ export const node22 = () => nodeBinary(22, { minMinor: 19 });
 /** Start the mock model in a child process; resolves to { port, logDir, stop() }. */
 export function startMockModel(logDir) {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(REPO, "__test__/pi/mock-model.mjs"), ...(logDir ? [logDir] : [])], { stdio: ["pipe", "pipe", "inherit"] });
+    const child = spawn(process.execPath, [join(REPO, "__test__/pi/mock-model.mjs"), ...(logDir ? [logDir] : [])], {
+      stdio: ["pipe", "pipe", "inherit"],
+    });
     let out = "";
     child.on("error", reject);
     child.on("exit", (code) => reject(new Error(`mock model exited (${code}) before listening`)));
@@ -112,7 +114,11 @@ export function runPi(impl, side, args, { input, env = {}, cwd = side.proj, time
   const [cmd, argv] = piCommand(impl, args);
   return new Promise((resolve, reject) => {
     const t0 = performance.now();
-    const child = spawn(cmd, argv, { cwd, env: { ...side.env, ...env }, stdio: [input === undefined ? "ignore" : "pipe", "pipe", "pipe"] });
+    const child = spawn(cmd, argv, {
+      cwd,
+      env: { ...side.env, ...env },
+      stdio: [input === undefined ? "ignore" : "pipe", "pipe", "pipe"],
+    });
     let stdout = "";
     let stderr = "";
     child.stdout.setEncoding("utf8").on("data", (d) => (stdout += d));
@@ -156,7 +162,12 @@ export function sessionFiles(side) {
 
 /** A copy of pi's package (package.json + dist) whose package.json says `version`, placed so its dependencies resolve. */
 export function fakePiVersion(version) {
-  const dir = join(REPO, "node_modules/.cache/pi-session-native-test", `pi-${version}`, "node_modules/@earendil-works/pi-coding-agent");
+  const dir = join(
+    REPO,
+    "node_modules/.cache/pi-session-native-test",
+    `pi-${version}`,
+    "node_modules/@earendil-works/pi-coding-agent",
+  );
   mkdirSync(dir, { recursive: true });
   cpSync(join(PI_DIR, "dist"), join(dir, "dist"), { recursive: true });
   const pkg = JSON.parse(readFileSync(join(PI_DIR, "package.json"), "utf8"));
@@ -173,7 +184,10 @@ export function ensureTmux(log = console.log) {
   if (process.getuid?.() === 0 && spawnSync("apt-get", ["--version"], { stdio: "ignore" }).status === 0) {
     log("  installing tmux (apt-get install -y tmux)…");
     spawnSync("apt-get", ["update", "-qq"], { stdio: "ignore" });
-    spawnSync("apt-get", ["install", "-y", "-qq", "tmux"], { stdio: "ignore", env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" } });
+    spawnSync("apt-get", ["install", "-y", "-qq", "tmux"], {
+      stdio: "ignore",
+      env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" },
+    });
   }
   return has();
 }

@@ -20,7 +20,11 @@ const logDir = process.argv[2];
 if (logDir) mkdirSync(logDir, { recursive: true });
 
 const textOf = (content) =>
-  typeof content === "string" ? content : Array.isArray(content) ? content.map((p) => (p.type === "text" ? p.text : `[${p.type}]`)).join("") : "";
+  typeof content === "string"
+    ? content
+    : Array.isArray(content)
+      ? content.map((p) => (p.type === "text" ? p.text : `[${p.type}]`)).join("")
+      : "";
 
 function script(body) {
   const msgs = (body.messages ?? []).filter((m) => m.role !== "system" && m.role !== "developer");
@@ -41,7 +45,13 @@ function script(body) {
 }
 
 function chunk(id, model, delta, finish = null, usage) {
-  const c = { id, object: "chat.completion.chunk", created: 1700000000, model, choices: [{ index: 0, delta, finish_reason: finish }] };
+  const c = {
+    id,
+    object: "chat.completion.chunk",
+    created: 1700000000,
+    model,
+    choices: [{ index: 0, delta, finish_reason: finish }],
+  };
   if (usage) {
     c.choices = [];
     c.usage = usage;
@@ -78,7 +88,13 @@ const server = createServer((req, res) => {
     const out = [chunk(id, model, { role: "assistant", content: "" })];
     if (reply.tool) {
       const args = JSON.stringify(reply.tool.args);
-      out.push(chunk(id, model, { tool_calls: [{ index: 0, id: "call_mock_1", type: "function", function: { name: reply.tool.name, arguments: "" } }] }));
+      out.push(
+        chunk(id, model, {
+          tool_calls: [
+            { index: 0, id: "call_mock_1", type: "function", function: { name: reply.tool.name, arguments: "" } },
+          ],
+        }),
+      );
       out.push(chunk(id, model, { tool_calls: [{ index: 0, function: { arguments: args.slice(0, 5) } }] }));
       out.push(chunk(id, model, { tool_calls: [{ index: 0, function: { arguments: args.slice(5) } }] }));
       out.push(chunk(id, model, {}, "tool_calls"));

@@ -17,7 +17,20 @@ import { tmpdir } from "node:os";
 import { dirname, join, relative, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { Normalizer } from "../helpers/normalize.mjs";
-import { ensureTmux, fakePiVersion, makeSide, NATIVE_BIN, PI_DIR, node22, REPO, runPi, sessionFiles, snapshotDir, startMockModel, tmuxPi } from "./harness.mjs";
+import {
+  ensureTmux,
+  fakePiVersion,
+  makeSide,
+  NATIVE_BIN,
+  PI_DIR,
+  node22,
+  REPO,
+  runPi,
+  sessionFiles,
+  snapshotDir,
+  startMockModel,
+  tmuxPi,
+} from "./harness.mjs";
 
 const T0 = performance.now();
 const N22 = node22();
@@ -41,15 +54,26 @@ console.log(`pi CLI tests: ${N22} (${execFileSync(N22, ["--version"]).toString()
 const logRoot = mkdtempSync(join(tmpdir(), "pi-t-log-"));
 const model = await startMockModel(logRoot);
 // a small keepRecentTokens, so that the RPC `compact` has something to summarise
-const sides = LABELS.map((label) => makeSide(label, model.port, { settings: { compaction: { keepRecentTokens: 20 } } }));
+const sides = LABELS.map((label) =>
+  makeSide(label, model.port, { settings: { compaction: { keepRecentTokens: 20 } } }),
+);
 // the root, and the root as pi encodes a cwd into a session folder name (--tmp-pi-t-stock-XXXXXX-proj--)
 // pi-native's first run builds its bundle of pi (one stderr line), later runs use it
 {
   const warm = makeSide("wrmup", model.port);
   const fresh = join(warm.root, "bundle-cache");
   const r = await runPi("native", warm, ["--no-session", "-p", "warm up"], { env: { PI_NATIVE_CACHE_DIR: fresh } });
-  if (r.code === 0 && r.stdout.startsWith("reply #1") && /^pi-native: bundling pi 1\.6\.0 for a fast startup \(once per pi version\)\.\.\.\n$/.test(r.stderr)) ok("pi-native's first run builds the bundle, with one line on stderr");
-  else fail("pi-native's first run", `    code ${r.code}, stdout ${JSON.stringify(r.stdout)}, stderr ${JSON.stringify(r.stderr)}`);
+  if (
+    r.code === 0 &&
+    r.stdout.startsWith("reply #1") &&
+    /^pi-native: bundling pi 1\.6\.0 for a fast startup \(once per pi version\)\.\.\.\n$/.test(r.stderr)
+  )
+    ok("pi-native's first run builds the bundle, with one line on stderr");
+  else
+    fail(
+      "pi-native's first run",
+      `    code ${r.code}, stdout ${JSON.stringify(r.stdout)}, stderr ${JSON.stringify(r.stderr)}`,
+    );
   const again = await runPi("native", warm, ["--no-session", "-p", "warm up"], { env: { PI_NATIVE_CACHE_DIR: fresh } });
   if (again.code === 0 && again.stderr === "") ok("pi-native's second run uses it, silently");
   else fail("pi-native's second run", `    code ${again.code}, stderr ${JSON.stringify(again.stderr)}`);
@@ -57,7 +81,12 @@ const sides = LABELS.map((label) => makeSide(label, model.port, { settings: { co
   await runPi("native", warm, ["--no-session", "-p", "warm up"]);
   rmSync(warm.root, { recursive: true, force: true });
 }
-const norms = sides.map((s) => new Normalizer().addRoot(s.root, "<ROOT>").addRoot(s.root.replace(/^[/\\]/, "").replace(/[/\\:]/g, "-"), "<EROOT>").addRoot(`/${s.label}/v1`, "/<LABEL>/v1"));
+const norms = sides.map((s) =>
+  new Normalizer()
+    .addRoot(s.root, "<ROOT>")
+    .addRoot(s.root.replace(/^[/\\]/, "").replace(/[/\\:]/g, "-"), "<EROOT>")
+    .addRoot(`/${s.label}/v1`, "/<LABEL>/v1"),
+);
 
 // ---------------------------------------------------------------------------
 // Normalisation and comparison
@@ -92,7 +121,9 @@ function same(what, a, b) {
 /** Compare everything pi left behind on both sides: session files and model requests (new ones since last call). */
 const seenRequests = [0, 0];
 function compareState(step) {
-  const files = sides.map((s, i) => sessionFiles(s).map((f) => ({ rel: normText(i, f.rel), text: normText(i, f.text) })));
+  const files = sides.map((s, i) =>
+    sessionFiles(s).map((f) => ({ rel: normText(i, f.rel), text: normText(i, f.text) })),
+  );
   same(`${step}: session file names`, files[0].map((f) => f.rel).join("\n"), files[1].map((f) => f.rel).join("\n"));
   const n = Math.min(files[0].length, files[1].length);
   let allSame = true;
@@ -142,9 +173,26 @@ if (!ONLY || ONLY === "print") {
   await step("-p with a tool call", ["-p", "hello, please TOOL:notes.txt"]);
   await step("-c -p", ["-c", "-p", "and now a plain question"]);
   await step("--name -p (new session)", ["--name", "named session", "-p", "a named start"]);
-  await step("--session <id prefix> -p", (s) => ["--session", sessionIdOf(sessionFiles(s)[0]).slice(0, 8), "-p", "back in the first session"]);
-  await step("--fork <id prefix> -p", (s) => ["--fork", sessionIdOf(sessionFiles(s)[0]).slice(0, 8), "-p", "in the fork"]);
-  await step("--session <file> --name -p", (s) => ["--session", sessionFileAt(s, 1), "--name", "renamed", "-p", "renamed it"]);
+  await step("--session <id prefix> -p", (s) => [
+    "--session",
+    sessionIdOf(sessionFiles(s)[0]).slice(0, 8),
+    "-p",
+    "back in the first session",
+  ]);
+  await step("--fork <id prefix> -p", (s) => [
+    "--fork",
+    sessionIdOf(sessionFiles(s)[0]).slice(0, 8),
+    "-p",
+    "in the fork",
+  ]);
+  await step("--session <file> --name -p", (s) => [
+    "--session",
+    sessionFileAt(s, 1),
+    "--name",
+    "renamed",
+    "-p",
+    "renamed it",
+  ]);
   await step("--no-session -p", ["--no-session", "-p", "nothing saved TOOL:notes.txt"]);
   await step("--mode json -c", ["--mode", "json", "-c", "json mode turn TOOL:notes.txt"]);
   await step("--mode json --no-session", ["--mode", "json", "--no-session", "json without a session"]);
@@ -156,7 +204,13 @@ if (!ONLY || ONLY === "print") {
 
 class Rpc {
   constructor(impl, side, args, env = {}) {
-    const [cmd, argv] = impl === "stock" ? [N22, [join(REPO, "node_modules/@earendil-works/pi-coding-agent/dist/bundle/cli.js"), "--mode", "rpc", ...args]] : [N22, [NATIVE_BIN, "--mode", "rpc", ...args]];
+    const [cmd, argv] =
+      impl === "stock"
+        ? [
+            N22,
+            [join(REPO, "node_modules/@earendil-works/pi-coding-agent/dist/bundle/cli.js"), "--mode", "rpc", ...args],
+          ]
+        : [N22, [NATIVE_BIN, "--mode", "rpc", ...args]];
     this.child = spawn(cmd, argv, { cwd: side.proj, env: { ...side.env, ...env }, stdio: ["pipe", "pipe", "pipe"] });
     this.records = [];
     this.stderr = "";
@@ -170,7 +224,12 @@ class Rpc {
         buf = buf.slice(nl + 1);
         this.records.push(line);
         const rec = JSON.parse(line);
-        this.waiters = this.waiters.filter((w) => !w.test(rec) || (w.resolve(rec), false));
+        const waiting = [];
+        for (const w of this.waiters) {
+          if (w.test(rec)) w.resolve(rec);
+          else waiting.push(w);
+        }
+        this.waiters = waiting;
       }
     });
     this.child.stderr.setEncoding("utf8").on("data", (d) => (this.stderr += d));
@@ -191,7 +250,13 @@ class Rpc {
   }
   async send(cmd) {
     const id = `req-${++this.n}`;
-    const settled = cmd.type === "prompt" || cmd.type === "compact" ? this.wait((r) => r.type === "agent_settled" || (r.type === "response" && r.id === id && !r.success), "agent_settled") : null;
+    const settled =
+      cmd.type === "prompt" || cmd.type === "compact"
+        ? this.wait(
+            (r) => r.type === "agent_settled" || (r.type === "response" && r.id === id && !r.success),
+            "agent_settled",
+          )
+        : null;
     const response = this.wait((r) => r.type === "response" && r.id === id, `response ${id}`);
     this.child.stdin.write(`${JSON.stringify({ id, ...cmd })}\n`);
     const r = await response;
@@ -213,7 +278,7 @@ if (!ONLY || ONLY === "rpc") {
   /** Send the same command (or a per-side one) to both, compare the responses. */
   const both = async (name, cmd) => {
     const rs = await Promise.all(clients.map((c, i) => c.send(typeof cmd === "function" ? cmd(i) : cmd)));
-    rs.forEach((r, i) => answers[i].push(r));
+    for (let i = 0; i < rs.length; i++) answers[i].push(rs[i]);
     same(`rpc ${name}: response`, normText(0, JSON.stringify(rs[0])), normText(1, JSON.stringify(rs[1])));
     return rs;
   };
@@ -243,10 +308,17 @@ if (!ONLY || ONLY === "rpc") {
   await both("prompt (after compaction)", { type: "prompt", message: "after the compaction" });
   await both("get_messages", { type: "get_messages" });
   await both("export_html", (i) => ({ type: "export_html", outputPath: join(sides[i].root, "export.html") }));
-  if (process.env.PI_TEST_KEEP === "1") sides.forEach((s, i) => writeFileSync(join(s.root, "rpc-stdout.jsonl"), `${clients[i].records.join("\n")}\n`));
+  if (process.env.PI_TEST_KEEP === "1") {
+    for (let i = 0; i < sides.length; i++)
+      writeFileSync(join(sides[i].root, "rpc-stdout.jsonl"), `${clients[i].records.join("\n")}\n`);
+  }
   const closed = await Promise.all(clients.map((c) => c.close()));
   same("rpc: exit", JSON.stringify(closed[0]), JSON.stringify(closed[1]));
-  same("rpc: whole stdout (responses and events)", normText(0, clients[0].records.join("\n")), normText(1, clients[1].records.join("\n")));
+  same(
+    "rpc: whole stdout (responses and events)",
+    normText(0, clients[0].records.join("\n")),
+    normText(1, clients[1].records.join("\n")),
+  );
   same("rpc: stderr", normText(0, clients[0].stderr), normText(1, clients[1].stderr));
   compareState("rpc");
   // the session is embedded base64-encoded: decode it so its ids and times can be normalised
@@ -272,7 +344,8 @@ if (!ONLY || ONLY === "tui") {
     console.log("tui: SKIPPED (no tmux, and it could not be installed)");
   } else {
     console.log("tui (tmux)");
-    if (sessionFiles(sides[0]).length === 0) await step("a session for the picker", ["-p", "hello, please TOOL:notes.txt"]);
+    if (sessionFiles(sides[0]).length === 0)
+      await step("a session for the picker", ["-p", "hello, please TOOL:notes.txt"]);
     // ages in the picker ("9 22m") and the footer's token counts depend on when each side ran
     // pi's notices about tools it could not download (fd, ripgrep) arrive at their own time: left out
     const screenNorm = (i, text) =>
@@ -297,15 +370,20 @@ if (!ONLY || ONLY === "tui") {
       const screens = await Promise.all(tuis.map((t) => settled(t, test, what)));
       const norm = screens.map((x, i) => screenNorm(i, x));
       same(`tui ${what}: screen`, norm[0], norm[1]);
-      if (norm[0] !== norm[1] && process.env.PI_TEST_KEEP === "1") console.log(`--- stock\n${screens[0]}\n--- native\n${screens[1]}\n---`);
+      if (norm[0] !== norm[1] && process.env.PI_TEST_KEEP === "1")
+        console.log(`--- stock\n${screens[0]}\n--- native\n${screens[1]}\n---`);
       if (act) for (const t of tuis) act(t);
     };
     try {
       await stage("/resume picker loaded", /◉ Current Folder/, (t) => t.keys("Enter"));
-      await stage("session resumed", (s) => !/Resume Session/.test(s) && /mock-model/.test(s), (t) => {
-        t.type("/name tui named");
-        t.keys("Enter");
-      });
+      await stage(
+        "session resumed",
+        (s) => !/Resume Session/.test(s) && /mock-model/.test(s),
+        (t) => {
+          t.type("/name tui named");
+          t.keys("Enter");
+        },
+      );
       await stage("/name", /Session name set: tui named/, (t) => {
         t.type("/tree");
         t.keys("Enter");
@@ -335,7 +413,9 @@ if (!ONLY || ONLY === "tui") {
 if (!ONLY || ONLY === "setup") {
   console.log("exports");
   // our module exports what pi's session-manager.js exports, and every name pi's modules import from it
-  const ours = Object.keys(await import(pathToFileURL(join(REPO, "index.mjs")).href)).filter((k) => k !== "default").sort();
+  const ours = Object.keys(await import(pathToFileURL(join(REPO, "index.mjs")).href))
+    .filter((k) => k !== "default")
+    .sort();
   const piSm = join(PI_DIR, "dist/core/session-manager.js");
   const theirs = Object.keys(await import(pathToFileURL(piSm).href)).sort();
   same("the same export list as pi's dist/core/session-manager.js", theirs.join(" "), ours.join(" "));
@@ -348,7 +428,10 @@ if (!ONLY || ONLY === "setup") {
         const text = readFileSync(p, "utf8");
         for (const m of text.matchAll(/(?:import|export)\s*\{([^}]*)\}\s*from\s*"([^"]*session-manager\.js)"/g)) {
           if (resolve(dirname(p), m[2]) !== piSm) continue;
-          for (const spec of m[1].split(",").map((x) => x.trim()).filter(Boolean)) {
+          for (const spec of m[1]
+            .split(",")
+            .map((x) => x.trim())
+            .filter(Boolean)) {
             if (spec.startsWith("type ")) continue;
             const name = spec.split(/\s+as\s+/)[0];
             wanted.set(name, [...(wanted.get(name) ?? []), relative(PI_DIR, p)]);
@@ -359,20 +442,34 @@ if (!ONLY || ONLY === "setup") {
   };
   walk(join(PI_DIR, "dist"));
   const missing = [...wanted.keys()].filter((k) => !ours.includes(k));
-  if (wanted.size > 0 && missing.length === 0) ok(`the ${wanted.size} names pi's modules import from it are all exported`);
-  else fail("names pi's modules import", `    missing: ${missing.map((k) => `${k} (${wanted.get(k).join(", ")})`).join("; ") || "(none found: the scan is broken)"}`);
+  if (wanted.size > 0 && missing.length === 0)
+    ok(`the ${wanted.size} names pi's modules import from it are all exported`);
+  else
+    fail(
+      "names pi's modules import",
+      `    missing: ${missing.map((k) => `${k} (${wanted.get(k).join(", ")})`).join("; ") || "(none found: the scan is broken)"}`,
+    );
 
   console.log("pi-native bad setups");
   const side = makeSide("setup", model.port);
   const before = JSON.stringify(snapshotDir(side.agent));
   const expectOneLine = (what, r, pattern) => {
     const lines = r.stderr.split("\n").filter(Boolean);
-    if (r.code === 2 && lines.length === 1 && pattern.test(lines[0]) && r.stdout === "") ok(`${what}: exit 2, "${lines[0]}"`);
-    else fail(`${what}: expected exit 2 and one line matching ${pattern}`, `    code ${r.code}, stdout ${JSON.stringify(r.stdout)}, stderr ${JSON.stringify(r.stderr)}`);
+    if (r.code === 2 && lines.length === 1 && pattern.test(lines[0]) && r.stdout === "")
+      ok(`${what}: exit 2, "${lines[0]}"`);
+    else
+      fail(
+        `${what}: expected exit 2 and one line matching ${pattern}`,
+        `    code ${r.code}, stdout ${JSON.stringify(r.stdout)}, stderr ${JSON.stringify(r.stderr)}`,
+      );
   };
   const run = (cmd, args, env = {}) =>
     new Promise((resolve) => {
-      const child = spawn(cmd, args, { cwd: side.proj, env: { ...side.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+      const child = spawn(cmd, args, {
+        cwd: side.proj,
+        env: { ...side.env, ...env },
+        stdio: ["ignore", "pipe", "pipe"],
+      });
       let stdout = "";
       let stderr = "";
       child.stdout.on("data", (d) => (stdout += d));
@@ -382,38 +479,94 @@ if (!ONLY || ONLY === "setup") {
   // an old Node: this very process when it is older than 22.19, else Node 20 from the registry cache
   const { nodeBinary } = await import("../../scripts/node-bin.mjs");
   const oldNode = nodeBinary(20);
-  expectOneLine("Node 20", await run(oldNode, [NATIVE_BIN, "-p", "hi"]), /^pi-native: pi needs Node >= 22\.19, this is Node 20\./);
+  expectOneLine(
+    "Node 20",
+    await run(oldNode, [NATIVE_BIN, "-p", "hi"]),
+    /^pi-native: pi needs Node >= 22\.19, this is Node 20\./,
+  );
   // no pi: the bin alone in a temp dir, an empty global prefix, a project without node_modules
   const lone = mkdtempSync(join(tmpdir(), "pi-t-lone-"));
   writeFileSync(join(lone, "pi-native.js"), readFileSync(NATIVE_BIN));
   const prefix = mkdtempSync(join(tmpdir(), "pi-t-prefix-"));
-  expectOneLine("no pi installed", await run(N22, [join(lone, "pi-native.js"), "-p", "hi"], { npm_config_prefix: prefix, PREFIX: prefix }), /^pi-native: no pi installed/);
+  expectOneLine(
+    "no pi installed",
+    await run(N22, [join(lone, "pi-native.js"), "-p", "hi"], { npm_config_prefix: prefix, PREFIX: prefix }),
+    /^pi-native: no pi installed/,
+  );
   if (JSON.stringify(snapshotDir(side.agent)) === before) ok("bad setups touched no file in the agent dir");
   else fail("bad setups touched the agent dir");
   // another pi version: one line, then pi runs on its own SessionManager (our module is never loaded)
   const fake = fakePiVersion("1.7.0");
   const trace = join(side.root, "trace.json");
-  const r = await run(N22, [NATIVE_BIN, "--no-session", "-p", "hi"], { PI_NATIVE_PI_DIR: fake, PI_SESSION_NATIVE_TRACE: trace });
+  const r = await run(N22, [NATIVE_BIN, "--no-session", "-p", "hi"], {
+    PI_NATIVE_PI_DIR: fake,
+    PI_SESSION_NATIVE_TRACE: trace,
+  });
   const lines = r.stderr.split("\n").filter(Boolean);
-  if (r.code === 0 && lines.length === 1 && /is not 1\.6\.x/.test(lines[0]) && /reply #1/.test(r.stdout) && !existsSync(trace)) {
+  if (
+    r.code === 0 &&
+    lines.length === 1 &&
+    /is not 1\.6\.x/.test(lines[0]) &&
+    /reply #1/.test(r.stdout) &&
+    !existsSync(trace)
+  ) {
     ok(`pi 1.7.0: runs on its own SessionManager, "${lines[0].slice(0, 90)}…"`);
-  } else fail("pi 1.7.0", `    code ${r.code}, stdout ${JSON.stringify(r.stdout)}, stderr ${JSON.stringify(r.stderr)}, trace written: ${existsSync(trace)}`);
+  } else
+    fail(
+      "pi 1.7.0",
+      `    code ${r.code}, stdout ${JSON.stringify(r.stdout)}, stderr ${JSON.stringify(r.stderr)}, trace written: ${existsSync(trace)}`,
+    );
   // and pi 1.6.0 through the same path does load our module (the trace file proves it)
   const r2 = await run(N22, [NATIVE_BIN, "--no-session", "-p", "hi"], { PI_SESSION_NATIVE_TRACE: trace });
-  if (r2.code === 0 && r2.stderr === "" && existsSync(trace) && JSON.parse(readFileSync(trace, "utf8")).methods["SessionManager.inMemory"]) ok("pi 1.6.0: our SessionManager is the one pi calls");
-  else fail("pi 1.6.0 through the hook", `    code ${r2.code}, stderr ${JSON.stringify(r2.stderr)}, trace written: ${existsSync(trace)}`);
+  if (
+    r2.code === 0 &&
+    r2.stderr === "" &&
+    existsSync(trace) &&
+    JSON.parse(readFileSync(trace, "utf8")).methods["SessionManager.inMemory"]
+  )
+    ok("pi 1.6.0: our SessionManager is the one pi calls");
+  else
+    fail(
+      "pi 1.6.0 through the hook",
+      `    code ${r2.code}, stderr ${JSON.stringify(r2.stderr)}, trace written: ${existsSync(trace)}`,
+    );
   // `node --import pi-session-native/register <pi>/dist/cli.js`, without the bin
   rmSync(trace, { force: true });
-  const r3 = await run(N22, ["--import", join(REPO, "register.mjs"), join(PI_DIR, "dist/cli.js"), "--no-session", "-p", "hi"], { PI_SESSION_NATIVE_TRACE: trace });
-  if (r3.code === 0 && r3.stderr === "" && /reply #1/.test(r3.stdout) && existsSync(trace)) ok("node --import register.mjs dist/cli.js: pi on our SessionManager");
-  else fail("node --import register.mjs", `    code ${r3.code}, stderr ${JSON.stringify(r3.stderr)}, trace written: ${existsSync(trace)}`);
+  const r3 = await run(
+    N22,
+    ["--import", join(REPO, "register.mjs"), join(PI_DIR, "dist/cli.js"), "--no-session", "-p", "hi"],
+    { PI_SESSION_NATIVE_TRACE: trace },
+  );
+  if (r3.code === 0 && r3.stderr === "" && /reply #1/.test(r3.stdout) && existsSync(trace))
+    ok("node --import register.mjs dist/cli.js: pi on our SessionManager");
+  else
+    fail(
+      "node --import register.mjs",
+      `    code ${r3.code}, stderr ${JSON.stringify(r3.stderr)}, trace written: ${existsSync(trace)}`,
+    );
   // and on the other pi version, the register entry leaves pi's module in place with one line
   rmSync(trace, { force: true });
-  const r4 = await run(N22, ["--import", join(REPO, "register.mjs"), join(fake, "dist/cli.js"), "--no-session", "-p", "hi"], { PI_SESSION_NATIVE_TRACE: trace });
+  const r4 = await run(
+    N22,
+    ["--import", join(REPO, "register.mjs"), join(fake, "dist/cli.js"), "--no-session", "-p", "hi"],
+    { PI_SESSION_NATIVE_TRACE: trace },
+  );
   const l4 = r4.stderr.split("\n").filter(Boolean);
-  if (r4.code === 0 && l4.length === 1 && /is not 1\.6\.x/.test(l4[0]) && /reply #1/.test(r4.stdout) && !existsSync(trace)) ok("node --import register.mjs on pi 1.7.0: pi's own module, one line");
-  else fail("node --import register.mjs on pi 1.7.0", `    code ${r4.code}, stderr ${JSON.stringify(r4.stderr)}, trace written: ${existsSync(trace)}`);
-  for (const d of [lone, prefix, side.root]) if (process.env.PI_TEST_KEEP !== "1") rmSync(d, { recursive: true, force: true });
+  if (
+    r4.code === 0 &&
+    l4.length === 1 &&
+    /is not 1\.6\.x/.test(l4[0]) &&
+    /reply #1/.test(r4.stdout) &&
+    !existsSync(trace)
+  )
+    ok("node --import register.mjs on pi 1.7.0: pi's own module, one line");
+  else
+    fail(
+      "node --import register.mjs on pi 1.7.0",
+      `    code ${r4.code}, stderr ${JSON.stringify(r4.stderr)}, trace written: ${existsSync(trace)}`,
+    );
+  for (const d of [lone, prefix, side.root])
+    if (process.env.PI_TEST_KEEP !== "1") rmSync(d, { recursive: true, force: true });
 }
 
 // ---------------------------------------------------------------------------
@@ -422,5 +575,9 @@ await model.stop();
 if (process.env.PI_TEST_KEEP === "1") console.log(`kept: ${sides.map((s) => s.root).join(" ")} ${logRoot}`);
 else for (const d of [...sides.map((s) => s.root), logRoot]) rmSync(d, { recursive: true, force: true });
 const took = `${((performance.now() - T0) / 1000).toFixed(1)} s`;
-console.log(failures.length ? `\n${failures.length} of ${checks} checks FAILED (${took})` : `\nall ${checks} checks passed in ${took}`);
+console.log(
+  failures.length
+    ? `\n${failures.length} of ${checks} checks FAILED (${took})`
+    : `\nall ${checks} checks passed in ${took}`,
+);
 process.exit(failures.length ? 1 : 0);
