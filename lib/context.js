@@ -5,14 +5,12 @@
 
 const { existsSync, mkdirSync } = require("node:fs");
 const { getAgentDir, getDefaultSessionDirPath } = require("./paths.js");
-const { generateId } = require("./ids.js");
+const { CURRENT_SESSION_VERSION, migrateSessionEntries, migrateToCurrentVersion } = require("./migrate.js");
 const {
   createBranchSummaryMessage,
   createCompactionSummaryMessage,
   createCustomMessage,
 } = require("./messages.js");
-
-const CURRENT_SESSION_VERSION = 3;
 
 function assertValidSessionId(id) {
   if (!/^[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?$/.test(id)) {
@@ -20,56 +18,6 @@ function assertValidSessionId(id) {
       "Session id must be non-empty, contain only alphanumeric characters, '-', '_', and '.', and start and end with an alphanumeric character",
     );
   }
-}
-
-function migrateV1ToV2(entries) {
-  const ids = new Set();
-  let prevId = null;
-  for (const entry of entries) {
-    if (entry.type === "session") {
-      entry.version = 2;
-      continue;
-    }
-    // The reference's id set is never filled, so only the check's shape is kept.
-    entry.id = generateId((id) => ids.has(id));
-    entry.parentId = prevId;
-    prevId = entry.id;
-    if (entry.type === "compaction") {
-      const comp = entry;
-      if (typeof comp.firstKeptEntryIndex === "number") {
-        const targetEntry = entries[comp.firstKeptEntryIndex];
-        if (targetEntry && targetEntry.type !== "session") comp.firstKeptEntryId = targetEntry.id;
-        delete comp.firstKeptEntryIndex;
-      }
-    }
-  }
-}
-
-function migrateV2ToV3(entries) {
-  for (const entry of entries) {
-    if (entry.type === "session") {
-      entry.version = 3;
-      continue;
-    }
-    if (entry.type === "message") {
-      const msgEntry = entry;
-      if (msgEntry.message && msgEntry.message.role === "hookMessage") msgEntry.message.role = "custom";
-    }
-  }
-}
-
-/** Brings entries to the current version in place; true if anything was migrated. */
-function migrateToCurrentVersion(entries) {
-  const header = entries.find((e) => e.type === "session");
-  const version = header?.version ?? 1;
-  if (version >= CURRENT_SESSION_VERSION) return false;
-  if (version < 2) migrateV1ToV2(entries);
-  if (version < 3) migrateV2ToV3(entries);
-  return true;
-}
-
-function migrateSessionEntries(entries) {
-  migrateToCurrentVersion(entries);
 }
 
 function parseSessionEntries(content) {

@@ -99,7 +99,7 @@ class PendingSkeletons {
 /** type | role << 4 | label truthy << 8 | retainedTail << 9 (see `NativeSession.pushBatch`). */
 function skeletonFlags(ty, entry) {
   const role = ty === T.message ? roleCode(entry.message) : ROLE_OTHER;
-  const labelTruthy = ty === T.label && !!entry.label ? 1 : 0;
+  const labelTruthy = ty === T.label && entry.label ? 1 : 0;
   const retainedTail = ty === T.compaction && Array.isArray(entry.retainedTail) ? 1 : 0;
   return ty | (role << 4) | (labelTruthy << 8) | (retainedTail << 9);
 }

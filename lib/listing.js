@@ -37,7 +37,7 @@ function sessionCwdMatches(cwd, resolvedCwd) {
 function readHeaderForDiscovery(path) {
   try {
     const scan = binding.readHeader(path);
-    return scan[0] === "H" ? JSON.parse(scan.slice(1)) : null;
+    return scan.kind === "header" ? JSON.parse(scan.line) : null;
   } catch {
     return null;
   }

@@ -1,17 +1,20 @@
 "use strict";
 // The SessionManager class: the surface of pi 1.6.0, over the native core.
 //
-// The core holds each loaded line's text and a skeleton of every entry (ids, parents,
-// labels, roles), and answers index, path, tree and context questions with positions.
-// This file keeps the JS objects: one per position, parsed from its line on first use
-// (so `getEntry(id)` returns the same object every time), or the object an append built.
+// The core answers index, path, tree and context questions with positions; `Entries`
+// (entries.js) turns positions into the entry objects. This file shapes the reference's
+// API over them: appends, persistence, branching, construction.
 
 const { existsSync, mkdirSync, statSync } = require("node:fs");
-const { join, resolve } = require("node:path");
+const { resolve } = require("node:path");
 const { binding, call, toJsError } = require("./native.js");
 const { randomUUID } = require("node:crypto");
-const { PendingSkeletons, keyOf, skeletonFlags, targetKey, timeOf, typeCode } = require("./keys.js");
-const { generateId, nowIso, shortId, uuidv7 } = require("./ids.js");
+const { keyOf, skeletonFlags, targetKey, timeOf, typeCode } = require("./keys.js");
+const { nowIso, shortId, uuidv7 } = require("./ids.js");
+const { Entries } = require("./entries.js");
+const { labelEntriesFor, withoutLabels } = require("./branching.js");
+const { sessionFilePath, sessionHeader } = require("./header.js");
+const { CURRENT_SESSION_VERSION, migrateToCurrentVersion } = require("./migrate.js");
 const {
   APP_NAME,
   getDefaultSessionDirPath,
@@ -24,7 +27,7 @@ const { getCurrentSystemMessage } = require("./messages.js");
 const listing = require("./listing.js");
 
 const { NativeSession } = binding;
-const { CURRENT_SESSION_VERSION, assertValidSessionId, migrateToCurrentVersion } = context;
+const { assertValidSessionId } = context;
 
 /** Opt-in durability: fsync every append (`PI_SESSION_NATIVE_FSYNC=1`). */
 const SYNC_APPENDS = process.env.PI_SESSION_NATIVE_FSYNC === "1";
@@ -40,36 +43,9 @@ function stringifyLines(entries) {
   return out;
 }
 
-/**
- * Puts the strings carried beside a piece of lines back into the parsed objects:
- * `patchText` lists `line, path, which, start, end` per string; the string is
- * `start..end` of the Latin-1 text (`which` 0) or the UTF-16 one (1), as a slice that
- * shares its characters. Each path ends at the `""` that `JSON.parse` made in its place, in
- * an object without duplicate keys, so the result is the object of the original line.
- */
-function putBack(objs, missing, first, latin1, utf16, patchText) {
-  const p = JSON.parse(`[${patchText}]`);
-  for (let j = 0; j < p.length; j += 5) {
-    let o = objs[missing[first + p[j]]];
-    const path = p[j + 1];
-    const last = path.length - 1;
-    for (let d = 0; d < last; d++) o = o[path[d]];
-    o[path[last]] = (p[j + 2] === 0 ? latin1 : utf16).slice(p[j + 3], p[j + 4]);
-  }
-}
-
 class SessionManager {
-  #native = new NativeSession();
-  /** Items `[0, #indexed)` are in `#native`; later ones are JS objects not yet indexed (see `#n()`). */
-  #indexed = 0;
-  /** `fileEntries`: one slot per item, filled lazily for loaded lines. */
-  #objs = [];
-  /**
-   * `byId`'s keys while every entry is a JS object (new, in-memory and unflushed sessions):
-   * ids are then generated and checked here, as the reference does. Null once the core is
-   * the authority (a loaded or flushed file).
-   */
-  #jsIds = new Set();
+  /** `fileEntries`, `byId` and the core index behind them. */
+  #entries = new Entries();
   #sessionId = "";
   #sessionFile;
   #sessionDir;
@@ -99,68 +75,21 @@ class SessionManager {
   // ---------------------------------------------------------------------------
   // Entry objects and the index
 
-  /** The core, with every pending skeleton pushed. */
+  /** The core, with every pending entry indexed. */
   #n() {
-    const objs = this.#objs;
-    if (this.#indexed < objs.length) {
-      const pending = new PendingSkeletons();
-      for (let i = this.#indexed; i < objs.length; i++) pending.add(objs[i]);
-      pending.flushInto(this.#native);
-      this.#indexed = objs.length;
-    }
-    return this.#native;
+    return this.#entries.core();
   }
 
-  /** The object at a position, parsed from its line on first use. */
   #obj(pos) {
-    let e = this.#objs[pos];
-    if (e === undefined) {
-      e = JSON.parse(call(() => this.#native.line(pos)));
-      this.#objs[pos] = e;
-    }
-    return e;
+    return this.#entries.at(pos);
   }
 
-  /** Objects at many positions; unparsed lines cross in one JSON array. */
   #objsAt(positions) {
-    const objs = this.#objs;
-    const out = new Array(positions.length);
-    let missing;
-    for (let i = 0; i < positions.length; i++) {
-      const e = objs[positions[i]];
-      if (e === undefined) (missing ??= []).push(positions[i]);
-      out[i] = e;
-    }
-    if (missing === undefined) return out;
-    // One line per entry, as ASCII (non-ASCII characters escaped): taking it as a one-byte
-    // string is a plain copy, and V8 parses many small texts faster than one big array.
-    // A large text comes in pieces that the core reads and escapes on another thread
-    // while this one parses the pieces before.
-    // Long escaped strings come out of the lines already decoded and are put back at
-    // their paths: V8 copies a string far faster than `JSON.parse` decodes one.
-    const pieces = call(() => this.#native.linesAsciiPieces(Uint32Array.from(missing)));
-    let k = 0;
-    for (let piece; (piece = call(() => pieces.next())) !== null; ) {
-      const first = k;
-      const lines = piece[0].split("\n");
-      for (let i = 0; i < lines.length; i++) objs[missing[k++]] = JSON.parse(lines[i]);
-      if (piece[3] !== null) putBack(objs, missing, first, piece[1], piece[2], piece[3]);
-    }
-    if (k !== missing.length) throw new Error(`pi-session-native internal error: ${missing.length - k} lines not read`);
-    for (let i = 0; i < positions.length; i++) out[i] = objs[positions[i]];
-    return out;
+    return this.#entries.atMany(positions);
   }
 
   #allObjs() {
-    const n = this.#objs.length;
-    const all = new Uint32Array(n);
-    for (let i = 0; i < n; i++) all[i] = i;
-    return this.#objsAt(all);
-  }
-
-  /** `byId.has(id)`. */
-  #has(id) {
-    return this.#jsIds !== null ? this.#jsIds.has(id) : this.#n().lookup(keyOf(id)) >= 0;
+    return this.#entries.all();
   }
 
   /** The id for the entry being appended (`generateId(this.byId)`). */
@@ -170,37 +99,12 @@ class SessionManager {
       this.#preparedId = undefined;
       return id;
     }
-    const ids = this.#jsIds;
-    if (ids === null) return generateId((candidate) => this.#has(candidate));
-    // `generateId(byId)`, inlined for the in-memory hot path.
-    for (let i = 0; i < 100; i++) {
-      const candidate = shortId();
-      if (!ids.has(candidate)) return candidate;
-    }
-    return randomUUID();
-  }
-
-  /** Pads `fileEntries` with unparsed slots for entries the core read from other writers. */
-  #padTo(count) {
-    while (this.#objs.length < count) this.#objs.push(undefined);
-    this.#indexed = count;
+    return this.#entries.newId();
   }
 
   /** Replaces `fileEntries` with JS objects and rebuilds the index (`_buildIndex`). */
   #resetTo(entries) {
-    const ids = new Set();
-    let leafId = null;
-    for (const e of entries) {
-      // `_buildIndex` reads each entry's type first: a null entry throws the same TypeError.
-      if (e.type === "session") continue;
-      ids.add(e.id);
-      leafId = e.id;
-    }
-    this.#native = new NativeSession();
-    this.#indexed = 0;
-    this.#jsIds = ids;
-    this.#objs = entries;
-    this.#leafId = leafId;
+    this.#leafId = this.#entries.reset(entries);
   }
 
   /**
@@ -209,24 +113,8 @@ class SessionManager {
    */
   #replaceFromText(entries, text, exclusive) {
     const path = this.#persist ? this.#sessionFile : null;
-    this.#native = call(() => NativeSession.fromText(text, path, exclusive));
-    this.#indexed = entries.length;
-    this.#jsIds = null;
-    this.#objs = entries;
-    this.#syncLeaf();
-  }
-
-  /** `_buildIndex`'s leaf: the id of the last non-header entry. */
-  #syncLeaf() {
-    const last = this.#n().lastEntry();
-    if (last < 0) {
-      this.#leafId = null;
-      return;
-    }
-    // Read the id without caching the object: entries nobody has asked for stay unparsed,
-    // which keeps `createBranchedSession`'s byte path available for them.
-    const known = this.#objs[last];
-    this.#leafId = (known !== undefined ? known : JSON.parse(call(() => this.#native.line(last)))).id;
+    this.#entries.adopt(call(() => NativeSession.fromText(text, path, exclusive)), entries);
+    this.#leafId = this.#entries.lastEntryId();
   }
 
   /** A `byId` Map of the objects, for replaying the reference algorithm on odd files. */
@@ -248,7 +136,7 @@ class SessionManager {
     this.#sessionFile = resolvePath(sessionFile);
     if (existsSync(this.#sessionFile)) {
       const loaded = preloaded ?? call(() => NativeSession.load(normalizePath(this.#sessionFile)));
-      if (loaded.status !== 2) {
+      if (loaded.status !== "loaded") {
         const explicitPath = this.#sessionFile;
         if (statSync(explicitPath).size > 0) {
           throw new Error(`Session file is not a valid ${APP_NAME} session: ${explicitPath}`);
@@ -270,10 +158,7 @@ class SessionManager {
 
   /** `_loadEntries` for a loaded file: its first entry is the header. */
   #loadNative(native) {
-    this.#native = native;
-    this.#indexed = native.count();
-    this.#jsIds = null;
-    this.#objs = new Array(native.count());
+    this.#entries.adopt(native);
     const header = this.#obj(0);
     this.#sessionId = header.id;
     const version = header?.version ?? 1;
@@ -284,7 +169,7 @@ class SessionManager {
       this.#replaceFromText(entries, stringifyLines(entries), false);
       return;
     }
-    this.#syncLeaf();
+    this.#leafId = this.#entries.lastEntryId();
   }
 
   /** `_loadEntries` for entries handed in by the caller (`inMemory(cwd, options, entries)`). */
@@ -296,7 +181,7 @@ class SessionManager {
       this.#resetTo(entries);
     } else {
       this.newSession(options);
-      this.#resetTo(this.#objs.concat(entries));
+      this.#resetTo(this.#allObjs().concat(entries));
     }
   }
 
@@ -318,20 +203,9 @@ class SessionManager {
     if (options?.id !== undefined) assertValidSessionId(options.id);
     this.#sessionId = options?.id ?? uuidv7();
     const timestamp = nowIso();
-    const header = {
-      type: "session",
-      version: CURRENT_SESSION_VERSION,
-      id: this.#sessionId,
-      timestamp,
-      cwd: this.#cwd,
-      parentSession: options?.parentSession,
-    };
-    this.#resetTo([header]);
+    this.#resetTo([sessionHeader(this.#sessionId, timestamp, this.#cwd, options?.parentSession)]);
     this.#flushed = false;
-    if (this.#persist) {
-      const fileTimestamp = timestamp.replace(/[:.]/g, "-");
-      this.#sessionFile = join(this.getSessionDir(), `${fileTimestamp}_${this.#sessionId}.jsonl`);
-    }
+    if (this.#persist) this.#sessionFile = sessionFilePath(this.getSessionDir(), timestamp, this.#sessionId);
     return this.#sessionFile;
   }
 
@@ -360,7 +234,7 @@ class SessionManager {
   }
 
   #hasConversation() {
-    if (this.#jsIds === null) {
+    if (this.#entries.coreOwnsIds) {
       const known = this.#n().hasConversation();
       if (known >= 0) return known === 1;
     }
@@ -383,7 +257,7 @@ class SessionManager {
       call(() => this.#n().writeAll(this.#sessionFile, text, true));
       this.#flushed = true;
       // The file exists now: from here on the core checks ids and writes the appends.
-      this.#jsIds = null;
+      this.#entries.coreTakesIds();
     } else {
       // The core adds the newline (no concatenated string to flatten).
       const json = `${JSON.stringify(entry)}`;
@@ -396,19 +270,13 @@ class SessionManager {
     if (this.#persist && this.#flushed && this.#sessionFile) return this.#appendToFile(build);
     const entry = build();
     const previousLeafId = this.#leafId;
-    this.#objs.push(entry);
-    this.#jsIds?.add(entry.id);
+    this.#entries.push(entry);
     this.#leafId = entry.id;
     try {
       this._persist(entry);
     } catch (error) {
       // Keep memory in line with the file, as the reference does.
-      this.#objs.pop();
-      if (this.#indexed > this.#objs.length) {
-        this.#native.pop();
-        this.#indexed--;
-      }
-      this.#jsIds?.delete(entry.id);
+      this.#entries.pop();
       this.#leafId = previousLeafId;
       throw error;
     }
@@ -424,7 +292,7 @@ class SessionManager {
    */
   #appendToFile(build) {
     // The file exists: the core is the authority on ids from here on.
-    this.#jsIds = null;
+    this.#entries.coreTakesIds();
     const native = this.#n();
     for (let attempt = 0; ; attempt++) {
       this.#preparedId = attempt < 100 ? shortId() : randomUUID();
@@ -436,6 +304,7 @@ class SessionManager {
       }
       const json = JSON.stringify(entry);
       const ty = typeCode(entry.type);
+      const before = this.#entries.length;
       let count;
       try {
         count = native.commitLine(
@@ -449,16 +318,12 @@ class SessionManager {
           SYNC_APPENDS,
         );
       } catch (error) {
-        this.#padTo(native.count());
+        this.#entries.padTo(native.count());
         throw toJsError(error);
       }
-      if (count < 0) {
-        this.#padTo(-count - 1);
-        continue;
-      }
-      this.#padTo(count - 1);
-      this.#objs.push(entry);
-      this.#indexed = this.#objs.length;
+      // The id is taken (nothing was written): build the entry again with another.
+      if (count === before) continue;
+      this.#entries.pushIndexed(entry, count);
       this.#leafId = entry.id;
       return entry;
     }
@@ -653,7 +518,7 @@ class SessionManager {
     // The core applies the label to its map as the entry is indexed, and undoes it if the
     // write fails, which is where the reference sets labelsById.
     return this.#append(() => {
-      if (!this.#has(targetId)) throw new Error(`Entry ${targetId} not found`);
+      if (!this.#entries.has(targetId)) throw new Error(`Entry ${targetId} not found`);
       return {
         type: "label",
         id: this.#newId(),
@@ -723,7 +588,7 @@ class SessionManager {
   }
 
   getEntryCount() {
-    return this.#jsIds !== null ? this.#jsIds.size : this.#n().entryCount();
+    return this.#entries.entryCount;
   }
 
   getEntries() {
@@ -749,8 +614,8 @@ class SessionManager {
     const times = native.times();
     // Nodes and child lists by position; `treeLinks` already applied the reference's
     // nodeMap rules (the last entry with an id owns its node; orphans become roots).
-    const nodes = new Array(this.#objs.length);
-    const kids = new Array(this.#objs.length);
+    const nodes = new Array(this.#entries.length);
+    const kids = new Array(this.#entries.length);
     for (let i = 0; i < entries.length; i++) {
       const entry = entries[i];
       nodes[positions[i]] = { entry, children: [], label: labels.get(entry.id), labelTimestamp: stamps.get(entry.id) };
@@ -789,7 +654,7 @@ class SessionManager {
   // Branching
 
   branch(branchFromId) {
-    if (!this.#has(branchFromId)) throw new Error(`Entry ${branchFromId} not found`);
+    if (!this.#entries.has(branchFromId)) throw new Error(`Entry ${branchFromId} not found`);
     this.#leafId = branchFromId;
   }
 
@@ -799,7 +664,7 @@ class SessionManager {
 
   branchWithSummary(branchFromId, summary, details, fromHook, usage) {
     return this.#append(() => {
-      if (branchFromId !== null && !this.#has(branchFromId)) throw new Error(`Entry ${branchFromId} not found`);
+      if (branchFromId !== null && !this.#entries.has(branchFromId)) throw new Error(`Entry ${branchFromId} not found`);
       const fromId = this.#leafId ?? "root";
       this.#leafId = branchFromId;
       return {
@@ -824,31 +689,7 @@ class SessionManager {
     const previousSessionFile = this.#sessionFile;
     const path = this.getBranch(leafId);
     if (path.length === 0) throw new Error(`Entry ${leafId} not found`);
-    const pathWithoutLabels = [];
-    const replacementByLabelId = new Map();
-    const pendingLabelIds = [];
-    let pathParentId = null;
-    for (const entry of path) {
-      if (entry.type === "label") {
-        pendingLabelIds.push(entry.id);
-        continue;
-      }
-      for (const labelId of pendingLabelIds) replacementByLabelId.set(labelId, entry.id);
-      pendingLabelIds.length = 0;
-      pathWithoutLabels.push(
-        entry.type === "compaction"
-          ? {
-              ...entry,
-              parentId: pathParentId,
-              firstKeptEntryId:
-                entry.firstKeptEntryId === entry.id
-                  ? entry.id
-                  : (replacementByLabelId.get(entry.firstKeptEntryId) ?? entry.firstKeptEntryId),
-            }
-          : { ...entry, parentId: pathParentId },
-      );
-      pathParentId = entry.id;
-    }
+    const pathWithoutLabels = withoutLabels(path);
     const { newSessionId, newSessionFile, header } = this.#branchHeader(this.#persist ? previousSessionFile : undefined);
     const pathIds = pathWithoutLabels.map((e) => e.id);
     const labelEntries = this.#branchLabels(pathIds);
@@ -871,16 +712,8 @@ class SessionManager {
   #branchHeader(parentSession) {
     const newSessionId = uuidv7();
     const timestamp = nowIso();
-    const fileTimestamp = timestamp.replace(/[:.]/g, "-");
-    const newSessionFile = join(this.getSessionDir(), `${fileTimestamp}_${newSessionId}.jsonl`);
-    const header = {
-      type: "session",
-      version: CURRENT_SESSION_VERSION,
-      id: newSessionId,
-      timestamp,
-      cwd: this.#cwd,
-      parentSession,
-    };
+    const newSessionFile = sessionFilePath(this.getSessionDir(), timestamp, newSessionId);
+    const header = sessionHeader(newSessionId, timestamp, this.#cwd, parentSession);
     return { newSessionId, newSessionFile, header };
   }
 
@@ -889,26 +722,8 @@ class SessionManager {
    * after its last entry, with the label's original timestamp (the reference's rules).
    */
   #branchLabels(pathIds) {
-    const pathEntryIds = new Set(pathIds);
-    const taken = new Set(pathIds);
     const { labels, stamps } = this.#labelMaps();
-    let parentId = pathIds[pathIds.length - 1] || null;
-    const labelEntries = [];
-    for (const [targetId, label] of labels) {
-      if (!pathEntryIds.has(targetId)) continue;
-      const labelEntry = {
-        type: "label",
-        id: generateId((id) => taken.has(id)),
-        parentId,
-        timestamp: stamps.get(targetId),
-        targetId,
-        label,
-      };
-      taken.add(labelEntry.id);
-      labelEntries.push(labelEntry);
-      parentId = labelEntry.id;
-    }
-    return labelEntries;
+    return labelEntriesFor(pathIds, labels, stamps);
   }
 
   /**
@@ -923,7 +738,7 @@ class SessionManager {
     if (positions.length === 0) return undefined;
     // Only lines nobody has parsed: a JS object may hold what its line does not (values
     // built in JS, or a caller's changes), and the reference copies the objects.
-    for (const p of positions) if (this.#objs[p] !== undefined) return undefined;
+    for (const p of positions) if (this.#entries.isMaterialised(p)) return undefined;
     const rewritten = call(() => native.branchedLines(positions));
     if (rewritten === null) return undefined;
     const [idsJson, conversation] = rewritten;
@@ -940,11 +755,8 @@ class SessionManager {
     for (let i = 0; i < labelEntries.length; i++) objs[1 + pathIds.length + i] = labelEntries[i];
     this.#sessionId = newSessionId;
     this.#sessionFile = newSessionFile;
-    this.#native = next;
-    this.#indexed = objs.length;
-    this.#jsIds = null;
-    this.#objs = objs;
-    this.#syncLeaf();
+    this.#entries.adopt(next, objs);
+    this.#leafId = this.#entries.lastEntryId();
     this.#flushed = true;
     return newSessionFile;
   }
@@ -963,13 +775,13 @@ class SessionManager {
     let preloaded;
     if (cwdOverride === undefined && existsSync(resolvedPath)) {
       const scan = call(() => binding.readHeader(resolvedPath));
-      if (scan === "L") {
+      if (scan.kind === "limitExceeded") {
         // The bounded scan is only a discovery optimisation; a full load is authoritative.
         preloaded = call(() => NativeSession.load(normalizePath(resolvedPath)));
-        const first = preloaded.status === 2 ? JSON.parse(preloaded.line(0)) : undefined;
+        const first = preloaded.status === "loaded" ? JSON.parse(preloaded.line(0)) : undefined;
         header = first?.type === "session" ? first : null;
       } else {
-        header = scan[0] === "H" ? JSON.parse(scan.slice(1)) : null;
+        header = scan.kind === "header" ? JSON.parse(scan.line) : null;
       }
     }
     const cwd = cwdOverride ?? (header ? getSessionHeaderCwd(header) : undefined) ?? process.cwd();
@@ -993,7 +805,7 @@ class SessionManager {
     const resolvedSourcePath = resolvePath(sourcePath);
     const resolvedTargetCwd = resolvePath(targetCwd);
     const source = call(() => NativeSession.load(normalizePath(resolvedSourcePath)));
-    if (source.status !== 2) {
+    if (source.status !== "loaded") {
       throw new Error(`Cannot fork: source session file is empty or invalid: ${resolvedSourcePath}`);
     }
     const dir = sessionDir ? normalizePath(sessionDir) : context.getDefaultSessionDir(resolvedTargetCwd);
@@ -1001,16 +813,8 @@ class SessionManager {
     if (options?.id !== undefined) assertValidSessionId(options.id);
     const newSessionId = options?.id ?? uuidv7();
     const timestamp = nowIso();
-    const fileTimestamp = timestamp.replace(/[:.]/g, "-");
-    const newSessionFile = join(dir, `${fileTimestamp}_${newSessionId}.jsonl`);
-    const newHeader = {
-      type: "session",
-      version: CURRENT_SESSION_VERSION,
-      id: newSessionId,
-      timestamp,
-      cwd: resolvedTargetCwd,
-      parentSession: resolvedSourcePath,
-    };
+    const newSessionFile = sessionFilePath(dir, timestamp, newSessionId);
+    const newHeader = sessionHeader(newSessionId, timestamp, resolvedTargetCwd, resolvedSourcePath);
     // Every non-header entry is written as JSON.stringify(JSON.parse(line)): lines that are
     // already canonical go through as bytes, the rest are re-serialised here.
     const positions = source.entries();

@@ -3,10 +3,11 @@
 //! The core (everything but `binding`) has no Node types and is tested with `cargo test`.
 
 pub mod branch;
+pub mod discovery;
 pub mod entry;
 pub mod error;
+#[cfg(any(test, feature = "fuzz"))]
 pub mod fuzz;
-pub mod ids;
 pub mod json;
 pub mod lines;
 pub mod listing;

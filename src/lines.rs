@@ -73,11 +73,6 @@ impl LineStore {
         self.spans.get(pos as usize).copied().unwrap_or(Span::None)
     }
 
-    /// Bytes held in memory (for reporting to the JS engine's GC).
-    pub fn mem_bytes(&self) -> usize {
-        self.mem.capacity() + self.spans.capacity() * std::mem::size_of::<Span>()
-    }
-
     /// Calls `f(index, line)` for each position (`None` when it has no line), in order.
     /// File lines that lie close together are read with one `pread`.
     pub fn for_each(&self, positions: &[u32], f: impl FnMut(usize, Option<&[u8]>)) -> io::Result<()> {

@@ -13,7 +13,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::entry::{Key, Skeleton};
+use crate::entry::Skeleton;
 use crate::error::{Error, Result};
 use crate::lines::{LineStore, Span};
 use crate::store::{self, AppendHandle, Appended, Loaded, WriteMode};
@@ -249,9 +249,52 @@ impl Session {
         Ok(s)
     }
 
-    /// Whether an id (as a key) is taken.
-    pub fn has(&self, id: &Key) -> bool {
-        self.tree.lookup(id).is_some()
+    /// The lines of every entry, one per line, as ASCII (non-ASCII escaped as `\uXXXX`):
+    /// `loadEntriesFromFile`'s material.
+    pub fn all_lines_ascii(&self) -> Result<Vec<u8>> {
+        let all: Vec<u32> = (0..self.tree.len() as u32).collect();
+        self.store.joined_ascii(&all).map_err(|e| Error::io(e, "read", None))
+    }
+
+    /// Whether each line is already what `JSON.stringify(JSON.parse(line))` would write.
+    pub fn canonical(&self, positions: &[u32]) -> Result<Vec<bool>> {
+        let mut out = vec![false; positions.len()];
+        self.store
+            .for_each(positions, |i, line| out[i] = line.is_some_and(crate::json::is_canonical))
+            .map_err(|e| Error::io(e, "read", None))?;
+        Ok(out)
+    }
+
+    /// Writes `prefix`, then each position's line (or its text in `overrides`), one per line,
+    /// as a new file at `path`, atomically (`forkFrom`).
+    pub fn write_lines(
+        &self,
+        path: &Path,
+        prefix: &[u8],
+        positions: &[u32],
+        overrides: &std::collections::HashMap<u32, &str>,
+        mode: WriteMode,
+    ) -> Result<()> {
+        let mut text: Vec<u8> = Vec::with_capacity(prefix.len() + positions.len() * 256);
+        text.extend_from_slice(prefix);
+        let mut missing = None;
+        self.store
+            .for_each(positions, |i, line| {
+                let p = positions[i];
+                match (overrides.get(&p), line) {
+                    (Some(t), _) => text.extend_from_slice(t.as_bytes()),
+                    (None, Some(l)) => text.extend_from_slice(l),
+                    (None, None) => missing = Some(p),
+                }
+                text.push(b'\n');
+            })
+            .map_err(|e| Error::io(e, "read", None))?;
+        if let Some(p) = missing {
+            return Err(Error::Msg(format!("entry {p} has no stored line")));
+        }
+        store::write_file(path, &[&text], mode)?;
+        own_writes::replaced(path, text.len() as u64);
+        Ok(())
     }
 }
 
@@ -340,7 +383,7 @@ mod own_writes {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::entry::{EntryType, Role};
+    use crate::entry::{EntryType, Key, Role};
     use std::io::Write;
 
     fn tmp(name: &str) -> PathBuf {

@@ -97,8 +97,13 @@ pub fn load(path: &Path) -> Result<Loaded> {
         carry_off = offset + n as u64 - carry.len() as u64;
         offset += n as u64;
     }
-    let pending = !carry.is_empty();
-    if pending {
+    // A last line without its newline was torn by a crash, or another process is writing
+    // it right now (a reader can see part of a write in progress). If the file grew since
+    // it was read, a writer is live: its line is left out (a later append of ours picks it
+    // up whole) and the file is not touched; otherwise the line is repaired as the
+    // reference repairs it, with a newline.
+    let torn = !carry.is_empty() && !file.metadata().is_ok_and(|m| m.len() > offset);
+    if torn {
         parsed.add(&carry, carry_off);
     }
     match parsed.skeletons.first() {
@@ -106,10 +111,13 @@ pub fn load(path: &Path) -> Result<Loaded> {
         Some(first) if !is_header(first) => return Ok(Loaded::NotSession),
         _ => {}
     }
-    let mut len = offset;
-    if pending {
-        len = append_bytes(path, b"\n", false)?;
-    }
+    let len = if torn {
+        append_bytes(path, b"\n", false)?
+    } else if carry.is_empty() {
+        offset
+    } else {
+        carry_off
+    };
     let Parsed { skeletons, mut store, .. } = parsed;
     if file_backed {
         store.set_file(file);

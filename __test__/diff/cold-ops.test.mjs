@@ -3,12 +3,11 @@
 // rewriting raw lines); snapshot-style tests call every getter at once and would hide a
 // difference on those cold paths. Each (file, operation) pair opens a fresh copy in each
 // implementation, runs only that operation, then compares its result and the files.
-import { cpSync, mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { describe, it } from "vitest";
 import { firstRecordDiff } from "../helpers/compare.mjs";
-import { corpus } from "../helpers/corpus.mjs";
-import { hasParentCycle } from "../helpers/cycles.mjs";
+import { writeWalkableCorpus } from "../helpers/cycles.mjs";
 import { IMPLS } from "../helpers/impls.mjs";
 import { capture, formatDiff, Normalizer } from "../helpers/normalize.mjs";
 import { snapshotDir } from "../helpers/snapshot.mjs";
@@ -18,16 +17,10 @@ import { generateSession } from "../../bench/gen.mjs";
 const LABELS = IMPLS.map((i) => i.name);
 const root = makeTempRoot("cold");
 const src = join(root, "src");
-mkdirSync(src, { recursive: true });
 
 // The adversarial corpus (minus cycles, where the reference hangs) plus realistic generated
 // sessions with labels, compactions, branches and context edits.
-const FILES = [];
-for (const f of corpus()) {
-  if (/cycle/.test(f.name) || hasParentCycle(f.bytes)) continue;
-  writeFileSync(join(src, f.name), f.bytes);
-  FILES.push(f.name);
-}
+const FILES = writeWalkableCorpus(src);
 for (const seed of [3, 11, 29]) {
   const name = `gen-${seed}.jsonl`;
   generateSession(join(src, name), {

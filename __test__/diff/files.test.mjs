@@ -226,7 +226,7 @@ function listingSetup(impl) {
     writeFileSync(p, bytes);
     utimesSync(p, MTIME_BASE + rank * 10, MTIME_BASE + rank * 10);
   };
-  FILES.forEach((f, i) => put(dir, f.name, f.bytes, i));
+  for (const [i, f] of FILES.entries()) put(dir, f.name, f.bytes, i);
   put(dir, "notes.txt", Buffer.from("not a session\n"), 500);
   put(dir, "UPPER.JSONL", FILES[0].bytes, 501);
   mkdirSync(join(dir, "subdir.jsonl"), { recursive: true });
@@ -234,8 +234,8 @@ function listingSetup(impl) {
   const norm = new Normalizer().addRoot(base);
   process.env.PI_CODING_AGENT_DIR = agent;
   const defaultDir = impl.mod.getDefaultSessionDir(CWD);
-  FILES.slice(0, 20).forEach((f, i) => put(defaultDir, f.name, f.bytes, 100 + i));
-  FILES.slice(20, 45).forEach((f, i) => put(join(agent, "sessions", "--other-project--"), f.name, f.bytes, 200 + i));
+  for (const [i, f] of FILES.slice(0, 20).entries()) put(defaultDir, f.name, f.bytes, 100 + i);
+  for (const [i, f] of FILES.slice(20, 45).entries()) put(join(agent, "sessions", "--other-project--"), f.name, f.bytes, 200 + i);
   return { base, dir, agent, norm };
 }
 

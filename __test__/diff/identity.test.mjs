@@ -43,6 +43,7 @@ function relations({ sm, caller, ids, usageEntry }) {
   r["getEntries() returns a new array each call"] = sm.getEntries() !== entries;
   r["getEntries() elements are the same objects across calls"] = sm.getEntries().every((e, i) => e === entries[i]);
   r["getLeafEntry() === getEntry(getLeafId())"] = sm.getLeafEntry() === sm.getEntry(sm.getLeafId());
+  // biome-ignore lint/suspicious/noSelfCompare: two calls, compared for object identity
   r["getHeader() is the same object across calls"] = sm.getHeader() === sm.getHeader();
   r["getBranch() elements are the stored entries"] = sm.getBranch().map((e) => e === sm.getEntry(e.id));
   r["getChildren() elements are the stored entries"] = sm.getChildren(ids.user).map((e) => e === sm.getEntry(e.id));
@@ -54,6 +55,7 @@ function relations({ sm, caller, ids, usageEntry }) {
     return out;
   };
   r["getTree() node.entry === getEntry(id)"] = walk(sm.getTree());
+  // biome-ignore lint/suspicious/noSelfCompare: two calls, compared for object identity
   r["getTree() returns new nodes each call"] = sm.getTree()[0] !== sm.getTree()[0];
   r["buildContextEntries() elements are the stored entries"] = sm.buildContextEntries().map((e) => e === sm.getEntry(e.id));
   const proj = sm.buildSessionProjection();

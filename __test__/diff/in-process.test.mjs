@@ -3,12 +3,11 @@
 //   file that needs migrating or that it then appends to or branches;
 // - two managers on one file each ignore the other's appends, as the reference's do (each
 //   keeps its own `fileEntries`), while the file receives every line from both.
-import { cpSync, mkdirSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { describe, it } from "vitest";
 import { firstRecordDiff } from "../helpers/compare.mjs";
-import { corpus } from "../helpers/corpus.mjs";
-import { hasParentCycle } from "../helpers/cycles.mjs";
+import { writeWalkableCorpus } from "../helpers/cycles.mjs";
 import { IMPLS } from "../helpers/impls.mjs";
 import { capture, formatDiff, Normalizer } from "../helpers/normalize.mjs";
 import { snapshotDir } from "../helpers/snapshot.mjs";
@@ -17,13 +16,7 @@ import { makeTempRoot } from "../helpers/tmp.mjs";
 const LABELS = IMPLS.map((i) => i.name);
 const root = makeTempRoot("in-process");
 const src = join(root, "src");
-mkdirSync(src, { recursive: true });
-const FILES = [];
-for (const f of corpus()) {
-  if (/cycle/.test(f.name) || hasParentCycle(f.bytes)) continue;
-  writeFileSync(join(src, f.name), f.bytes);
-  FILES.push(f.name);
-}
+const FILES = writeWalkableCorpus(src);
 
 /**
  * Runs `scenario(mod, file, dir)` on a fresh copy per implementation; compares results and files.

@@ -2,7 +2,7 @@
 // on ours, each in its own temp dir. After every operation we compare the return value (or thrown error), the
 // manager's observable state (every getter, identity relations) and the bytes of every file both sides wrote.
 //
-// Env: DIFF_SEEDS (default 200), DIFF_OPS (ops per seed, default 40), DIFF_SEED_BASE (default 1),
+// Env: DIFF_SEEDS (default 400), DIFF_OPS (ops per seed, default 80), DIFF_SEED_BASE (default 1),
 //      DIFF_SEED=<n> to run a single seed, DIFF_SELF=1 for reference-vs-reference.
 // A failure names its seed; rerun it alone with DIFF_SEED=<seed>.
 import { mkdirSync } from "node:fs";
@@ -17,8 +17,8 @@ import { Rng } from "../helpers/prng.mjs";
 import { snapshotDir, snapshotManager } from "../helpers/snapshot.mjs";
 import { makeTempRoot } from "../helpers/tmp.mjs";
 
-const SEEDS = Number(process.env.DIFF_SEEDS ?? 200);
-const OPS_PER_SEED = Number(process.env.DIFF_OPS ?? 40);
+const SEEDS = Number(process.env.DIFF_SEEDS ?? 400);
+const OPS_PER_SEED = Number(process.env.DIFF_OPS ?? 80);
 const SEED_BASE = Number(process.env.DIFF_SEED_BASE ?? 1);
 const seeds = process.env.DIFF_SEED ? [Number(process.env.DIFF_SEED)] : Array.from({ length: SEEDS }, (_, i) => SEED_BASE + i);
 const LABELS = IMPLS.map((i) => i.name);
@@ -157,7 +157,7 @@ async function runSeed(seed) {
     failures.push({ seed, op: opName, key: d.key.replace(/\[\d+\]/g, "[]") });
     throw new Error(
       `seed ${seed}, ${where}\n  spec: ${show(spec, 600)}\n  diff in ${d.key} ${formatDiff(d.diff, LABELS)}\n` +
-        `  previous ops: ${log.slice(-12).join(", ")}\n  rerun: ${OPS_PER_SEED !== 40 ? `DIFF_OPS=${OPS_PER_SEED} ` : ""}DIFF_SEED=${seed} DIFF_TRACE=1 npx vitest run __test__/diff/random-ops.test.mjs`,
+        `  previous ops: ${log.slice(-12).join(", ")}\n  rerun: ${OPS_PER_SEED !== 80 ? `DIFF_OPS=${OPS_PER_SEED} ` : ""}DIFF_SEED=${seed} DIFF_TRACE=1 npx vitest run __test__/diff/random-ops.test.mjs`,
     );
   };
 

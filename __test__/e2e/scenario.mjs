@@ -50,7 +50,7 @@ function spy(sm) {
       if (typeof value !== "function" || typeof prop !== "string" || prop === "constructor") return value;
       let w = wrappers.get(prop);
       if (!w) {
-        w = function (...args) {
+        w = (...args) => {
           calls.push([tag, prop]);
           return value.apply(target, args);
         };

@@ -463,7 +463,7 @@ export function corpus() {
     const ls = [H];
     let n = 1;
     for (const body of bodies) ls.push(`{"type":"custom","customType":"splice","data":${body},"id":"${ID(n)}","parentId":${J(n > 1 ? ID(n - 1) : null)},"timestamp":"${TS(n++)}"}`);
-    for (let i = 0; i < 2600; i++) ls.push(J(user(n, `pad ${i} ${"y\n".repeat(400)} ü`, ID(n - 1))), J(asst(n + 1, "ok", ID(n)))), (n += 2);
+    for (let i = 0; i < 2600; i++, n += 2) ls.push(J(user(n, `pad ${i} ${"y\n".repeat(400)} ü`, ID(n - 1))), J(asst(n + 1, "ok", ID(n))));
     add("76-spliced-long-strings", lines(...ls), "long strings taken out before JSON.parse and put back at their paths");
   }
   // Entry data of the wrong type where the reference calls a method on it: its TypeError's text

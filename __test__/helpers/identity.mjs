@@ -19,7 +19,7 @@ export function buildRegistry(entries, header, maxDepth = 4) {
     for (const k of Object.keys(v)) walk(v[k], `${path}.${k}`, depth + 1);
   };
   if (header && typeof header === "object") walk(header, "H", 0);
-  if (Array.isArray(entries)) entries.forEach((e, k) => walk(e, `E${k}`, 0));
+  if (Array.isArray(entries)) for (const [k, e] of entries.entries()) walk(e, `E${k}`, 0);
   return reg;
 }
 

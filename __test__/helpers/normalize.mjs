@@ -37,7 +37,7 @@ export const SHAPE = Symbol("shape");
 
 const ISO = String.raw`\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z`;
 const FILE_TS = String.raw`\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}-\d{3}Z`;
-const UUID = String.raw`[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}`;
+const UUID = "[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}";
 // In JS strings an id may be the whole string or a word inside an error message.
 const VALUE_RE = new RegExp(`(${ISO})|(${FILE_TS})|(${UUID})|(?<![0-9A-Za-z])([0-9a-f]{8})(?![0-9A-Za-z])`, "g");
 // In file text an id is always a JSON string; 13-digit runs may be millisecond stamps.

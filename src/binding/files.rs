@@ -1,0 +1,86 @@
+//! Whole-file operations of the facade: `loadEntriesFromFile`, header discovery, the
+//! migration backup, and writing a session's lines as a new file (`forkFrom`).
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use napi::bindgen_prelude::*;
+use napi_derive::napi;
+
+use super::ffi::guard;
+use super::session::NativeSession;
+use crate::error::Error as CoreError;
+use crate::session::{Opened, Session};
+use crate::store::{self, HeaderScan, WriteMode};
+
+/// `loadEntriesFromFile`: the entries' lines, one per line, as ASCII (see
+/// `Session::all_lines_ascii`); null when the file is missing or not a session (the
+/// reference returns `[]`).
+#[napi]
+pub fn load_entries_ascii(path: String) -> Result<Option<Buffer>> {
+    guard(|| match Session::open(Path::new(&path))? {
+        Opened::Session(s) => Ok(Some(s.all_lines_ascii()?.into())),
+        Opened::Missing | Opened::NotSession => Ok(None),
+    })
+}
+
+/// What the bounded header scan of a file found.
+#[napi(string_enum = "camelCase")]
+pub enum HeaderKind {
+    /// The first parsed line is a header (`line`).
+    Header,
+    /// The first parsed line is not a session header.
+    NotHeader,
+    /// No complete line within the scan limit: a full load decides.
+    LimitExceeded,
+}
+
+#[napi(object)]
+pub struct HeaderRead {
+    pub kind: HeaderKind,
+    pub line: Option<String>,
+}
+
+/// `readSessionHeader`: the bounded scan for a file's header line.
+#[napi]
+pub fn read_header(path: String) -> Result<HeaderRead> {
+    guard(|| {
+        Ok(match store::read_header_cached(Path::new(&path))? {
+            HeaderScan::Header(line) => HeaderRead { kind: HeaderKind::Header, line: Some(line) },
+            HeaderScan::NotHeader => HeaderRead { kind: HeaderKind::NotHeader, line: None },
+            HeaderScan::LimitExceeded => HeaderRead { kind: HeaderKind::LimitExceeded, line: None },
+        })
+    })
+}
+
+/// Whether each line is already what `JSON.stringify(JSON.parse(line))` would write.
+#[napi]
+pub fn canonical_lines(session: &NativeSession, positions: Uint32Array) -> Result<Vec<bool>> {
+    guard(|| session.session().canonical(&positions))
+}
+
+/// Copies a session file to a backup path before a migration rewrite.
+#[napi]
+pub fn backup_file(from: String, to: String) -> Result<()> {
+    guard(|| std::fs::copy(&from, &to).map(|_| ()).map_err(|e| CoreError::io(e, "copyfile", Some(Path::new(&to)))))
+}
+
+/// Writes `prefix`, then each position's line (or its override text), one per line, as one
+/// atomic file (`exclusive`: fail if it exists, like `openSync(path, "wx")`).
+#[napi]
+pub fn write_session_file(
+    path: String,
+    prefix: String,
+    session: &NativeSession,
+    positions: Uint32Array,
+    override_pos: Uint32Array,
+    override_text: Vec<String>,
+    exclusive: bool,
+) -> Result<()> {
+    guard(|| {
+        let overrides: HashMap<u32, &str> =
+            override_pos.iter().copied().zip(override_text.iter().map(String::as_str)).collect();
+        let mode = if exclusive { WriteMode::Exclusive } else { WriteMode::Replace };
+        session.session().write_lines(Path::new(&path), prefix.as_bytes(), &positions, &overrides, mode)
+    })
+}

@@ -1,0 +1,144 @@
+//! Listing: the `SessionInfo` scanner (off the main thread, cancellable), and finding
+//! session files in a folder (newest first, by header id).
+
+use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use napi::bindgen_prelude::*;
+use napi_derive::napi;
+
+use super::ffi::{external_string, guard, js_array, js_null};
+use crate::discovery;
+use crate::entry::Key;
+use crate::listing;
+
+/// Cancels a running listing scan.
+#[napi]
+pub struct AbortFlag {
+    flag: Arc<AtomicBool>,
+}
+
+#[napi]
+impl AbortFlag {
+    #[napi(constructor)]
+    pub fn new() -> Self {
+        AbortFlag { flag: Arc::new(AtomicBool::new(false)) }
+    }
+
+    #[napi]
+    pub fn abort(&self) {
+        self.flag.store(true, Ordering::Relaxed);
+    }
+}
+
+impl Default for AbortFlag {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// Scans `SessionInfo` material of many files ahead of the facade (see
+/// `listing::Scanner`), which takes the rows batch by batch.
+#[napi]
+pub struct InfoScanner {
+    scanner: Arc<listing::Scanner>,
+}
+
+#[napi]
+impl InfoScanner {
+    #[napi(constructor)]
+    pub fn new(paths: Vec<String>, abort: &AbortFlag) -> Self {
+        InfoScanner { scanner: Arc::new(listing::Scanner::start(paths, abort.flag.clone())) }
+    }
+
+    /// The rows of paths `start..end` (see `listing::Rows`), off the main thread.
+    #[napi(ts_return_type = "Promise<[string, string | null, string | null]>")]
+    pub fn take(&self, start: u32, end: u32) -> AsyncTask<ScanTake> {
+        AsyncTask::new(ScanTake { scanner: self.scanner.clone(), start: start as usize, end: end as usize })
+    }
+}
+
+pub struct ScanTake {
+    scanner: Arc<listing::Scanner>,
+    start: usize,
+    end: usize,
+}
+
+impl Task for ScanTake {
+    type Output = listing::Rows;
+    type JsValue = ScanJs;
+
+    fn compute(&mut self) -> Result<listing::Rows> {
+        guard(|| Ok(self.scanner.take(self.start..self.end)))
+    }
+
+    fn resolve(&mut self, _env: Env, output: listing::Rows) -> Result<ScanJs> {
+        Ok(ScanJs(output))
+    }
+}
+
+/// Forgets the rows `InfoScanner` keeps of files it scanned (for the benchmark: a listing
+/// with nothing cached, as on the first `/resume` of a process).
+#[napi]
+pub fn clear_scan_cache() {
+    listing::clear_cache();
+}
+
+/// `[rows, latin1, utf16]` of an `InfoScanner.take` call (see `listing::Rows`): the row JSON, and
+/// the texts as strings (null when empty), without a copy where the host allows.
+pub struct ScanJs(listing::Rows);
+
+impl TypeName for ScanJs {
+    fn type_name() -> &'static str {
+        "[string, string | null, string | null]"
+    }
+    fn value_type() -> ValueType {
+        ValueType::Object
+    }
+}
+
+impl ToNapiValue for ScanJs {
+    unsafe fn to_napi_value(env: napi::sys::napi_env, val: Self) -> Result<napi::sys::napi_value> {
+        let listing::Rows { json, latin1, utf16 } = val.0;
+        // SAFETY: Node-API calls on the current env (this conversion's contract).
+        unsafe {
+            let null = js_null(env)?;
+            let mut out = [String::to_napi_value(env, json)?, null, null];
+            if !latin1.is_empty() {
+                out[1] = external_string(env, latin1)?;
+            }
+            if !utf16.is_empty() {
+                out[2] = external_string(env, utf16)?;
+            }
+            js_array(env, &out)
+        }
+    }
+}
+
+/// `stat(path).mtimeMs` per path; NaN where stat fails.
+#[napi]
+pub fn mtimes(paths: Vec<String>) -> Vec<f64> {
+    paths.iter().map(|p| std::fs::metadata(p).map(|m| listing::mtime_ms(&m)).unwrap_or(f64::NAN)).collect()
+}
+
+/// `.jsonl` paths of `dir` sorted by mtime, newest first, the first `limit` of them (see
+/// `discovery::files_by_mtime`); null when listing or any stat fails.
+#[napi]
+pub fn files_by_mtime(dir: String, limit: Option<u32>) -> Result<Option<Vec<String>>> {
+    guard(|| {
+        let files = discovery::files_by_mtime(Path::new(&dir), limit.map_or(usize::MAX, |l| l as usize));
+        Ok(files.map(|f| f.into_iter().map(|p| p.to_string_lossy().into_owned()).collect()))
+    })
+}
+
+/// Flat `[path, headerLine, …]` of the `.jsonl` files in `dir` (directory order) whose
+/// header id equals `id` (see `discovery::headers_with_id`); null when the directory cannot
+/// be read.
+#[napi]
+pub fn headers_with_id(dir: String, id: String) -> Result<Option<Vec<String>>> {
+    guard(|| {
+        let found = discovery::headers_with_id(Path::new(&dir), &Key::decode(&id));
+        Ok(found.map(|f| f.into_iter().flat_map(|(p, line)| [p.to_string_lossy().into_owned(), line]).collect()))
+    })
+}

@@ -1,0 +1,385 @@
+//! `NativeSession`: one open session (`session::Session`) for the facade, and the pieces
+//! its lines cross in.
+
+use std::path::Path;
+
+use napi::bindgen_prelude::*;
+use napi_derive::napi;
+
+use super::ffi::{Copied, Text, external_string, guard, js_array, js_null, napi_ok, pos_or_minus};
+use crate::entry::{EntryType, Key, Role, Skeleton};
+use crate::error::Error as CoreError;
+use crate::session::{Commit, Opened, Session};
+use crate::store::WriteMode;
+use crate::tree::Tree;
+
+/// Text per piece of `linesAsciiPieces`: big enough that a piece costs far more to parse
+/// than to hand over, small enough that the first one is ready at once.
+const PIECE_BYTES: usize = 1 << 20;
+
+/// What `NativeSession.load` found at the path (`loadEntriesFromFile`'s cases).
+#[napi(string_enum = "camelCase")]
+#[derive(Clone, Copy)]
+pub enum LoadStatus {
+    Missing,
+    NotSession,
+    /// A session (or one built in memory).
+    Loaded,
+}
+
+/// One session (see `session::Session`), as the facade's `NativeSession`.
+#[napi]
+pub struct NativeSession {
+    s: Session,
+    status: LoadStatus,
+}
+
+impl NativeSession {
+    pub(super) fn session(&self) -> &Session {
+        &self.s
+    }
+
+    fn wrap(s: Session) -> NativeSession {
+        NativeSession { s, status: LoadStatus::Loaded }
+    }
+
+    fn tree(&self) -> &Tree {
+        self.s.tree()
+    }
+}
+
+fn write_mode(exclusive: bool) -> WriteMode {
+    if exclusive { WriteMode::Exclusive } else { WriteMode::Replace }
+}
+
+#[napi]
+impl NativeSession {
+    /// An empty session (entries are pushed by the facade).
+    #[napi(constructor)]
+    pub fn new() -> Self {
+        NativeSession::wrap(Session::new())
+    }
+
+    /// Loads a file like `loadEntriesFromFile` (see `status`).
+    #[napi(factory)]
+    pub fn load(path: String) -> Result<NativeSession> {
+        guard(|| {
+            Ok(match Session::open(Path::new(&path))? {
+                Opened::Missing => NativeSession { s: Session::new(), status: LoadStatus::Missing },
+                Opened::NotSession => NativeSession { s: Session::new(), status: LoadStatus::NotSession },
+                Opened::Session(s) => NativeSession::wrap(*s),
+            })
+        })
+    }
+
+    #[napi(getter)]
+    pub fn status(&self) -> LoadStatus {
+        self.status
+    }
+
+    /// Number of items (`fileEntries.length`).
+    #[napi]
+    pub fn count(&self) -> u32 {
+        self.tree().len() as u32
+    }
+
+    /// The raw lines at `positions`, one per line, as pure ASCII (non-ASCII characters
+    /// escaped as `\uXXXX`), in pieces of about 1 MiB (see `LineStore::ascii_pieces`): a large
+    /// text is read and escaped on another thread while JS parses the pieces before it.
+    #[napi]
+    pub fn lines_ascii_pieces(&self, positions: Uint32Array) -> Result<AsciiPieces> {
+        guard(|| {
+            let pieces =
+                self.s.store().ascii_pieces(&positions, PIECE_BYTES).map_err(|e| CoreError::io(e, "read", None))?;
+            Ok(AsciiPieces { pieces })
+        })
+    }
+
+    /// Raw line of one item, or null.
+    #[napi]
+    pub fn line(&self, pos: u32) -> Result<Option<String>> {
+        guard(|| {
+            let line = self.s.store().line(pos).map_err(|e| CoreError::io(e, "read", None))?;
+            Ok(line.map(|l| String::from_utf8_lossy(&l).into_owned()))
+        })
+    }
+
+    /// Adds entries built by the facade (which keeps the objects), in one call. Per entry:
+    /// `flags` = type | role << 4 | label truthy << 8 | retainedTail << 9, and four strings
+    /// in `fields_json` (a JSON array): the id, parentId and target keys, and the timestamp
+    /// when it is a string ("" otherwise: JS computes its time when needed).
+    #[napi]
+    pub fn push_batch(&mut self, flags: Uint32Array, fields_json: String) -> Result<()> {
+        guard(|| {
+            let fields = decode_strings(&fields_json)?;
+            if fields.len() != flags.len() * 4 {
+                return Err(CoreError::Msg("pushBatch: mismatched lengths".into()));
+            }
+            for (i, &f) in flags.iter().enumerate() {
+                let [id, parent, target, ts] = &fields[i * 4..i * 4 + 4] else { break };
+                self.s.push(skeleton_from_flags(f, Key::decode(id), Key::decode(parent), Key::decode(target), ts));
+            }
+            Ok(())
+        })
+    }
+
+    /// A session indexed from JSONL text built by the facade (one entry per line), which is
+    /// also written to `path` when given (atomically; `exclusive` as `openSync(path, "wx")`).
+    #[napi(factory)]
+    pub fn from_text(text: Text, path: Option<String>, exclusive: bool) -> Result<NativeSession> {
+        guard(|| {
+            let path = path.as_deref().map(Path::new);
+            Ok(NativeSession::wrap(Session::from_text(text.as_bytes(), path, write_mode(exclusive))?))
+        })
+    }
+
+    /// Appends one entry the facade built to a session already on disk (see
+    /// `Session::commit`). Returns the item count afterwards: unchanged when the id is taken
+    /// (nothing written: the facade builds the entry again with another id); otherwise the
+    /// entry is the last item, after any that other processes appended before it.
+    #[napi]
+    #[allow(clippy::too_many_arguments)] // the skeleton's fields plus the write
+    pub fn commit_line(
+        &mut self,
+        flags: u32,
+        id: String,
+        parent: String,
+        target: String,
+        timestamp: String,
+        json: Text,
+        path: String,
+        sync: bool,
+    ) -> Result<u32> {
+        guard(|| {
+            let sk =
+                skeleton_from_flags(flags, Key::Str(id.into()), Key::decode(&parent), Key::decode(&target), &timestamp);
+            // Written or not, the count tells the facade which (see above).
+            let _: Commit = self.s.commit(sk, &json.into_line(), Path::new(&path), sync)?;
+            Ok(self.tree().len() as u32)
+        })
+    }
+
+    /// Appends `json` and a newline to `path` (the reference's `_persist`).
+    #[napi]
+    pub fn append_line(&mut self, path: String, json: Text, sync: bool) -> Result<()> {
+        guard(|| self.s.append_line(Path::new(&path), &json.into_line(), sync))
+    }
+
+    /// Writes the whole file atomically (`exclusive`: like `openSync(path, "wx")`).
+    #[napi]
+    pub fn write_all(&mut self, path: String, text: Text, exclusive: bool) -> Result<()> {
+        guard(|| self.s.write_all(Path::new(&path), text.as_bytes(), write_mode(exclusive)))
+    }
+
+    /// Removes the last item (rollback of a failed append).
+    #[napi]
+    pub fn pop(&mut self) {
+        self.s.pop();
+    }
+
+    #[napi]
+    pub fn lookup(&self, key: String) -> i32 {
+        pos_or_minus(self.tree().lookup(&Key::decode(&key)))
+    }
+
+    #[napi]
+    pub fn entry_count(&self) -> u32 {
+        self.tree().entry_count() as u32
+    }
+
+    #[napi]
+    pub fn header(&self) -> i32 {
+        pos_or_minus(self.tree().header())
+    }
+
+    #[napi]
+    pub fn last_entry(&self) -> i32 {
+        pos_or_minus(self.tree().last_entry())
+    }
+
+    #[napi]
+    pub fn last_session_info(&self) -> i32 {
+        pos_or_minus(self.tree().last_session_info())
+    }
+
+    /// 1 or 0; -1 when the reference would throw (the facade replays it).
+    #[napi]
+    pub fn has_conversation(&self) -> i32 {
+        match self.tree().has_conversation() {
+            Some(true) => 1,
+            Some(false) => 0,
+            None => -1,
+        }
+    }
+
+    #[napi(ts_return_type = "Uint32Array")]
+    pub fn entries(&self) -> Copied<u32> {
+        Copied(self.tree().entries())
+    }
+
+    #[napi(ts_return_type = "Uint32Array")]
+    pub fn children(&self, parent: String) -> Copied<u32> {
+        Copied(self.tree().children(&Key::decode(&parent)))
+    }
+
+    #[napi]
+    pub fn label(&self, target: String) -> i32 {
+        pos_or_minus(self.tree().label(&Key::decode(&target)))
+    }
+
+    #[napi(ts_return_type = "Uint32Array")]
+    pub fn labels(&self) -> Copied<u32> {
+        Copied(self.tree().labels())
+    }
+
+    #[napi(ts_return_type = "Uint32Array")]
+    pub fn branch(&self, start: String) -> Result<Copied<u32>> {
+        guard(|| self.tree().branch(&Key::decode(&start))).map(Copied)
+    }
+
+    /// Flat plan `[thinking, model, (pos, edit, noMessages)…]`, or null to replay in JS.
+    #[napi(ts_return_type = "Int32Array | null")]
+    pub fn context_plan(&self, leaf: String) -> Result<Option<Copied<i32>>> {
+        guard(|| {
+            let Some(plan) = self.tree().context_plan(&Key::decode(&leaf))? else { return Ok(None) };
+            let mut out = Vec::with_capacity(2 + plan.entries.len() * 3);
+            out.push(pos_or_minus(plan.thinking));
+            out.push(pos_or_minus(plan.model));
+            for (p, edit, skip) in plan.entries {
+                out.push(p as i32);
+                out.push(pos_or_minus(edit));
+                out.push(skip as i32);
+            }
+            Ok(Some(out))
+        })
+        .map(|o| o.map(Copied))
+    }
+
+    /// `createBranchedSession`, step 1 (see `Session::prepare_branch`). Returns
+    /// `[idsJson, conversation]`, or null when the facade must build the branch in JS.
+    #[napi]
+    pub fn branched_lines(&mut self, path: Uint32Array) -> Result<Option<(String, bool)>> {
+        guard(|| self.s.prepare_branch(&path))
+    }
+
+    /// `createBranchedSession`, step 2 (see `Session::commit_branch`).
+    #[napi]
+    pub fn commit_branched(&mut self, path: String, prefix: String, suffix: String) -> Result<NativeSession> {
+        guard(|| {
+            Ok(NativeSession::wrap(self.s.commit_branch(Path::new(&path), prefix.as_bytes(), suffix.as_bytes())?))
+        })
+    }
+
+    /// Flat `[node, parent (-1: root)]` per non-header item, in order.
+    #[napi(ts_return_type = "Int32Array")]
+    pub fn tree_links(&self) -> Result<Copied<i32>> {
+        guard(|| {
+            Ok(self
+                .tree()
+                .tree_links()
+                .into_iter()
+                .flat_map(|(n, p)| [n as i32, pos_or_minus(p)])
+                .collect::<Vec<i32>>())
+        })
+        .map(Copied)
+    }
+
+    /// `new Date(timestamp).getTime()` per item; `Infinity` where only JS can compute it.
+    #[napi(ts_return_type = "Float64Array")]
+    pub fn times(&self) -> Copied<f64> {
+        Copied((0..self.tree().len() as u32).map(|p| self.tree().get(p).time.unwrap_or(f64::INFINITY)).collect())
+    }
+}
+
+/// The skeleton of an entry the facade built; `timestamp` is "" when it is not a string.
+fn skeleton_from_flags(flags: u32, id: Key, parent: Key, target: Key, timestamp: &str) -> Skeleton {
+    Skeleton {
+        ty: EntryType::from_code(flags & 15),
+        id,
+        parent,
+        target,
+        label_truthy: flags & (1 << 8) != 0,
+        role: Role::from_code((flags >> 4) & 15),
+        retained_tail: flags & (1 << 9) != 0,
+        time: crate::entry::parse_iso_ms(timestamp.as_bytes()),
+    }
+}
+
+/// A JSON array of strings from the facade.
+fn decode_strings(json_text: &str) -> std::result::Result<Vec<String>, CoreError> {
+    let src = json_text.as_bytes();
+    let bad = || CoreError::Msg("pushBatch: fields must be a JSON array of strings".into());
+    let v = crate::json::parse_document(src).filter(|v| v.kind == crate::json::Kind::Array).ok_or_else(bad)?;
+    let mut out = Vec::new();
+    let mut ok = true;
+    crate::json::for_each_element(src, v, |e| match crate::json::decode_string(&src[e.start + 1..e.end - 1]) {
+        Ok(s) if e.kind == crate::json::Kind::String => out.push(s),
+        _ => ok = false,
+    });
+    if ok { Ok(out) } else { Err(bad()) }
+}
+
+impl Default for NativeSession {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// The pieces of one `linesAsciiPieces` call.
+#[napi]
+pub struct AsciiPieces {
+    pieces: crate::lines::Pieces,
+}
+
+#[napi]
+impl AsciiPieces {
+    /// The next piece, or null after the last: `[text, latin1, utf16, patches]`. `text`
+    /// holds one line per entry (ASCII). When long strings were taken out of the lines
+    /// (see `splice`), `latin1` and `utf16` hold them end to end (`utf16` null when
+    /// empty) and `patches` (JSON text without brackets) lists `line, path, which, start,
+    /// end` for each; otherwise all three are null.
+    #[napi(ts_return_type = "[string, string | null, string | null, string | null] | null")]
+    pub fn next(&self) -> Result<Option<PieceJs<'_>>> {
+        guard(|| {
+            let piece = self.pieces.next_piece().map_err(|e| CoreError::io(e, "read", None))?;
+            Ok(piece.map(|piece| PieceJs { piece, pieces: &self.pieces }))
+        })
+    }
+}
+
+/// A piece on its way to JS: `[text, latin1, utf16, patches]` as JS strings (the UTF-16
+/// one external where the host allows: see `external_string`), after which its buffers go
+/// back to the thread that makes the pieces.
+pub struct PieceJs<'a> {
+    piece: crate::lines::Piece,
+    pieces: &'a crate::lines::Pieces,
+}
+
+impl ToNapiValue for PieceJs<'_> {
+    unsafe fn to_napi_value(env: napi::sys::napi_env, val: Self) -> Result<napi::sys::napi_value> {
+        let PieceJs { mut piece, pieces } = val;
+        let latin1 = |bytes: &[u8]| {
+            let mut out = std::ptr::null_mut();
+            // SAFETY: the current env and a live buffer of the given length, which V8 copies.
+            let status = unsafe {
+                napi::sys::napi_create_string_latin1(env, bytes.as_ptr().cast(), bytes.len() as isize, &mut out)
+            };
+            napi_ok(status, "create a string").map(|()| out)
+        };
+        // SAFETY: Node-API calls on the current env (this conversion's contract).
+        unsafe {
+            let null = js_null(env)?;
+            let mut out = [latin1(&piece.text)?, null, null, null];
+            if !piece.ex.is_empty() {
+                out[1] = latin1(&piece.ex.latin1)?;
+                out[3] = latin1(&piece.ex.patches)?;
+                if !piece.ex.utf16.is_empty() {
+                    out[2] = external_string(env, std::mem::take(&mut piece.ex.utf16))?;
+                }
+            }
+            let array = js_array(env, &out)?;
+            pieces.recycle(piece);
+            Ok(array)
+        }
+    }
+}
