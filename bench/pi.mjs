@@ -1,0 +1,308 @@
+// bench:pi: pi's own CLI end to end, stock `pi` (its bundle) against `pi-native` (its unbundled CLI on our
+// SessionManager), both on Node 22, against the loopback mock model of the pi tests.
+//
+//   npm run bench:pi                 5 interleaved rounds (~5 min)
+//   node bench/pi.mjs --rounds 3     fewer rounds
+//   node bench/pi.mjs --no-resume    skip the /resume flow (it needs tmux)
+//   node bench/pi.mjs --profile-only only the PI_SESSION_NATIVE_TRACE call profile of pi-native
+//   node bench/pi.mjs --flows resume --impls native    some flows, some implementations
+//
+// Flows (each a fresh pi process, as every `pi` invocation is):
+//   startup      `pi -p hi` in an empty project (a new session, one short turn)
+//   print turn   `pi --session <100 MB session> -p "…"`: wall time and peak RSS (/usr/bin/time, else VmHWM polling)
+//   /resume      `pi -r` in a real TUI under tmux, over a 1,000-session folder (323 MB): time until the picker has
+//                loaded every session (its header shows "◉ Current Folder" instead of "Loading n/N")
+// Rounds interleave the implementations (the order alternates); medians and min–max are reported, ratio =
+// stock / pi-native (>1: pi-native is faster; for RSS <1: pi-native uses less). Writes bench/pi-results.md.
+// The 100 MB session is copied before every run (pi appends to it), with its header's cwd set to the project.
+import { execFileSync, spawn, spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import { join } from "node:path";
+import { makeSide, node22, piCommand, REPO, startMockModel } from "../__test__/pi/harness.mjs";
+import { ensureBenchData, GEN_VERSION, generateFolder, hashSeed } from "./gen.mjs";
+
+const argv = process.argv.slice(2);
+const opt = (name, dflt) => {
+  const i = argv.indexOf(name);
+  return i < 0 ? dflt : Number(argv[i + 1]);
+};
+const ROUNDS = opt("--rounds", 5);
+const list = (name, dflt) => {
+  const i = argv.indexOf(name);
+  return i < 0 ? dflt : argv[i + 1].split(",");
+};
+const IMPLS = list("--impls", ["stock", "native"]);
+const FLOWS = list("--flows", ["startup", "printTurn", "resume"]);
+
+const PROFILE_ONLY = argv.includes("--profile-only");
+const hasTmux = spawnSync("tmux", ["-V"]).status === 0;
+const RESUME = !argv.includes("--no-resume") && hasTmux && FLOWS.includes("resume");
+const TIME = existsSync("/usr/bin/time") ? "/usr/bin/time" : null;
+const log = (s) => process.stderr.write(`${s}\n`);
+
+const N22 = node22();
+log(
+  `bench:pi on ${execFileSync(N22, ["--version"]).toString().trim()}; ${ROUNDS} rounds; resume ${RESUME ? "under tmux" : hasTmux ? "skipped" : "skipped (no tmux)"}`,
+);
+
+// ---------------------------------------------------------------------------
+// Data: the 100 MB session of bench/, and a 1,000-session folder whose sessions belong to a project dir of ours
+// (pi's picker lists the sessions of the current folder, and the bench's own folder is for a made-up cwd).
+
+const DATA = join(REPO, ".bench-data");
+const data = ensureBenchData(DATA, { want: ["L"], log });
+const base = join(DATA, `v${GEN_VERSION}-seed42`);
+const resumeCwd = join(base, "pi-resume-project");
+const folder = join(base, "pi-folder-1000");
+if (RESUME) {
+  mkdirSync(resumeCwd, { recursive: true });
+  const mark = join(base, "pi-folder-1000.json");
+  const want = JSON.stringify({ cwd: resumeCwd, count: 1000 });
+  if (!existsSync(mark) || readFileSync(mark, "utf8") !== want) {
+    log("generating a 1,000-session folder (~320 MB) for the /resume flow…");
+    rmSync(folder, { recursive: true, force: true });
+    generateFolder(folder, { seed: hashSeed(42, "folder"), count: 1000, totalBytes: 300 * 2 ** 20, cwd: resumeCwd });
+    writeFileSync(mark, want);
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Sides: one agent dir and project per implementation; a context window that holds the whole 100 MB session's
+// context, so the print turn is one turn (no automatic compaction in the middle of it).
+
+const model = await startMockModel(undefined);
+const sides = Object.fromEntries(
+  ["stock", "native"].map((impl) => [
+    impl,
+    makeSide(impl === "stock" ? "stock" : "nativ", model.port, { contextWindow: 2_000_000 }),
+  ]),
+);
+
+function copySession(src, dst, cwd) {
+  const buf = readFileSync(src);
+  const nl = buf.indexOf(10);
+  const header = JSON.parse(buf.subarray(0, nl).toString("utf8"));
+  header.cwd = cwd;
+  writeFileSync(dst, Buffer.concat([Buffer.from(JSON.stringify(header)), buf.subarray(nl)]));
+}
+
+/** Run pi once; { ms, rssMB, code, stdout, stderr }. */
+function runOnce(impl, args, { env = {}, cwd } = {}) {
+  const side = sides[impl];
+  const [cmd, a] = piCommand(impl, args);
+  const full = TIME ? [TIME, ["-f", "%M", cmd, ...a]] : [cmd, a];
+  return new Promise((resolve, reject) => {
+    const t0 = performance.now();
+    const child = spawn(full[0], full[1], {
+      cwd: cwd ?? side.proj,
+      env: { ...side.env, ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    let hwm = 0;
+    const poll = TIME
+      ? null
+      : setInterval(() => {
+          try {
+            const m = /VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${child.pid}/status`, "utf8"));
+            if (m) hwm = Math.max(hwm, Number(m[1]));
+          } catch {}
+        }, 10);
+    child.stdout.setEncoding("utf8").on("data", (d) => (stdout += d));
+    child.stderr.setEncoding("utf8").on("data", (d) => (stderr += d));
+    child.on("error", reject);
+    child.on("close", (code) => {
+      const ms = performance.now() - t0;
+      if (poll) clearInterval(poll);
+      let rssKB = hwm;
+      if (TIME) {
+        const lines = stderr.trimEnd().split("\n");
+        rssKB = Number(lines.pop());
+        stderr = lines.join("\n");
+      }
+      if (code !== 0) reject(new Error(`${impl} ${args.join(" ")} exited ${code}: ${stderr.slice(-500)}`));
+      else resolve({ ms, rssMB: rssKB / 1024, stdout, stderr });
+    });
+  });
+}
+
+const flows = {
+  startup: async (impl) => runOnce(impl, ["-p", "hi"]),
+  printTurn: async (impl, env = {}) => {
+    const side = sides[impl];
+    const file = join(side.root, "L.jsonl");
+    copySession(data.L.file, file, side.proj);
+    const r = await runOnce(impl, ["--session", file, "-p", "one more turn, please"], { env });
+    rmSync(file, { force: true });
+    return r;
+  },
+  resume: async (impl, env = {}) => resumeOnce(impl, env),
+};
+
+/** `pi -r` in a detached tmux session; ms until the picker shows it has loaded every session. */
+async function resumeOnce(impl, env = {}) {
+  const side = sides[impl];
+  const name = `pi-bench-${process.pid}-${impl}`;
+  const [cmd, a] = piCommand(impl, ["-r", "--session-dir", folder]);
+  const vars = { ...side.env, TERM: "xterm-256color", ...env };
+  delete vars.NO_COLOR;
+  const q = (s) => `'${String(s).replace(/'/g, "'\\''")}'`;
+  const shell = `cd ${q(resumeCwd)} && exec env -i ${Object.entries(vars)
+    .map(([k, v]) => `${k}=${q(v)}`)
+    .join(" ")} ${q(cmd)} ${a.map(q).join(" ")}`;
+  const t0 = performance.now();
+  execFileSync("tmux", ["new-session", "-d", "-s", name, "-x", "160", "-y", "48", shell]);
+  try {
+    for (;;) {
+      const screen = spawnSync("tmux", ["capture-pane", "-p", "-t", name], { encoding: "utf8" }).stdout ?? "";
+      if (screen.includes("◉ Current Folder")) {
+        const ms = performance.now() - t0;
+        if (!/Resume Session/.test(screen) || /No sessions in current folder/.test(screen))
+          throw new Error(`${impl}: the picker shows no sessions:\n${screen}`);
+        return { ms };
+      }
+      if (performance.now() - t0 > 120_000)
+        throw new Error(`${impl}: the picker did not finish loading in 120 s:\n${screen}`);
+      await new Promise((r) => setTimeout(r, 25));
+    }
+  } finally {
+    // C-c twice: pi exits (and the trace, if any, is written); then the session goes
+    spawnSync("tmux", ["send-keys", "-t", name, "C-c"]);
+    await new Promise((r) => setTimeout(r, 150));
+    spawnSync("tmux", ["send-keys", "-t", name, "C-c"]);
+    await new Promise((r) => setTimeout(r, 600));
+    spawnSync("tmux", ["kill-session", "-t", name]);
+  }
+}
+
+// ---------------------------------------------------------------------------
+// The call profile (pi-native only): PI_SESSION_NATIVE_TRACE on one print turn and one /resume.
+
+async function profile() {
+  const out = {};
+  const file = join(sides.native.root, "trace.json");
+  for (const [flow, run] of [["printTurn", flows.printTurn], ...(RESUME ? [["resume", flows.resume]] : [])]) {
+    rmSync(file, { force: true });
+    await run("native", { PI_SESSION_NATIVE_TRACE: file });
+    for (let i = 0; i < 40 && !existsSync(file); i++) await new Promise((r) => setTimeout(r, 100));
+    out[flow] = existsSync(file) ? JSON.parse(readFileSync(file, "utf8")) : null;
+  }
+  return out;
+}
+
+function profileTable(p) {
+  if (!p) return "(no trace written)\n";
+  const f = (n) => (n >= 100 ? n.toFixed(0) : n.toFixed(1));
+  const rows = Object.entries(p.methods).map(
+    ([name, s]) =>
+      `| \`${name}\` | ${s.calls} | ${s.nested || ""} | ${f(s.ms)} | ${f(s.first ?? 0)} | ${s.calls > 1 ? f((s.ms - (s.first ?? 0)) / (s.calls - 1)) : ""} | ${s.cbMs ? f(s.cbMs) : ""} | ${s.arrays ? f(s.items / s.arrays) : ""} |`,
+  );
+  return [
+    `${f(p.totalMs)} ms in SessionManager calls, of ${f(p.wallMs)} ms from our module's load to exit.`,
+    "",
+    "| method | calls | nested | total ms | first ms | later ms each | in callbacks ms | result length |",
+    "|---|---:|---:|---:|---:|---:|---:|---:|",
+    ...rows,
+    "",
+  ].join("\n");
+}
+
+// ---------------------------------------------------------------------------
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const n = s.length;
+  return n ? (n % 2 ? s[(n - 1) / 2] : (s[n / 2 - 1] + s[n / 2]) / 2) : NaN;
+};
+
+const samples = {};
+const record = (key, impl, v) => {
+  samples[key] ??= { stock: [], native: [] };
+  samples[key][impl].push(v);
+};
+
+const load0 = os.loadavg();
+const t0 = Date.now();
+if (!PROFILE_ONLY) {
+  const active = FLOWS.filter((f) => f !== "resume" || RESUME);
+  log("warm-up (compile caches, page cache)…");
+  for (const flow of active) for (const impl of IMPLS) await flows[flow](impl);
+  for (let round = 0; round < ROUNDS; round++) {
+    const order = round % 2 ? [...IMPLS].reverse() : IMPLS;
+    for (const flow of active) {
+      for (const impl of order) {
+        const r = await flows[flow](impl);
+        record(`${flow}.ms`, impl, r.ms);
+        if (r.rssMB) record(`${flow}.rss`, impl, r.rssMB);
+      }
+    }
+    log(
+      `round ${round + 1}/${ROUNDS}: ${Object.entries(samples)
+        .map(([k, v]) => `${k} ${IMPLS.map((i) => v[i].at(-1).toFixed(0)).join("/")}`)
+        .join(", ")}`,
+    );
+  }
+}
+log("call profile of pi-native (PI_SESSION_NATIVE_TRACE)…");
+const prof = IMPLS.includes("native") && !argv.includes("--no-profile") ? await profile() : {};
+await model.stop();
+for (const s of Object.values(sides)) rmSync(s.root, { recursive: true, force: true });
+
+// ---------------------------------------------------------------------------
+// Report
+
+const LABEL = {
+  "startup.ms": "startup, `pi -p hi` in an empty project",
+  "startup.rss": "peak RSS of that",
+  "printTurn.ms": "print turn on the 100 MB session (`--session L.jsonl -p`)",
+  "printTurn.rss": "peak RSS of that turn",
+  "resume.ms": "`/resume` picker (`pi -r`, tmux), 1,000 sessions, until all are loaded",
+};
+const unit = (k, v) =>
+  !Number.isFinite(v)
+    ? "–"
+    : k.endsWith(".rss")
+      ? `${v.toFixed(0)} MB`
+      : v >= 1000
+        ? `${(v / 1000).toFixed(2)} s`
+        : `${v.toFixed(0)} ms`;
+const lines = [];
+lines.push("# bench:pi results", "");
+lines.push(
+  `stock \`pi\` (the bundle \`dist/bundle/cli.js\`) against \`pi-native\` (its bundle of pi's \`dist/cli.js\` with pi-session-native in place of pi's session manager; the call profile runs the unbundled CLI through the hook), pi 1.6.0, ${execFileSync(N22, ["--version"]).toString().trim()}, ${os.cpus().length} × ${os.cpus()[0]?.model?.trim()}, ${new Date().toISOString()}; load average ${load0.map((x) => x.toFixed(1)).join(" ")} at start, ${os
+    .loadavg()
+    .map((x) => x.toFixed(1))
+    .join(
+      " ",
+    )} at end; ${((Date.now() - t0) / 1000).toFixed(0)} s. Each sample a fresh process; ${ROUNDS} interleaved rounds after a warm-up; medians (min–max).`,
+  "",
+);
+if (!PROFILE_ONLY) {
+  lines.push("| flow | stock pi | pi-native | ratio (stock / native) | difference |", "|---|---:|---:|---:|---:|");
+  for (const [k, v] of Object.entries(samples)) {
+    const a = median(v.stock);
+    const b = median(v.native);
+    const range = (xs) => `${unit(k, Math.min(...xs))}–${unit(k, Math.max(...xs))}`;
+    const diff = k.endsWith(".rss")
+      ? `${b - a >= 0 ? "+" : ""}${(b - a).toFixed(0)} MB`
+      : `${b - a >= 0 ? "+" : ""}${((b - a) / 1000).toFixed(2)} s`;
+    lines.push(
+      `| ${LABEL[k] ?? k} | ${unit(k, a)} (${range(v.stock)}) | ${unit(k, b)} (${range(v.native)}) | **${(a / b).toFixed(2)}×** | ${diff} |`,
+    );
+  }
+  lines.push("");
+}
+lines.push("## What pi calls on pi-native", "");
+lines.push(
+  "`PI_SESSION_NATIVE_TRACE=<file>`: every SessionManager method and free function, timed in place. *calls*: outermost calls; *nested*: calls made from inside another traced call; *first ms*: the first call; *in callbacks ms*: time inside callbacks pi passed in (list's onProgress: pi's picker), included in the total.",
+  "",
+);
+if (prof.printTurn) lines.push("### Print turn on the 100 MB session", "", profileTable(prof.printTurn));
+if (prof.resume) lines.push("### `/resume` over 1,000 sessions", "", profileTable(prof.resume));
+const text = `${lines.join("\n")}\n`;
+// only a full run replaces the committed results
+if (IMPLS.length === 2 && FLOWS.length === 3 && RESUME && !PROFILE_ONLY)
+  writeFileSync(join(REPO, "bench/pi-results.md"), text);
+process.stdout.write(text);

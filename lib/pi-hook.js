@@ -1,0 +1,75 @@
+"use strict";
+// The resolve hook behind `pi-session-native/register` and the `pi-native` bin: pi's unbundled CLI
+// (`dist/cli.js`) and every module of it import `dist/core/session-manager.js`; the hook points that
+// import at our module, for pi 1.6.x only (the version whose behaviour we match). For any other pi it
+// prints one line to stderr and leaves pi's own module in place.
+//
+// It uses module.registerHooks() (synchronous, in-thread, Node >= 22.15), not module.register(): the
+// latter sends every resolve to a hooks thread and costs about 0.7 s on pi's ~1,000 modules.
+
+const { readFileSync } = require("node:fs");
+const { join } = require("node:path");
+const { fileURLToPath, pathToFileURL } = require("node:url");
+
+const PI_PACKAGE = "@earendil-works/pi-coding-agent";
+/** The pi versions whose SessionManager we match. */
+const SUPPORTED = /^1\.6\.\d+(?:[-+].*)?$/;
+const SUPPORTED_TEXT = "1.6.x";
+const TARGET = "/dist/core/session-manager.js";
+
+/** Our ESM module, or the tracing wrapper around it when PI_SESSION_NATIVE_TRACE is set. */
+function replacementUrl(env = process.env) {
+  const file = env.PI_SESSION_NATIVE_TRACE ? join(__dirname, "pi-trace.mjs") : join(__dirname, "..", "index.mjs");
+  return pathToFileURL(file).href;
+}
+
+/** { isPi, ok, version } for the package at `root` (a directory path). */
+function checkPi(root) {
+  let pkg;
+  try {
+    pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
+  } catch {
+    return { isPi: false, ok: false };
+  }
+  if (!pkg || pkg.name !== PI_PACKAGE) return { isPi: false, ok: false };
+  const ok = typeof pkg.version === "string" && SUPPORTED.test(pkg.version);
+  return { isPi: true, ok, version: pkg.version };
+}
+
+const skipMessage = (version, root) =>
+  `pi-session-native: pi ${version} (${root}) is not ${SUPPORTED_TEXT}, the version this SessionManager matches; pi runs with its own SessionManager`;
+
+let installed = false;
+
+/**
+ * Register the hook (once per thread). Returns false when this Node has no module.registerHooks().
+ * `onSkip(message)` is called once per pi package that is left alone (default: one line on stderr).
+ */
+function install({ onSkip = (m) => process.stderr.write(`${m}\n`), env = process.env } = {}) {
+  if (installed) return true;
+  const mod = require("node:module");
+  if (typeof mod.registerHooks !== "function") return false;
+  const ours = replacementUrl(env);
+  const decided = new Map(); // pi package root URL -> boolean
+  mod.registerHooks({
+    resolve(specifier, context, nextResolve) {
+      const result = nextResolve(specifier, context);
+      const url = result?.url;
+      if (typeof url !== "string" || !url.endsWith(TARGET) || !url.startsWith("file:")) return result;
+      const rootUrl = url.slice(0, -TARGET.length);
+      let use = decided.get(rootUrl);
+      if (use === undefined) {
+        const root = fileURLToPath(`${rootUrl}/`);
+        const check = checkPi(root);
+        use = check.ok;
+        decided.set(rootUrl, use);
+        if (check.isPi && !use) onSkip(skipMessage(check.version, root));
+      }
+      return use ? { url: ours, format: "module", shortCircuit: true } : result;
+    },
+  });
+  installed = true;
+  return true;
+}
+
+module.exports = { install, checkPi, skipMessage, PI_PACKAGE, SUPPORTED, SUPPORTED_TEXT, TARGET };
