@@ -6,7 +6,9 @@
 #   scripts/cross-setup.sh arm64   aarch64 cross gcc and libc, qemu-user, the rustup target,
 #                                  arm64 Node 20/22/24 (npm registry, .cache/node<major>-arm64/)
 #                                  and rolldown's arm64 binding for Vitest (.cache/arm64-modules/)
-#   scripts/cross-setup.sh musl    musl-gcc, the musl loader (to run a musl Node), the rustup target
+#   scripts/cross-setup.sh musl    the rustup targets, zig 0.14.1 and cargo-zigbuild from PyPI in
+#                                  .cache/zig/ (what the release workflow links musl with), musl-gcc
+#                                  and Debian's musl loader (scripts/musl.mjs loads the x64 addon)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -48,6 +50,13 @@ case "${1:-}" in
   musl)
     apt_install musl-tools musl
     rust_target x86_64-unknown-linux-musl
+    rust_target aarch64-unknown-linux-musl
+    if ! .cache/zig/bin/python -m ziglang version 2>/dev/null | grep -qx 0.14.1 || [ ! -x .cache/zig/bin/cargo-zigbuild ]; then
+      echo "cross-setup: zig 0.14.1 and cargo-zigbuild into .cache/zig" >&2
+      rm -rf .cache/zig
+      python3 -m venv .cache/zig
+      .cache/zig/bin/pip install -q --disable-pip-version-check ziglang==0.14.1 cargo-zigbuild
+    fi
     ;;
   *)
     echo "usage: $0 arm64|musl" >&2
