@@ -12,7 +12,8 @@
 // than x64, the JS reference included). A child
 // process an emulated Node spawns would be an arm64 binary, which the kernel runs only with a
 // binfmt_misc entry for qemu; when there is one (`node scripts/arm64.mjs binfmt` registers it,
-// as root), the tests that spawn Node children run too, otherwise they are skipped (CHILD_TESTS).
+// as root, for the whole machine; `unbinfmt` removes it), the tests that spawn Node children run
+// too, otherwise they are skipped (CHILD_FILES, CHILD_TESTS). CI does not register it.
 //
 // Env: ARM64_NODE, ARM64_FULL (majors), ARM64_NO_CARGO=1 (skip cargo test).
 import { execFileSync, spawnSync } from "node:child_process";
@@ -93,6 +94,14 @@ function binfmtRegister() {
   console.log(`[arm64] binfmt_misc: registered ${qemu} for aarch64 executables`);
 }
 
+/** Removes the entry `binfmt` registered. */
+function binfmtUnregister() {
+  const entry = "/proc/sys/fs/binfmt_misc/qemu-aarch64";
+  if (!existsSync(entry)) return console.log("[arm64] binfmt_misc: no qemu-aarch64 entry");
+  writeFileSync(entry, "-1");
+  console.log("[arm64] binfmt_misc: removed qemu-aarch64");
+}
+
 function build() {
   step("setup (apt, rustup target, arm64 Node, rolldown binding)", () => run("bash", ["scripts/cross-setup.sh", "arm64"]));
   step(`napi build --release --target ${TARGET}`, () =>
@@ -140,7 +149,7 @@ function test() {
   }
 }
 
-const actions = { build, test, binfmt: binfmtRegister };
+const actions = { build, test, binfmt: binfmtRegister, unbinfmt: binfmtUnregister };
 const wanted = process.argv.slice(2);
 if (wanted.length === 0 || wanted.some((a) => !actions[a])) {
   console.error(`usage: node scripts/arm64.mjs ${Object.keys(actions).join("|")}...`);
