@@ -9,7 +9,9 @@
 // libstdc++ with RELR relocations, which Debian bookworm's musl 1.2.3 loader cannot apply
 // (it crashes at load); musl >= 1.2.4 can. The release workflow runs the tests on Alpine.
 //
-//   node scripts/musl.mjs                    npm run test:musl (both targets; MUSL_TARGETS to pick)
+//   node scripts/musl.mjs [<target>...]      npm run test:musl: build and check (default: both);
+//                                            npm test builds x86_64 only (a cold build of each
+//                                            takes 1-1.5 min on 2 shared cores)
 //   node scripts/musl.mjs check <target>...  the checks alone, on .node files built before (the
 //                                            release workflow's build job); the dlopen check
 //                                            runs where musl-gcc and musl's loader are installed
@@ -40,7 +42,8 @@ const t0 = Date.now();
 const checkOnly = process.argv[2] === "check";
 if (!checkOnly) sh("bash", ["scripts/cross-setup.sh", "musl"], { stdio: "inherit" });
 const env = { ...process.env, PATH: `${join(REPO, ".cache", "zig", "bin")}${delimiter}${process.env.PATH}` };
-const wanted = checkOnly ? process.argv.slice(3) : (process.env.MUSL_TARGETS ?? Object.keys(TARGETS).join(" ")).split(/[\s,]+/).filter(Boolean);
+const named = process.argv.slice(checkOnly ? 3 : 2);
+const wanted = named.length ? named : Object.keys(TARGETS);
 
 for (const target of wanted) {
   const t = TARGETS[target];
