@@ -120,7 +120,7 @@ function build() {
 function test() {
   if (process.env.ARM64_NO_CARGO !== "1") {
     step(`cargo test --lib --target ${TARGET} (qemu)`, () =>
-      run("cargo", ["test", "--lib", "--quiet", "--target", TARGET], { env: CROSS_ENV }),
+      run("cargo", ["test", "-p", "pi-session-native", "--lib", "--quiet", "--target", TARGET], { env: CROSS_ENV }),
     );
   }
   const children = binfmtEnabled();
