@@ -34,7 +34,7 @@ const CROSS_ENV = {
 // strings; the free functions, identity, aliasing), the safety tests, the mutated-file corpus.
 const FULL = {
   files: ["__test__/diff/", "__test__/safety/safety.test.mjs", "__test__/safety/mutated-files.test.mjs"],
-  env: { DIFF_SEEDS: "60", DIFF_OPS: "40", DIFF_COLD_OPS: "getEntries,getTree,buildSessionContext,createBranchedSession,appendThenContext" },
+  env: { DIFF_SEEDS: "40", DIFF_OPS: "40", DIFF_COLD_OPS: "getEntries,getTree,buildSessionContext,createBranchedSession" },
 };
 // Each Node's N-API and V8 strings: a few random-operation seeds (open, reopen, getters,
 // entries and trees materialised), the safety tests.
