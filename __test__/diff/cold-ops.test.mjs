@@ -69,8 +69,12 @@ const OPS = {
   },
 };
 
+// DIFF_COLD_OPS=getEntries,getTree runs only those (scripts/arm64.mjs, under emulation).
+const ONLY = process.env.DIFF_COLD_OPS?.split(",").filter(Boolean);
+for (const op of ONLY ?? []) if (!OPS[op]) throw new Error(`DIFF_COLD_OPS: no operation ${op}; known: ${Object.keys(OPS).join(", ")}`);
+
 describe(`first operation after open (${LABELS.join(" vs ")})`, () => {
-  for (const [op, run] of Object.entries(OPS)) {
+  for (const [op, run] of Object.entries(OPS).filter(([op]) => !ONLY || ONLY.includes(op))) {
     it(op, () => {
       const problems = [];
       for (const file of FILES) {

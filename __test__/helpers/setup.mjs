@@ -5,6 +5,12 @@ import { makeTempRoot, removeTempRoots } from "./tmp.mjs";
 
 process.env.PI_CODING_AGENT_DIR = makeTempRoot("agent");
 
+// scripts/arm64.mjs: the tests run on the architecture they were meant for (the loader picks
+// the addon built for process.arch).
+if (process.env.PSN_EXPECT_ARCH && process.arch !== process.env.PSN_EXPECT_ARCH) {
+  throw new Error(`expected to run on ${process.env.PSN_EXPECT_ARCH}, this Node is ${process.arch}`);
+}
+
 afterAll(() => {
   removeTempRoots();
 });

@@ -127,7 +127,8 @@ if (existsSync(join(platformDir, "package.json"))) {
   const platStage = join(work, "stage-platform", "package");
   for (const f of files.filter((f) => !/^[^/]+\.node$/.test(f))) cpSync(join(REPO, f), join(rootStage, f), { recursive: true });
   cpSync(platformDir, platStage, { recursive: true });
-  const nodeFile = files.find((f) => /^[^/]+\.node$/.test(f));
+  // The host's binary (the root may also hold a cross-built one, e.g. `npm run build:arm64`).
+  const nodeFile = files.find((f) => f === `pi-session-native.${hostPlatformDir()}.node`);
   cpSync(join(REPO, nodeFile), join(platStage, nodeFile));
   const tgzDir = join(work, "release-layout");
   mkdirSync(tgzDir);

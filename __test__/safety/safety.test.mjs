@@ -79,6 +79,12 @@ describe("crash at any instant", () => {
       child.stdout.on("data", (d) => {
         buf += d;
       });
+      // Killed 150-400 ms into its appends: counted from its first acknowledged one, so a slow
+      // start (an emulated Node takes seconds) is not mistaken for the appends.
+      await new Promise((r) => {
+        child.stdout.once("data", r);
+        child.on("close", r);
+      });
       await new Promise((r) => setTimeout(r, 150 + rand() * 250));
       child.kill("SIGKILL");
       await new Promise((r) => child.on("close", r));
