@@ -102,7 +102,12 @@ export function normalizedFileSig(path, { dropEntryTimestamps = false } = {}) {
     for (const [from, to] of swaps) line = line.split(JSON.stringify(from)).join(JSON.stringify(to));
     return line;
   });
-  return { fileLines: out.length, fileEndsWithNewline: trailing === "", fileLineHashes: hashEach(out, (x) => x), _lines: out };
+  return {
+    fileLines: out.length,
+    fileEndsWithNewline: trailing === "",
+    fileLineHashes: hashEach(out, (x) => x),
+    _lines: out,
+  };
 }
 
 function short(v, n = 240) {

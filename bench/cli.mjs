@@ -17,7 +17,8 @@ import { performance } from "node:perf_hooks";
 
 const args = Object.fromEntries(
   process.argv.slice(2).reduce((acc, a, i, all) => {
-    if (a.startsWith("--")) acc.push([a.slice(2), all[i + 1]?.startsWith("--") || all[i + 1] === undefined ? "true" : all[i + 1]]);
+    if (a.startsWith("--"))
+      acc.push([a.slice(2), all[i + 1]?.startsWith("--") || all[i + 1] === undefined ? "true" : all[i + 1]]);
     return acc;
   }, []),
 );
@@ -81,11 +82,16 @@ for (let i = 0; i < Math.min(ref.value.length, mine.value.length); i++) {
   };
   for (const k of Object.keys(want)) {
     if (want[k] !== m[k]) {
-      if (mismatches++ < 10) console.log(`ls #${i} ${k}: reference ${JSON.stringify(want[k])?.slice(0, 80)} cli ${JSON.stringify(m[k])?.slice(0, 80)}`);
+      if (mismatches++ < 10)
+        console.log(
+          `ls #${i} ${k}: reference ${JSON.stringify(want[k])?.slice(0, 80)} cli ${JSON.stringify(m[k])?.slice(0, 80)}`,
+        );
     }
   }
 }
-console.log(`ls      ${ref.value.length} sessions  reference listAll() ${ref.ms.toFixed(0)} ms (cpu ${ref.cpu.toFixed(0)} ms)  pi-sessions ls ${mine.ms.toFixed(0)} ms  mismatches ${mismatches}`);
+console.log(
+  `ls      ${ref.value.length} sessions  reference listAll() ${ref.ms.toFixed(0)} ms (cpu ${ref.cpu.toFixed(0)} ms)  pi-sessions ls ${mine.ms.toFixed(0)} ms  mismatches ${mismatches}`,
+);
 
 // search
 const refSearch = await time(async () => {
@@ -132,11 +138,15 @@ cpSync(dir, copy, { recursive: true });
 let ctxFiles = 0;
 let ctxDiff = 0;
 const limit = Number(args["context-files"] ?? 50);
-for (const f of readdirSync(copy).filter((n) => n.endsWith(".jsonl")).slice(0, limit)) {
+for (const f of readdirSync(copy)
+  .filter((n) => n.endsWith(".jsonl"))
+  .slice(0, limit)) {
   const path = join(copy, f);
   let want;
   try {
-    want = SessionManager.open(path).buildSessionContext().messages.map((m) => JSON.stringify(m));
+    want = SessionManager.open(path)
+      .buildSessionContext()
+      .messages.map((m) => JSON.stringify(m));
   } catch (e) {
     // pi refuses the file (not a session): the CLI must fail too.
     let failed = false;
@@ -157,7 +167,9 @@ for (const f of readdirSync(copy).filter((n) => n.endsWith(".jsonl")).slice(0, l
   if (want.length !== got.length || want.some((w, i) => w !== got[i])) {
     ctxDiff++;
     const i = want.findIndex((w, k) => w !== got[k]);
-    console.log(`context ${f}: ${want.length} vs ${got.length} messages; first difference at #${i}:\n  ref ${want[i]?.slice(0, 200)}\n  cli ${got[i]?.slice(0, 200)}`);
+    console.log(
+      `context ${f}: ${want.length} vs ${got.length} messages; first difference at #${i}:\n  ref ${want[i]?.slice(0, 200)}\n  cli ${got[i]?.slice(0, 200)}`,
+    );
   }
 }
 rmSync(copy, { recursive: true, force: true });

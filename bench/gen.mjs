@@ -91,7 +91,10 @@ export class Rng {
   }
   hex(n) {
     let s = "";
-    while (s.length < n) s += Math.floor(this.next() * 0x100000000).toString(16).padStart(8, "0");
+    while (s.length < n)
+      s += Math.floor(this.next() * 0x100000000)
+        .toString(16)
+        .padStart(8, "0");
     return s.slice(0, n);
   }
   base62(n) {
@@ -136,14 +139,52 @@ const WORDS = (
   "small large huge tiny empty missing invalid valid correct wrong exact expected actual unexpected " +
   "here there where what why how done todo plan step steps approach idea option tradeoff decision"
 ).split(" ");
-const NON_ASCII = ["—", "→", "“quoted”", "naïve", "café", "über", "✓", "✗", "…", "±", "µs", "日本語", "🎉", "🚀", "Größe"];
+const NON_ASCII = [
+  "—",
+  "→",
+  "“quoted”",
+  "naïve",
+  "café",
+  "über",
+  "✓",
+  "✗",
+  "…",
+  "±",
+  "µs",
+  "日本語",
+  "🎉",
+  "🚀",
+  "Größe",
+];
 const IDENTS = (
   "session entry entries parser index tree node leaf parent child context message compaction summary " +
   "buffer stream reader writer handler config options state cache store queue worker result value " +
   "path file dir name id key map list items count total offset limit cursor token user request response"
 ).split(" ");
-const TYPES = ["string", "number", "boolean", "Entry", "SessionEntry[]", "Map<string, Entry>", "Promise<void>", "Result<T>", "Buffer", "unknown"];
-const DIRS = ["src", "src/core", "src/utils", "src/cli", "lib", "test", "packages/agent/src", "packages/ai/src", "crates/core/src", "docs"];
+const TYPES = [
+  "string",
+  "number",
+  "boolean",
+  "Entry",
+  "SessionEntry[]",
+  "Map<string, Entry>",
+  "Promise<void>",
+  "Result<T>",
+  "Buffer",
+  "unknown",
+];
+const DIRS = [
+  "src",
+  "src/core",
+  "src/utils",
+  "src/cli",
+  "lib",
+  "test",
+  "packages/agent/src",
+  "packages/ai/src",
+  "crates/core/src",
+  "docs",
+];
 const EXTS = [".ts", ".ts", ".ts", ".tsx", ".rs", ".js", ".json", ".md", ".py", ".go"];
 
 let corpus;
@@ -156,7 +197,8 @@ function buildCorpus() {
     const b = rng.pick(IDENTS);
     return rng.chance(0.5) ? a + b[0].toUpperCase() + b.slice(1) : a;
   };
-  const filePath = () => `${rng.pick(DIRS)}/${ident().replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}${rng.pick(EXTS)}`;
+  const filePath = () =>
+    `${rng.pick(DIRS)}/${ident().replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}${rng.pick(EXTS)}`;
   const sentence = () => {
     const n = rng.int(6, 24);
     const w = [];
@@ -202,26 +244,42 @@ function buildCorpus() {
     const v = ident();
     if (rng.chance(0.7)) {
       lines.push(`/** ${sentence()} */`);
-      lines.push(`export ${rng.chance(0.3) ? "async " : ""}function ${f}(${v}: ${rng.pick(TYPES)}, options: { ${ident()}?: ${rng.pick(TYPES)} } = {}): ${rng.pick(TYPES)} {`);
+      lines.push(
+        `export ${rng.chance(0.3) ? "async " : ""}function ${f}(${v}: ${rng.pick(TYPES)}, options: { ${ident()}?: ${rng.pick(TYPES)} } = {}): ${rng.pick(TYPES)} {`,
+      );
       for (let i = rng.int(3, 18); i > 0; i--) {
         const r = rng.next();
-        if (r < 0.2) lines.push(`\tconst ${ident()} = ${v}.${ident()}(${JSON.stringify(word())}, ${rng.int(0, 4096)});`);
-        else if (r < 0.35) lines.push(`\tif (!${v}.${ident()} || ${v}.${ident()}.length === 0) {\n\t\tthrow new Error(\`${sentence()} \${${v}.id}\`);\n\t}`);
+        if (r < 0.2)
+          lines.push(`\tconst ${ident()} = ${v}.${ident()}(${JSON.stringify(word())}, ${rng.int(0, 4096)});`);
+        else if (r < 0.35)
+          lines.push(
+            `\tif (!${v}.${ident()} || ${v}.${ident()}.length === 0) {\n\t\tthrow new Error(\`${sentence()} \${${v}.id}\`);\n\t}`,
+          );
         else if (r < 0.45) lines.push(`\tconst re = /^([a-z0-9_-]+)\\.(\\d+)\\s*$/i; // ${word()} ${word()}`);
         else if (r < 0.55) lines.push(`\t// ${sentence()}`);
-        else if (r < 0.65) lines.push(`\tfor (const ${ident()} of ${v}.${ident()}) {\n\t\t${ident()}.push('${word()}\\n');\n\t}`);
-        else if (r < 0.75) lines.push(`\tawait writeFile(join(dir, "${filePath()}"), JSON.stringify(${v}, null, 2) + "\\n", "utf8");`);
+        else if (r < 0.65)
+          lines.push(`\tfor (const ${ident()} of ${v}.${ident()}) {\n\t\t${ident()}.push('${word()}\\n');\n\t}`);
+        else if (r < 0.75)
+          lines.push(`\tawait writeFile(join(dir, "${filePath()}"), JSON.stringify(${v}, null, 2) + "\\n", "utf8");`);
         else lines.push(`\treturn ${v}.${ident()}?.${ident()} ?? ${rng.chance(0.5) ? "null" : `"${word()}"`};`);
       }
       lines.push("}");
     } else {
       lines.push(`/// ${sentence()}`);
-      lines.push(`pub fn ${f.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)}(${v.toLowerCase()}: &${rng.pick(["str", "[u8]", "Path", "Entry"])}) -> Result<${rng.pick(["usize", "String", "Vec<Entry>", "()"])}, Error> {`);
+      lines.push(
+        `pub fn ${f.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)}(${v.toLowerCase()}: &${rng.pick(["str", "[u8]", "Path", "Entry"])}) -> Result<${rng.pick(["usize", "String", "Vec<Entry>", "()"])}, Error> {`,
+      );
       for (let i = rng.int(3, 14); i > 0; i--) {
         const r = rng.next();
-        if (r < 0.3) lines.push(`    let ${ident().toLowerCase()} = ${v.toLowerCase()}.iter().filter(|e| e.kind == b'"').count();`);
+        if (r < 0.3)
+          lines.push(
+            `    let ${ident().toLowerCase()} = ${v.toLowerCase()}.iter().filter(|e| e.kind == b'"').count();`,
+          );
         else if (r < 0.5) lines.push(`    // ${sentence()}`);
-        else if (r < 0.7) lines.push(`    if line.ends_with("\\r\\n") {\n        return Err(Error::new(format!("{}: {:?}", "${word()}", line)));\n    }`);
+        else if (r < 0.7)
+          lines.push(
+            `    if line.ends_with("\\r\\n") {\n        return Err(Error::new(format!("{}: {:?}", "${word()}", line)));\n    }`,
+          );
         else lines.push(`    writeln!(out, "{}\\t{}", ${rng.int(0, 999)}, "${word()}")?;`);
       }
       lines.push("    Ok(Default::default())\n}");
@@ -237,12 +295,17 @@ function buildCorpus() {
     const r = rng.next();
     let line;
     if (r < 0.2) line = ` ${rng.chance(0.9) ? "✓" : "×"} ${filePath()} (${rng.int(1, 80)} tests) ${rng.int(2, 900)}ms`;
-    else if (r < 0.3) line = `error[E0${rng.int(100, 799)}]: ${sentence()}\n  --> ${filePath()}:${rng.int(1, 900)}:${rng.int(1, 80)}\n   |\n${rng.int(1, 900)} |     let x = ${ident()}(&${ident()});\n   |             ^^^^^ ${sentence()}`;
-    else if (r < 0.45) line = `commit ${rng.hex(40)}\nAuthor: Dev ${rng.pick(["One", "Two", "Three"])} <dev@example.com>\nDate:   Mon Mar ${rng.int(1, 28)} ${rng.int(10, 23)}:${rng.int(10, 59)}:${rng.int(10, 59)} 2026 +0100\n\n    ${sentence()}\n`;
-    else if (r < 0.6) line = `-rw-r--r--  1 dev  staff  ${String(rng.int(10, 99999)).padStart(6)} Mar ${String(rng.int(1, 28)).padStart(2)} ${rng.int(10, 23)}:${rng.int(10, 59)} ${filePath()}`;
+    else if (r < 0.3)
+      line = `error[E0${rng.int(100, 799)}]: ${sentence()}\n  --> ${filePath()}:${rng.int(1, 900)}:${rng.int(1, 80)}\n   |\n${rng.int(1, 900)} |     let x = ${ident()}(&${ident()});\n   |             ^^^^^ ${sentence()}`;
+    else if (r < 0.45)
+      line = `commit ${rng.hex(40)}\nAuthor: Dev ${rng.pick(["One", "Two", "Three"])} <dev@example.com>\nDate:   Mon Mar ${rng.int(1, 28)} ${rng.int(10, 23)}:${rng.int(10, 59)}:${rng.int(10, 59)} 2026 +0100\n\n    ${sentence()}\n`;
+    else if (r < 0.6)
+      line = `-rw-r--r--  1 dev  staff  ${String(rng.int(10, 99999)).padStart(6)} Mar ${String(rng.int(1, 28)).padStart(2)} ${rng.int(10, 23)}:${rng.int(10, 59)} ${filePath()}`;
     else if (r < 0.75) line = `${filePath()}:${rng.int(1, 2000)}:    ${ident()}(${JSON.stringify(word())});`;
-    else if (r < 0.85) line = `   Compiling ${ident()} v0.${rng.int(1, 30)}.${rng.int(0, 9)} (/home/dev/src/${ident()})`;
-    else line = `[${rng.int(10, 23)}:${rng.int(10, 59)}:${rng.int(10, 59)}] ${rng.pick(["INFO", "WARN", "DEBUG", "ERROR"])} ${sentence()}`;
+    else if (r < 0.85)
+      line = `   Compiling ${ident()} v0.${rng.int(1, 30)}.${rng.int(0, 9)} (/home/dev/src/${ident()})`;
+    else
+      line = `[${rng.int(10, 23)}:${rng.int(10, 59)}:${rng.int(10, 59)}] ${rng.pick(["INFO", "WARN", "DEBUG", "ERROR"])} ${sentence()}`;
     shell.push(line);
     len += line.length + 1;
   }
@@ -359,7 +422,8 @@ const TOOLS = [
   },
   {
     name: "grep",
-    description: "Search file contents for a regex pattern. Returns matching lines with file paths and line numbers. Respects .gitignore.",
+    description:
+      "Search file contents for a regex pattern. Returns matching lines with file paths and line numbers. Respects .gitignore.",
     parameters: {
       type: "object",
       properties: {
@@ -374,7 +438,8 @@ const TOOLS = [
   },
   {
     name: "find",
-    description: "Search for files by glob pattern. Returns matching file paths relative to the search directory. Respects .gitignore.",
+    description:
+      "Search for files by glob pattern. Returns matching file paths relative to the search directory. Respects .gitignore.",
     parameters: {
       type: "object",
       properties: {
@@ -387,7 +452,8 @@ const TOOLS = [
   },
   {
     name: "ls",
-    description: "List directory contents. Returns entries sorted alphabetically, with '/' suffix for directories. Includes dotfiles.",
+    description:
+      "List directory contents. Returns entries sorted alphabetically, with '/' suffix for directories. Includes dotfiles.",
     parameters: {
       type: "object",
       properties: {
@@ -455,7 +521,14 @@ function usageFor(rng, model, inputTokens, outputTokens) {
     total: 0,
   };
   cost.total = cost.input + cost.output + cost.cacheRead + cost.cacheWrite;
-  return { input, output: outputTokens, cacheRead, cacheWrite, totalTokens: input + outputTokens + cacheRead + cacheWrite, cost };
+  return {
+    input,
+    output: outputTokens,
+    cacheRead,
+    cacheWrite,
+    totalTokens: input + outputTokens + cacheRead + cacheWrite,
+    cost,
+  };
 }
 
 // ---------------------------------------------------------------------------
@@ -567,7 +640,13 @@ export function generateSession(file, opts) {
   };
   const emitMessage = (message) => {
     messages++;
-    return emit(message.role, (eid, parentId, timestamp) => ({ type: "message", id: eid, parentId, timestamp, message }));
+    return emit(message.role, (eid, parentId, timestamp) => ({
+      type: "message",
+      id: eid,
+      parentId,
+      timestamp,
+      message,
+    }));
   };
   const tick = (lo, hi) => {
     t += rng.int(lo, hi);
@@ -631,7 +710,11 @@ export function generateSession(file, opts) {
         };
         break;
       case "edit":
-        args = { path: p, oldText: codeOf(rng, rng.logn(300, 0.8, 20, 4 * KB)), newText: codeOf(rng, rng.logn(350, 0.8, 20, 5 * KB)) };
+        args = {
+          path: p,
+          oldText: codeOf(rng, rng.logn(300, 0.8, 20, 4 * KB)),
+          newText: codeOf(rng, rng.logn(350, 0.8, 20, 5 * KB)),
+        };
         modifiedFiles.add(p);
         break;
       case "write":
@@ -669,7 +752,10 @@ export function generateSession(file, opts) {
       return { text: `Successfully replaced text in ${call.arguments.path}.`, isError: rng.chance(0.05) };
     }
     if (name === "write") {
-      return { text: `Successfully wrote ${call.arguments.content.length} bytes to ${call.arguments.path}`, isError: false };
+      return {
+        text: `Successfully wrote ${call.arguments.content.length} bytes to ${call.arguments.path}`,
+        isError: false,
+      };
     }
     return { text: shellOf(rng, rng.logn(1200, 1.0, 100, 12 * KB)), isError: false };
   };
@@ -736,7 +822,11 @@ export function generateSession(file, opts) {
         customType,
         data: {
           version: 1,
-          items: Array.from({ length: rng.int(1, 6) }, (_, i) => ({ id: i + 1, text: proseOf(rng, rng.int(20, 120)), done: rng.chance(0.5) })),
+          items: Array.from({ length: rng.int(1, 6) }, (_, i) => ({
+            id: i + 1,
+            text: proseOf(rng, rng.int(20, 120)),
+            done: rng.chance(0.5),
+          })),
           updatedAt: t,
         },
         id: eid,
@@ -775,7 +865,11 @@ export function generateSession(file, opts) {
     if (rng.chance(imageChance)) {
       content = [
         { type: "text", text },
-        { type: "image", data: rng.base64(rng.logn(60 * KB, 0.7, 8 * KB, 400 * KB)), mimeType: rng.pick(["image/png", "image/jpeg"]) },
+        {
+          type: "image",
+          data: rng.base64(rng.logn(60 * KB, 0.7, 8 * KB, 400 * KB)),
+          mimeType: rng.pick(["image/png", "image/jpeg"]),
+        },
       ];
     } else if (rng.chance(0.1)) {
       content = text; // plain string content also occurs
@@ -802,7 +896,14 @@ export function generateSession(file, opts) {
         parentId,
         timestamp,
         targetId: userId,
-        label: rng.pick(["checkpoint", "good state", "before refactor", "bug repro", "try again from here", "✓ tests green"]),
+        label: rng.pick([
+          "checkpoint",
+          "good state",
+          "before refactor",
+          "bug repro",
+          "try again from here",
+          "✓ tests green",
+        ]),
       }));
     }
 
@@ -812,7 +913,11 @@ export function generateSession(file, opts) {
       const blocks = [];
       const thinking = model.provider === "anthropic" && rng.chance(0.75);
       if (thinking) {
-        blocks.push({ type: "thinking", thinking: proseOf(rng, rng.logn(600, 0.9, 40, 8 * KB)), thinkingSignature: rng.base64(rng.int(200, 900)) });
+        blocks.push({
+          type: "thinking",
+          thinking: proseOf(rng, rng.logn(600, 0.9, 40, 8 * KB)),
+          thinkingSignature: rng.base64(rng.int(200, 900)),
+        });
       }
       if (rng.chance(0.4)) blocks.push({ type: "text", text: proseOf(rng, rng.logn(200, 0.8, 20, 2 * KB)) });
       const calls = [];
@@ -829,7 +934,18 @@ export function generateSession(file, opts) {
           toolName: call.name,
           content: [{ type: "text", text: out }],
           ...(call.name === "edit" && !isError
-            ? { details: { diff: `--- ${call.arguments.path}\n+++ ${call.arguments.path}\n@@ -${rng.int(1, 500)},7 +${rng.int(1, 500)},9 @@\n${codeOf(rng, 400).split("\n").map((l, i) => (i % 3 === 0 ? `-${l}` : `+${l}`)).join("\n")}`, firstChangedLine: rng.int(1, 900) } }
+            ? {
+                details: {
+                  diff: `--- ${call.arguments.path}\n+++ ${call.arguments.path}\n@@ -${rng.int(1, 500)},7 +${rng.int(1, 500)},9 @@\n${codeOf(
+                    rng,
+                    400,
+                  )
+                    .split("\n")
+                    .map((l, i) => (i % 3 === 0 ? `-${l}` : `+${l}`))
+                    .join("\n")}`,
+                  firstChangedLine: rng.int(1, 900),
+                },
+              }
             : {}),
           isError,
           timestamp: t,
@@ -840,7 +956,11 @@ export function generateSession(file, opts) {
     // Final answer.
     const blocks = [];
     if (model.provider === "anthropic" && rng.chance(0.6)) {
-      blocks.push({ type: "thinking", thinking: proseOf(rng, rng.logn(500, 0.9, 40, 6 * KB)), thinkingSignature: rng.base64(rng.int(200, 900)) });
+      blocks.push({
+        type: "thinking",
+        thinking: proseOf(rng, rng.logn(500, 0.9, 40, 6 * KB)),
+        thinkingSignature: rng.base64(rng.int(200, 900)),
+      });
     }
     const answer = proseOf(rng, rng.logn(900, 0.9, 30, 12 * KB));
     blocks.push({ type: "text", text: answer });
@@ -853,7 +973,9 @@ export function generateSession(file, opts) {
       emit("custom_message", (eid, parentId, timestamp) => ({
         type: "custom_message",
         customType: rng.pick(["background-job", "file-watcher", "reminder"]),
-        content: rng.chance(0.5) ? proseOf(rng, rng.int(60, 600)) : [{ type: "text", text: shellOf(rng, rng.int(100, 1500)) }],
+        content: rng.chance(0.5)
+          ? proseOf(rng, rng.int(60, 600))
+          : [{ type: "text", text: shellOf(rng, rng.int(100, 1500)) }],
         display: rng.chance(0.8),
         details: { source: rng.pick(["watcher", "cron", "hook"]), seq: turn },
         id: eid,
@@ -875,7 +997,9 @@ export function generateSession(file, opts) {
             parentId,
             timestamp,
             targetId,
-            replacement: rng.chance(0.2) ? null : { content: [{ type: "text", text: `[output elided: ${rng.int(2, 60)} KB]` }] },
+            replacement: rng.chance(0.2)
+              ? null
+              : { content: [{ type: "text", text: `[output elided: ${rng.int(2, 60)} KB]` }] },
           }));
           break;
         }
@@ -934,7 +1058,19 @@ export function generateSession(file, opts) {
   w.close();
   const endMs = t;
   if (opts.mtime !== false) utimesSync(file, new Date(endMs), new Date(endMs));
-  return { file, id, cwd, bytes: w.bytes, entries, messages, compactions, branches, leafId: leaf, startMs: opts.startMs, endMs };
+  return {
+    file,
+    id,
+    cwd,
+    bytes: w.bytes,
+    entries,
+    messages,
+    compactions,
+    branches,
+    leafId: leaf,
+    startMs: opts.startMs,
+    endMs,
+  };
 }
 
 // ---------------------------------------------------------------------------
@@ -954,7 +1090,10 @@ const YEAR_START = Date.UTC(2025, 5, 1, 8, 0, 0);
  * A folder of sessions for one cwd (what `SessionManager.list(cwd, dir)` reads).
  * Returns { dir, cwd, sessions: meta[] }. Sessions are spread over ~300 days; some are forks.
  */
-export function generateFolder(dir, { seed, count, totalBytes, cwd, median = 120 * KB, sigma = 1.3, max = 16 * MB, spanDays = 300, profile = {} }) {
+export function generateFolder(
+  dir,
+  { seed, count, totalBytes, cwd, median = 120 * KB, sigma = 1.3, max = 16 * MB, spanDays = 300, profile = {} },
+) {
   mkdirSync(dir, { recursive: true });
   const rng = new Rng(hashSeed("folder", seed, cwd, count));
   const sizes = sessionSizes(rng, count, totalBytes, median, sigma, max);
@@ -987,7 +1126,10 @@ export function generateFolder(dir, { seed, count, totalBytes, cwd, median = 120
  * `sessions` sessions in total (Zipf-like per project). For `listAll()` with
  * PI_CODING_AGENT_DIR=<root>.
  */
-export function generateAgentDir(root, { seed, projects = 40, sessions = 1200, totalBytes = 200 * MB, median = 60 * KB, profile = {} }) {
+export function generateAgentDir(
+  root,
+  { seed, projects = 40, sessions = 1200, totalBytes = 200 * MB, median = 60 * KB, profile = {} },
+) {
   const rng = new Rng(hashSeed("agent", seed, projects, sessions));
   const C = getCorpus();
   const weights = Array.from({ length: projects }, (_, i) => 1 / (i + 1) ** 0.9);
@@ -1013,7 +1155,16 @@ export function generateAgentDir(root, { seed, projects = 40, sessions = 1200, t
     const cwd = rng.chance(0.8) ? `/home/dev/src/${name}` : `/home/dev/work/client-${rng.int(1, 9)}/${name}`;
     const dir = join(root, "sessions", encodeCwd(cwd));
     const share = Math.round((totalBytes * counts[p]) / sessions);
-    const f = generateFolder(dir, { seed: hashSeed(seed, p), count: counts[p], totalBytes: share, cwd, median, sigma: 1.2, max: 8 * MB, profile });
+    const f = generateFolder(dir, {
+      seed: hashSeed(seed, p),
+      count: counts[p],
+      totalBytes: share,
+      cwd,
+      median,
+      sigma: 1.2,
+      max: 8 * MB,
+      profile,
+    });
     out.push(f);
   }
   return { root, sessionsDir: join(root, "sessions"), projects: out };
@@ -1094,7 +1245,9 @@ export function ensureBenchData(root, { seed = 42, want = ["S", "M", "L", "folde
         renameSync(tmp, file);
         meta.file = file;
         writeFileSync(metaPath, JSON.stringify(meta));
-        log(`  ${key}: ${(meta.bytes / MB).toFixed(1)} MB, ${meta.entries} entries, ${meta.compactions} compactions, ${meta.branches} branches (${((Date.now() - t0) / 1000).toFixed(1)} s)`);
+        log(
+          `  ${key}: ${(meta.bytes / MB).toFixed(1)} MB, ${meta.entries} entries, ${meta.compactions} compactions, ${meta.branches} branches (${((Date.now() - t0) / 1000).toFixed(1)} s)`,
+        );
       }
       result[key] = meta;
     } else if (key === "folder") {
@@ -1104,10 +1257,17 @@ export function ensureBenchData(root, { seed = 42, want = ["S", "M", "L", "folde
       if (!manifest || !existsSync(dir)) {
         log("generating 1,000-session folder (~300 MB)…");
         rmSync(dir, { recursive: true, force: true });
-        const f = generateFolder(dir, { seed: hashSeed(seed, "folder"), count: 1000, totalBytes: 300 * MB, cwd: BENCH_CWD });
+        const f = generateFolder(dir, {
+          seed: hashSeed(seed, "folder"),
+          count: 1000,
+          totalBytes: 300 * MB,
+          cwd: BENCH_CWD,
+        });
         manifest = summarizeFolder(f);
         writeFileSync(manifestPath, JSON.stringify(manifest));
-        log(`  folder: ${manifest.count} sessions, ${(manifest.bytes / MB).toFixed(0)} MB (${((Date.now() - t0) / 1000).toFixed(1)} s)`);
+        log(
+          `  folder: ${manifest.count} sessions, ${(manifest.bytes / MB).toFixed(0)} MB (${((Date.now() - t0) / 1000).toFixed(1)} s)`,
+        );
       }
       result.folder = manifest;
     } else if (key === "agent") {
@@ -1127,7 +1287,9 @@ export function ensureBenchData(root, { seed = 42, want = ["S", "M", "L", "folde
           bytes: projects.reduce((n, p) => n + p.bytes, 0),
         };
         writeFileSync(manifestPath, JSON.stringify(manifest));
-        log(`  agent: ${manifest.projects.length} projects, ${manifest.count} sessions, ${(manifest.bytes / MB).toFixed(0)} MB (${((Date.now() - t0) / 1000).toFixed(1)} s)`);
+        log(
+          `  agent: ${manifest.projects.length} projects, ${manifest.count} sessions, ${(manifest.bytes / MB).toFixed(0)} MB (${((Date.now() - t0) / 1000).toFixed(1)} s)`,
+        );
       }
       result.agent = manifest;
     } else {
@@ -1158,7 +1320,9 @@ function parseArgs(argv) {
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (!a.startsWith("--")) continue;
-    const [k, v] = a.includes("=") ? a.slice(2).split(/=(.*)/s) : [a.slice(2), argv[i + 1]?.startsWith("--") ? "true" : argv[++i]];
+    const [k, v] = a.includes("=")
+      ? a.slice(2).split(/=(.*)/s)
+      : [a.slice(2), argv[i + 1]?.startsWith("--") ? "true" : argv[++i]];
     args[k] = v ?? "true";
   }
   return args;
@@ -1184,9 +1348,25 @@ function main() {
     const projects = d.projects.map((p) => ({
       cwd: p.cwd,
       dir: p.dir,
-      sessions: p.sessions.map(({ file, id, bytes, entries, messages, compactions, branches }) => ({ file, id, bytes, entries, messages, compactions, branches })),
+      sessions: p.sessions.map(({ file, id, bytes, entries, messages, compactions, branches }) => ({
+        file,
+        id,
+        bytes,
+        entries,
+        messages,
+        compactions,
+        branches,
+      })),
     }));
-    summary = { preset, seed, agentDir: out, sessionsDir: d.sessionsDir, cwd: d.cwd, sessionDir: d.sessionDir, projects };
+    summary = {
+      preset,
+      seed,
+      agentDir: out,
+      sessionsDir: d.sessionsDir,
+      cwd: d.cwd,
+      sessionDir: d.sessionDir,
+      projects,
+    };
     writeFileSync(join(out, "demo-manifest.json"), `${JSON.stringify(summary, null, 2)}\n`);
     const all = projects.flatMap((p) => p.sessions);
     console.log(
@@ -1200,15 +1380,31 @@ function main() {
     const cwd = args.cwd ?? BENCH_CWD;
     const startMs = YEAR_START + 86400000;
     const id = new Rng(hashSeed(seed, preset, "id")).uuidv7(startMs);
-    summary = generateSession(join(out, sessionFileName(startMs, id)), { seed: hashSeed(seed, preset), targetBytes: bytes, cwd, startMs, id });
+    summary = generateSession(join(out, sessionFileName(startMs, id)), {
+      seed: hashSeed(seed, preset),
+      targetBytes: bytes,
+      cwd,
+      startMs,
+      id,
+    });
     console.log(JSON.stringify(summary));
   } else if (preset === "folder") {
-    const f = generateFolder(out, { seed: hashSeed(seed, "folder"), count: Number(args.count ?? 1000), totalBytes: Number(args.bytes ?? 300 * MB), cwd: args.cwd ?? BENCH_CWD });
+    const f = generateFolder(out, {
+      seed: hashSeed(seed, "folder"),
+      count: Number(args.count ?? 1000),
+      totalBytes: Number(args.bytes ?? 300 * MB),
+      cwd: args.cwd ?? BENCH_CWD,
+    });
     summary = summarizeFolder(f);
     console.log(`${summary.count} sessions, ${(summary.bytes / MB).toFixed(1)} MB in ${out}`);
   } else if (preset === "agent") {
-    const a = generateAgentDir(out, { seed: hashSeed(seed, "agent"), ...(args.bytes ? { totalBytes: Number(args.bytes) } : {}) });
-    console.log(`${a.projects.length} projects, ${a.projects.reduce((n, p) => n + p.sessions.length, 0)} sessions in ${a.sessionsDir}`);
+    const a = generateAgentDir(out, {
+      seed: hashSeed(seed, "agent"),
+      ...(args.bytes ? { totalBytes: Number(args.bytes) } : {}),
+    });
+    console.log(
+      `${a.projects.length} projects, ${a.projects.reduce((n, p) => n + p.sessions.length, 0)} sessions in ${a.sessionsDir}`,
+    );
   } else {
     console.error(`unknown preset ${preset}`);
     process.exit(1);

@@ -10,7 +10,10 @@ import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
-export const REFERENCE_URL = new URL("../node_modules/@earendil-works/pi-coding-agent/dist/core/session-manager.js", import.meta.url).href;
+export const REFERENCE_URL = new URL(
+  "../node_modules/@earendil-works/pi-coding-agent/dist/core/session-manager.js",
+  import.meta.url,
+).href;
 const PACKAGE_DIR = fileURLToPath(new URL("..", import.meta.url));
 /** index.js of ours: the package, or the snapshot made by `snapshotOurs` (BENCH_OURS_DIR). */
 export const oursPath = () => join(process.env.BENCH_OURS_DIR || PACKAGE_DIR, "index.js");
@@ -30,7 +33,9 @@ export async function loadImpl(name) {
   if (SELF) return { name, mod: await import(`${REFERENCE_URL}?bench-self`), clearCaches: nothing };
   const path = oursPath();
   if (!existsSync(path)) {
-    throw new Error(`${path} does not exist yet. Build the package first, or run with BENCH_SELF=1 to bench the reference against itself.`);
+    throw new Error(
+      `${path} does not exist yet. Build the package first, or run with BENCH_SELF=1 to bench the reference against itself.`,
+    );
   }
   const require = createRequire(import.meta.url);
   const { binding } = require(join(dirname(path), "lib", "native.js"));
@@ -38,21 +43,25 @@ export async function loadImpl(name) {
 }
 
 export function describeOurs() {
-  return SELF ? "reference (BENCH_SELF=1: reference vs reference)" : `pi-session-native (index.js${process.env.BENCH_OURS_DIR ? ", snapshot of the package taken at start" : ""})`;
+  return SELF
+    ? "reference (BENCH_SELF=1: reference vs reference)"
+    : `pi-session-native (index.js${process.env.BENCH_OURS_DIR ? ", snapshot of the package taken at start" : ""})`;
 }
 
 /** Which native build is under test: the addon files next to index.js, with a short hash and mtime. */
 export function oursBuildId(root = dirname(oursPath())) {
   if (SELF) return "reference";
   try {
-    return readdirSync(root)
-      .filter((f) => f.endsWith(".node"))
-      .map((f) => {
-        const p = join(root, f);
-        const sha = createHash("sha1").update(readFileSync(p)).digest("hex").slice(0, 10);
-        return `${f} ${sha} (${statSync(p).mtime.toISOString()})`;
-      })
-      .join(", ") || "no .node file";
+    return (
+      readdirSync(root)
+        .filter((f) => f.endsWith(".node"))
+        .map((f) => {
+          const p = join(root, f);
+          const sha = createHash("sha1").update(readFileSync(p)).digest("hex").slice(0, 10);
+          return `${f} ${sha} (${statSync(p).mtime.toISOString()})`;
+        })
+        .join(", ") || "no .node file"
+    );
   } catch {
     return "unknown";
   }
@@ -67,7 +76,14 @@ export function oursBuildId(root = dirname(oursPath())) {
 export function snapshotOurs(dir) {
   if (SELF || process.env.BENCH_OURS_DIR || !existsSync(join(PACKAGE_DIR, "index.js"))) return false;
   for (const f of readdirSync(PACKAGE_DIR)) {
-    if (f === "index.js" || f === "index.mjs" || f === "binding.js" || f === "package.json" || f === "lib" || f.endsWith(".node")) {
+    if (
+      f === "index.js" ||
+      f === "index.mjs" ||
+      f === "binding.js" ||
+      f === "package.json" ||
+      f === "lib" ||
+      f.endsWith(".node")
+    ) {
       cpSync(join(PACKAGE_DIR, f), join(dir, f), { recursive: true, preserveTimestamps: true });
     }
   }

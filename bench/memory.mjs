@@ -22,14 +22,26 @@ if (process.argv[2] === "--child") {
   const [, , , impl, file] = process.argv;
   const mod =
     impl === "ref"
-      ? await import(new URL("../node_modules/@earendil-works/pi-coding-agent/dist/core/session-manager.js", import.meta.url).href)
+      ? await import(
+          new URL("../node_modules/@earendil-works/pi-coding-agent/dist/core/session-manager.js", import.meta.url).href
+        )
       : await import("../index.mjs");
   const t = performance.now();
   const sm = mod.SessionManager.open(file);
   const ctx = sm.buildSessionContext();
   const ms = performance.now() - t;
-  const hwm = Number(/VmHWM:\s+(\d+) kB/.exec(await import("node:fs").then((f) => f.readFileSync("/proc/self/status", "utf8")))[1]);
-  console.log(JSON.stringify({ impl, entries: sm.getEntryCount(), messages: ctx.messages.length, ms: Math.round(ms), peakMB: Math.round(hwm / 1024) }));
+  const hwm = Number(
+    /VmHWM:\s+(\d+) kB/.exec(await import("node:fs").then((f) => f.readFileSync("/proc/self/status", "utf8")))[1],
+  );
+  console.log(
+    JSON.stringify({
+      impl,
+      entries: sm.getEntryCount(),
+      messages: ctx.messages.length,
+      ms: Math.round(ms),
+      peakMB: Math.round(hwm / 1024),
+    }),
+  );
   process.exit(0);
 }
 
@@ -52,8 +64,12 @@ if (!existsSync(file)) {
 console.log(`file: ${(statSync(file).size / 1024 ** 2).toFixed(0)} MB`);
 const impls = process.argv.includes("--ref") ? ["ours", "ref"] : ["ours"];
 for (const impl of impls) {
-  const r = spawnSync(process.execPath, ["--max-old-space-size=16384", fileURLToPath(import.meta.url), "--child", impl, file], {
-    encoding: "utf8",
-  });
+  const r = spawnSync(
+    process.execPath,
+    ["--max-old-space-size=16384", fileURLToPath(import.meta.url), "--child", impl, file],
+    {
+      encoding: "utf8",
+    },
+  );
   process.stdout.write(r.stdout || `${impl}: failed (${r.status}) ${r.stderr.slice(-500)}\n`);
 }

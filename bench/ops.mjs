@@ -182,7 +182,12 @@ export function defineOps() {
         for (const e of entries) if (e.type === "message" && e.message.content) n++;
         return { sm, entries, n };
       },
-      signature: (impl, D, st, x, r) => ({ ...sessionSig(r.sm), entries: r.entries.length, withContent: r.n, entryHashes: hashEach(r.entries) }),
+      signature: (impl, D, st, x, r) => ({
+        ...sessionSig(r.sm),
+        entries: r.entries.length,
+        withContent: r.n,
+        entryHashes: hashEach(r.entries),
+      }),
     },
     {
       key: "open-M-tree",
@@ -204,7 +209,11 @@ export function defineOps() {
       quick: true,
       setup: (impl, D) => open(impl, D.M.file),
       run: (impl, D, sm) => sm.getBranch(),
-      signature: (impl, D, sm, x, path) => ({ branchLength: path.length, branchIds: path.map((e) => e.id), branchHashes: hashEach(path) }),
+      signature: (impl, D, sm, x, path) => ({
+        branchLength: path.length,
+        branchIds: path.map((e) => e.id),
+        branchHashes: hashEach(path),
+      }),
     },
     {
       key: "context-repeat-M",
@@ -303,7 +312,9 @@ export function defineOps() {
         // Ids at several positions of the directory order the lookups scan, plus one miss.
         const files = readdirSync(D.folder.dir).filter((f) => f.endsWith(".jsonl"));
         const idOf = (f) => f.slice(f.indexOf("_") + 1, -".jsonl".length);
-        return [0.1, 0.4, 0.7, 0.999].map((q) => idOf(files[Math.floor(q * files.length)])).concat(["0000-not-a-session"]);
+        return [0.1, 0.4, 0.7, 0.999]
+          .map((q) => idOf(files[Math.floor(q * files.length)]))
+          .concat(["0000-not-a-session"]);
       },
       run: (impl, D, ids) => ids.map((id) => impl.mod.SessionManager.findById(D.cwd, id, D.folder.dir)),
       signature: (impl, D, ids, x, found) => ({ found: found.map((p) => p ?? null) }),
@@ -355,6 +366,11 @@ export function dataContext(data, tmp) {
     M: data.M && { file: data.M.file, leafId: data.M.leafId, bytes: data.M.bytes, entries: data.M.entries },
     L: data.L && { file: data.L.file, leafId: data.L.leafId, bytes: data.L.bytes, entries: data.L.entries },
     folder: data.folder && { dir: data.folder.dir, count: data.folder.count, bytes: data.folder.bytes },
-    agent: data.agent && { root: data.agent.root, count: data.agent.count, bytes: data.agent.bytes, projects: data.agent.projects.length },
+    agent: data.agent && {
+      root: data.agent.root,
+      count: data.agent.count,
+      bytes: data.agent.bytes,
+      projects: data.agent.projects.length,
+    },
   };
 }

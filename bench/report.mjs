@@ -10,8 +10,15 @@ export function machineInfo() {
   const cpus = os.cpus();
   let commit = "";
   try {
-    commit = execSync("git rev-parse --short HEAD", { stdio: ["ignore", "pipe", "ignore"] }).toString().trim();
-    if (execSync("git status --porcelain -- src index.js lib", { stdio: ["ignore", "pipe", "ignore"] }).toString().trim()) commit += " (+ uncommitted changes)";
+    commit = execSync("git rev-parse --short HEAD", { stdio: ["ignore", "pipe", "ignore"] })
+      .toString()
+      .trim();
+    if (
+      execSync("git status --porcelain -- src index.js lib", { stdio: ["ignore", "pipe", "ignore"] })
+        .toString()
+        .trim()
+    )
+      commit += " (+ uncommitted changes)";
   } catch {}
   return {
     cpu: `${cpus[0]?.model?.trim() ?? "unknown CPU"} × ${cpus.length}`,
@@ -19,13 +26,24 @@ export function machineInfo() {
     os: `${os.type()} ${os.release()} ${os.arch()}`,
     node: process.version,
     date: new Date().toISOString(),
-    loadavg: os.loadavg().map((x) => x.toFixed(2)).join(" "),
+    loadavg: os
+      .loadavg()
+      .map((x) => x.toFixed(2))
+      .join(" "),
     commit,
   };
 }
 
 const fmt = (ms) =>
-  ms == null || Number.isNaN(ms) ? "–" : ms >= 100 ? `${ms.toFixed(0)} ms` : ms >= 10 ? `${ms.toFixed(1)} ms` : ms >= 1 ? `${ms.toFixed(2)} ms` : `${(ms * 1000).toFixed(0)} µs`;
+  ms == null || Number.isNaN(ms)
+    ? "–"
+    : ms >= 100
+      ? `${ms.toFixed(0)} ms`
+      : ms >= 10
+        ? `${ms.toFixed(1)} ms`
+        : ms >= 1
+          ? `${ms.toFixed(2)} ms`
+          : `${(ms * 1000).toFixed(0)} µs`;
 const mb = (kib) => `${(kib / 1024).toFixed(0)} MB`;
 const ratioText = (r) => (r >= 10 ? `${r.toFixed(1)}×` : `${r.toFixed(2)}×`);
 
@@ -36,12 +54,17 @@ function mark(ratio, target) {
 }
 
 export function writeReport({ results, rss, machine, D, args, self, ours, elapsed, mdPath, svgPath }) {
-  const floors = Object.fromEntries(results.filter((r) => r.single && r.status === "ok").map((r) => [r.op.key.replace("floor-", ""), r.floor.median]));
+  const floors = Object.fromEntries(
+    results.filter((r) => r.single && r.status === "ok").map((r) => [r.op.key.replace("floor-", ""), r.floor.median]),
+  );
   const timed = results.filter((r) => !r.single);
   const L = [];
   L.push(`# Benchmark results${args.quick ? " (quick subset)" : ""}`);
   L.push("");
-  if (self) L.push("> **BENCH_SELF=1**: \"ours\" is a second instance of the reference. These numbers only validate the suite; every ratio should be ≈1×.\n");
+  if (self)
+    L.push(
+      '> **BENCH_SELF=1**: "ours" is a second instance of the reference. These numbers only validate the suite; every ratio should be ≈1×.\n',
+    );
   L.push(`Reference: \`@earendil-works/pi-coding-agent@1.6.0\` \`SessionManager\` (JS). Ours: ${ours}.`);
   L.push("");
   L.push("| machine | |");
@@ -51,16 +74,25 @@ export function writeReport({ results, rss, machine, D, args, self, ours, elapse
   L.push(`| OS | ${machine.os} |`);
   L.push(`| Node | ${machine.node} |`);
   L.push(`| date | ${machine.date} |`);
-  L.push(`| load average (1/5/15 min) | ${machine.loadavg} at start, ${os.loadavg().map((x) => x.toFixed(2)).join(" ")} at end (a shared machine: compare ratios, not times) |`);
+  L.push(
+    `| load average (1/5/15 min) | ${machine.loadavg} at start, ${os
+      .loadavg()
+      .map((x) => x.toFixed(2))
+      .join(" ")} at end (a shared machine: compare ratios, not times) |`,
+  );
   if (machine.commit) L.push(`| commit | ${machine.commit} |`);
   if (machine.build) L.push(`| native build | ${machine.build} |`);
   L.push(`| run | ${args.quick ? "quick" : "full"}, seed ${args.seed}, ${elapsed.toFixed(0)} s |`);
   L.push("");
   L.push("## Time");
   L.push("");
-  L.push("Ratio = reference median / ours median: **>1 means ours is faster**. Medians of interleaved rounds (reference and ours alternate, each sample after a forced GC). \"vs floor\" divides a median by the floor for the same work: for a file, reading it with `readFileSync` plus one `JSON.parse` per line; for appends, one `JSON.stringify` and one `writeSync` per entry on a file opened once. A reference \"vs floor\" below the target means the target cannot be reached by any implementation that writes the same bytes synchronously.");
+  L.push(
+    'Ratio = reference median / ours median: **>1 means ours is faster**. Medians of interleaved rounds (reference and ours alternate, each sample after a forced GC). "vs floor" divides a median by the floor for the same work: for a file, reading it with `readFileSync` plus one `JSON.parse` per line; for appends, one `JSON.stringify` and one `writeSync` per entry on a file opened once. A reference "vs floor" below the target means the target cannot be reached by any implementation that writes the same bytes synchronously.',
+  );
   L.push("");
-  L.push("| operation | reference median | ours median | reference min–max | ours min–max | ratio | target | | rounds | vs floor (ref / ours) |");
+  L.push(
+    "| operation | reference median | ours median | reference min–max | ours min–max | ratio | target | | rounds | vs floor (ref / ours) |",
+  );
   L.push("|---|---:|---:|---:|---:|---:|---:|---|---:|---:|");
   for (const r of timed) {
     const t = r.op.target ?? 1;
@@ -80,7 +112,8 @@ export function writeReport({ results, rss, machine, D, args, self, ours, elapse
     L.push("");
     L.push("| floor (implementation-independent) | median | min–max | rounds |");
     L.push("|---|---:|---:|---:|");
-    for (const r of floorRows) L.push(`| ${r.op.label} | ${fmt(r.floor.median)} | ${fmt(r.floor.min)}–${fmt(r.floor.max)} | ${r.rounds} |`);
+    for (const r of floorRows)
+      L.push(`| ${r.op.label} | ${fmt(r.floor.median)} | ${fmt(r.floor.min)}–${fmt(r.floor.max)} | ${r.rounds} |`);
   }
   const bad = results.filter((r) => r.status !== "ok");
   if (bad.length) {
@@ -89,14 +122,17 @@ export function writeReport({ results, rss, machine, D, args, self, ours, elapse
     L.push("");
     for (const r of bad) {
       L.push(`- **${r.op.label}** (${r.status})`);
-      for (const d of r.diffs ?? [r.error]) L.push(`  - \`${String(d).replace(/`/g, "'").replace(/\n\s*/g, " ⏎ ").slice(0, 600)}\``);
+      for (const d of r.diffs ?? [r.error])
+        L.push(`  - \`${String(d).replace(/`/g, "'").replace(/\n\s*/g, " ⏎ ").slice(0, 600)}\``);
     }
   }
   if (rss.length) {
     L.push("");
     L.push("## Peak RSS");
     L.push("");
-    L.push("One fresh process per implementation and family runs the operation once; peak = `VmHWM` from `/proc/self/status` (`process.resourceUsage().maxRSS` where there is no `/proc`: on Linux maxRSS survives `execve` and would include the parent benchmark process). Ratio = ours / reference: **<1 means ours uses less**. Baseline = peak before the operation (Node, the module, and the operation's inputs).");
+    L.push(
+      "One fresh process per implementation and family runs the operation once; peak = `VmHWM` from `/proc/self/status` (`process.resourceUsage().maxRSS` where there is no `/proc`: on Linux maxRSS survives `execve` and would include the parent benchmark process). Ratio = ours / reference: **<1 means ours uses less**. Baseline = peak before the operation (Node, the module, and the operation's inputs).",
+    );
     L.push("");
     L.push("| family | reference peak | ours peak | ratio ours/ref | target | | baseline ref / ours |");
     L.push("|---|---:|---:|---:|---:|---|---:|");
@@ -105,22 +141,42 @@ export function writeReport({ results, rss, machine, D, args, self, ours, elapse
       else if (r.floor) L.push(`| ${r.op.label} | ${mb(r.floor.peakKiB)} | | | | | ${mb(r.floor.baselineKiB)} |`);
       else {
         const t = r.op.rssTarget;
-        const ok = t ? (r.ratio <= t ? "✅" : r.ratio <= 1 ? "⚠️ above target" : "❌ more") : r.ratio <= 1 ? "" : "more memory";
-        L.push(`| ${r.op.label} | ${mb(r.reference.peakKiB)} | ${mb(r.ours.peakKiB)} | **${r.ratio.toFixed(2)}×** | ${t ? `≤${t}×` : ""} | ${ok} | ${mb(r.reference.baselineKiB)} / ${mb(r.ours.baselineKiB)} |`);
+        const ok = t
+          ? r.ratio <= t
+            ? "✅"
+            : r.ratio <= 1
+              ? "⚠️ above target"
+              : "❌ more"
+          : r.ratio <= 1
+            ? ""
+            : "more memory";
+        L.push(
+          `| ${r.op.label} | ${mb(r.reference.peakKiB)} | ${mb(r.ours.peakKiB)} | **${r.ratio.toFixed(2)}×** | ${t ? `≤${t}×` : ""} | ${ok} | ${mb(r.reference.baselineKiB)} / ${mb(r.ours.baselineKiB)} |`,
+        );
       }
     }
   }
   L.push("");
   L.push("## Data");
   L.push("");
-  L.push(`Generated by \`bench/gen.mjs\` (seed ${args.seed}), cached under \`.bench-data/\`, never committed: realistic pi 1.6.0 sessions (system prompt with tool schemas, user prompts, assistant thinking/text/tool calls with usage, tool results from 200 B to 50 KB+, occasional images, model/thinking changes, custom entries, labels, names, context edits, a compaction every few thousand entries, a few branches with summaries).`);
+  L.push(
+    `Generated by \`bench/gen.mjs\` (seed ${args.seed}), cached under \`.bench-data/\`, never committed: realistic pi 1.6.0 sessions (system prompt with tool schemas, user prompts, assistant thinking/text/tool calls with usage, tool results from 200 B to 50 KB+, occasional images, model/thinking changes, custom entries, labels, names, context edits, a compaction every few thousand entries, a few branches with summaries).`,
+  );
   L.push("");
-  L.push(`- S: ${(D.S.bytes / 2 ** 20).toFixed(1)} MB, ${D.S.entries} entries; M: ${(D.M.bytes / 2 ** 20).toFixed(1)} MB, ${D.M.entries} entries; L: ${(D.L.bytes / 2 ** 20).toFixed(1)} MB, ${D.L.entries} entries`);
-  L.push(`- folder: ${D.folder.count} sessions for one cwd, ${(D.folder.bytes / 2 ** 20).toFixed(0)} MB, log-normal sizes`);
-  L.push(`- agent dir (\`PI_CODING_AGENT_DIR\`): ${D.agent.projects} projects, ${D.agent.count} sessions, ${(D.agent.bytes / 2 ** 20).toFixed(0)} MB`);
+  L.push(
+    `- S: ${(D.S.bytes / 2 ** 20).toFixed(1)} MB, ${D.S.entries} entries; M: ${(D.M.bytes / 2 ** 20).toFixed(1)} MB, ${D.M.entries} entries; L: ${(D.L.bytes / 2 ** 20).toFixed(1)} MB, ${D.L.entries} entries`,
+  );
+  L.push(
+    `- folder: ${D.folder.count} sessions for one cwd, ${(D.folder.bytes / 2 ** 20).toFixed(0)} MB, log-normal sizes`,
+  );
+  L.push(
+    `- agent dir (\`PI_CODING_AGENT_DIR\`): ${D.agent.projects} projects, ${D.agent.count} sessions, ${(D.agent.bytes / 2 ** 20).toFixed(0)} MB`,
+  );
   L.push("- appends: the first 10,000 messages of L, appended one by one to a new session");
   L.push("");
-  L.push(`Reproduce: \`npm run bench\` (or \`npm run bench -- --quick\`). Chart: [${basename(svgPath)}](${relative(dirname(mdPath), svgPath) || basename(svgPath)}).`);
+  L.push(
+    `Reproduce: \`npm run bench\` (or \`npm run bench -- --quick\`). Chart: [${basename(svgPath)}](${relative(dirname(mdPath), svgPath) || basename(svgPath)}).`,
+  );
   L.push("");
   mkdirSync(dirname(mdPath), { recursive: true });
   writeFileSync(mdPath, L.join("\n"));
@@ -133,12 +189,25 @@ const esc = (s) => String(s).replace(/&/g, "&amp;").replace(/</g, "&lt;").replac
 export function chartSvg({ results, rss, machine, args, self }) {
   const rows = [];
   for (const r of results) {
-    rows.push({ label: r.op.label, value: r.status === "ok" ? r.ratio : null, status: r.status, target: r.op.target ?? 1, better: "higher" });
+    rows.push({
+      label: r.op.label,
+      value: r.status === "ok" ? r.ratio : null,
+      status: r.status,
+      target: r.op.target ?? 1,
+      better: "higher",
+    });
   }
   const rssRows = rss.filter((r) => !r.floor);
   if (rssRows.length) {
     rows.push({ section: "peak RSS, ours / reference (lower is better)" });
-    for (const r of rssRows) rows.push({ label: `RSS ${r.op.label}`, value: r.error ? null : r.ratio, status: r.error ? "error" : "ok", target: r.op.rssTarget ?? null, better: "lower" });
+    for (const r of rssRows)
+      rows.push({
+        label: `RSS ${r.op.label}`,
+        value: r.error ? null : r.ratio,
+        status: r.error ? "error" : "ok",
+        target: r.op.rssTarget ?? null,
+        better: "lower",
+      });
   }
   const values = rows.flatMap((r) => [r.value, r.target]).filter((v) => v > 0);
   // Axis bounds snapped to 1-2-5 steps, wide enough for every bar and target.
@@ -158,19 +227,28 @@ export function chartSvg({ results, rss, machine, args, self }) {
   const x = (v) => left + ((Math.log10(v) - Math.log10(lo)) / (Math.log10(hi) - Math.log10(lo))) * (right - left);
   const clampX = (v) => x(Math.max(lo, Math.min(hi, v)));
   const out = [];
-  out.push(`<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" font-family="system-ui, -apple-system, Segoe UI, sans-serif" font-size="12">`);
+  out.push(
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" font-family="system-ui, -apple-system, Segoe UI, sans-serif" font-size="12">`,
+  );
   out.push(`<rect width="${W}" height="${H}" fill="#fff"/>`);
   const title = `pi-session-native vs reference SessionManager${args.quick ? " (quick)" : ""}${self ? " — BENCH_SELF (reference vs reference)" : ""}`;
   out.push(`<text x="16" y="22" font-size="15" font-weight="600">${esc(title)}</text>`);
-  out.push(`<text x="16" y="40" fill="#555">${esc(`time: reference / ours (right of 1× = ours faster); ◆ = target. ${machine.cpu}, Node ${machine.node}, ${machine.date.slice(0, 10)}`)}</text>`);
+  out.push(
+    `<text x="16" y="40" fill="#555">${esc(`time: reference / ours (right of 1× = ours faster); ◆ = target. ${machine.cpu}, Node ${machine.node}, ${machine.date.slice(0, 10)}`)}</text>`,
+  );
   // Grid.
   const ticks = [];
-  for (let e = Math.floor(Math.log10(lo)); e <= Math.ceil(Math.log10(hi)); e++) for (const m of [1, 2, 5]) ticks.push(m * 10 ** e);
+  for (let e = Math.floor(Math.log10(lo)); e <= Math.ceil(Math.log10(hi)); e++)
+    for (const m of [1, 2, 5]) ticks.push(m * 10 ** e);
   const gridBottom = top + rows.length * rowH;
   for (const t of ticks.filter((t) => t >= lo * 0.999 && t <= hi * 1.001)) {
     const gx = x(t).toFixed(1);
-    out.push(`<line x1="${gx}" y1="${top - 6}" x2="${gx}" y2="${gridBottom}" stroke="${t === 1 ? "#222" : "#e3e3e3"}" stroke-width="${t === 1 ? 1.5 : 1}"/>`);
-    out.push(`<text x="${gx}" y="${gridBottom + 16}" text-anchor="middle" fill="#555">${t >= 1 ? t : t.toString()}×</text>`);
+    out.push(
+      `<line x1="${gx}" y1="${top - 6}" x2="${gx}" y2="${gridBottom}" stroke="${t === 1 ? "#222" : "#e3e3e3"}" stroke-width="${t === 1 ? 1.5 : 1}"/>`,
+    );
+    out.push(
+      `<text x="${gx}" y="${gridBottom + 16}" text-anchor="middle" fill="#555">${t >= 1 ? t : t.toString()}×</text>`,
+    );
   }
   rows.forEach((r, i) => {
     const cy = top + i * rowH + rowH / 2;
@@ -180,7 +258,9 @@ export function chartSvg({ results, rss, machine, args, self }) {
     }
     out.push(`<text x="${left - 8}" y="${cy + 4}" text-anchor="end">${esc(r.label)}</text>`);
     if (r.value == null) {
-      out.push(`<text x="${x(1) + 6}" y="${cy + 4}" fill="#c62828" font-weight="600">${esc(r.status.toUpperCase())}</text>`);
+      out.push(
+        `<text x="${x(1) + 6}" y="${cy + 4}" fill="#c62828" font-weight="600">${esc(r.status.toUpperCase())}</text>`,
+      );
       return;
     }
     const good = r.better === "higher" ? r.value >= (r.target ?? 1) : r.target ? r.value <= r.target : r.value <= 1;
@@ -188,13 +268,19 @@ export function chartSvg({ results, rss, machine, args, self }) {
     const color = good ? "#2e7d32" : worse ? "#c62828" : "#ef8f00";
     const x1 = x(1);
     const x2 = clampX(r.value);
-    out.push(`<rect x="${Math.min(x1, x2).toFixed(1)}" y="${cy - 7}" width="${Math.max(1.5, Math.abs(x2 - x1)).toFixed(1)}" height="14" fill="${color}" rx="2"/>`);
+    out.push(
+      `<rect x="${Math.min(x1, x2).toFixed(1)}" y="${cy - 7}" width="${Math.max(1.5, Math.abs(x2 - x1)).toFixed(1)}" height="14" fill="${color}" rx="2"/>`,
+    );
     const text = r.value >= 10 ? `${r.value.toFixed(1)}×` : `${r.value.toFixed(2)}×`;
     const goal = r.target ? `(target ${r.better === "higher" ? "≥" : "≤"}${r.target}×)` : "";
-    out.push(`<text x="${right + 14}" y="${cy + 4}" fill="#222"><tspan font-weight="600" fill="${color}">${text}</tspan><tspan dx="5" fill="#777">${esc(goal)}</tspan></text>`);
+    out.push(
+      `<text x="${right + 14}" y="${cy + 4}" fill="#222"><tspan font-weight="600" fill="${color}">${text}</tspan><tspan dx="5" fill="#777">${esc(goal)}</tspan></text>`,
+    );
     if (r.target && r.target !== 1) {
       const mx = clampX(r.target);
-      out.push(`<path d="M${mx.toFixed(1)} ${cy - 8} l5 8 l-5 8 l-5 -8 z" fill="#fff" stroke="#111" stroke-width="1.3"><title>target ${r.better === "higher" ? "≥" : "≤"}${r.target}×</title></path>`);
+      out.push(
+        `<path d="M${mx.toFixed(1)} ${cy - 8} l5 8 l-5 8 l-5 -8 z" fill="#fff" stroke="#111" stroke-width="1.3"><title>target ${r.better === "higher" ? "≥" : "≤"}${r.target}×</title></path>`,
+      );
     }
   });
   const ly = H - 18;
@@ -205,10 +291,14 @@ export function chartSvg({ results, rss, machine, args, self }) {
   ];
   let lx = 16;
   for (const [c, t] of legend) {
-    out.push(`<rect x="${lx}" y="${ly - 10}" width="12" height="12" fill="${c}" rx="2"/><text x="${lx + 17}" y="${ly}">${esc(t)}</text>`);
+    out.push(
+      `<rect x="${lx}" y="${ly - 10}" width="12" height="12" fill="${c}" rx="2"/><text x="${lx + 17}" y="${ly}">${esc(t)}</text>`,
+    );
     lx += 30 + t.length * 6.2;
   }
-  out.push(`<path d="M${lx + 6} ${ly - 12} l5 7 l-5 7 l-5 -7 z" fill="#fff" stroke="#111" stroke-width="1.3"/><text x="${lx + 17}" y="${ly}">target</text>`);
+  out.push(
+    `<path d="M${lx + 6} ${ly - 12} l5 7 l-5 7 l-5 -7 z" fill="#fff" stroke="#111" stroke-width="1.3"/><text x="${lx + 17}" y="${ly}">target</text>`,
+  );
   out.push("</svg>");
   return `${out.join("\n")}\n`;
 }

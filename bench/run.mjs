@@ -33,7 +33,17 @@ const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = resolve(HERE, "..");
 
 function parseArgs(argv) {
-  const a = { quick: false, rss: true, only: null, skip: [], seed: 42, data: join(ROOT, ".bench-data"), out: null, chart: null, list: false };
+  const a = {
+    quick: false,
+    rss: true,
+    only: null,
+    skip: [],
+    seed: 42,
+    data: join(ROOT, ".bench-data"),
+    out: null,
+    chart: null,
+    list: false,
+  };
   for (let i = 0; i < argv.length; i++) {
     const k = argv[i];
     const val = () => argv[++i];
@@ -47,7 +57,9 @@ function parseArgs(argv) {
     else if (k === "--chart") a.chart = resolve(val());
     else if (k === "--list") a.list = true;
     else if (k === "--help" || k === "-h") {
-      console.log("usage: node bench/run.mjs [--quick] [--only k,k] [--skip k,k] [--no-rss] [--seed N] [--data DIR] [--out FILE.md] [--chart FILE.svg] [--list]");
+      console.log(
+        "usage: node bench/run.mjs [--quick] [--only k,k] [--skip k,k] [--no-rss] [--seed N] [--data DIR] [--out FILE.md] [--chart FILE.svg] [--list]",
+      );
       process.exit(0);
     } else throw new Error(`unknown option ${k}`);
   }
@@ -69,7 +81,15 @@ v8.setFlagsFromString("--expose-gc");
 const gc = vm.runInNewContext("gc");
 
 const fmt = (ms) =>
-  ms == null || Number.isNaN(ms) ? "–" : ms >= 100 ? `${ms.toFixed(0)} ms` : ms >= 10 ? `${ms.toFixed(1)} ms` : ms >= 1 ? `${ms.toFixed(2)} ms` : `${(ms * 1000).toFixed(0)} µs`;
+  ms == null || Number.isNaN(ms)
+    ? "–"
+    : ms >= 100
+      ? `${ms.toFixed(0)} ms`
+      : ms >= 10
+        ? `${ms.toFixed(1)} ms`
+        : ms >= 1
+          ? `${ms.toFixed(2)} ms`
+          : `${(ms * 1000).toFixed(0)} µs`;
 const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
   const m = s.length >> 1;
@@ -145,7 +165,10 @@ async function measure(op, impls, D) {
   }
   const diffs = compareSigs(sigs.reference, sigs.ours, IMPL_NAMES);
   if (diffs.length) {
-    loud([`MISMATCH in ${op.label}: reference and ours disagree, operation NOT timed`, ...diffs.flatMap((d) => d.split("\n").map((l) => `  ${l}`))]);
+    loud([
+      `MISMATCH in ${op.label}: reference and ours disagree, operation NOT timed`,
+      ...diffs.flatMap((d) => d.split("\n").map((l) => `  ${l}`)),
+    ]);
     return { op, status: "mismatch", diffs };
   }
   const per = {};
@@ -164,7 +187,10 @@ async function measure(op, impls, D) {
       for (const impl of order) samples[impl.name].push(await sample(op, impl, D, states[impl.name], inner[impl.name]));
     }
   } catch (error) {
-    loud([`ERROR while timing ${op.label}: ${error?.stack?.split("\n").slice(0, 4).join(" | ") ?? error}`, "operation skipped"]);
+    loud([
+      `ERROR while timing ${op.label}: ${error?.stack?.split("\n").slice(0, 4).join(" | ") ?? error}`,
+      "operation skipped",
+    ]);
     return { op, status: "error", error: String(error?.message ?? error) };
   }
   const ref = stats(samples.reference);
@@ -179,7 +205,10 @@ function runRssChild(op, implName, D) {
     maxBuffer: 16 * 1024 * 1024,
   });
   if (r.error) throw new Error(`rss child ${op.key}/${implName} could not run: ${r.error.message}`);
-  if (r.status !== 0) throw new Error(`rss child ${op.key}/${implName} failed: ${(r.stderr || r.stdout).trim().split("\n").slice(-3).join(" | ")}`);
+  if (r.status !== 0)
+    throw new Error(
+      `rss child ${op.key}/${implName} failed: ${(r.stderr || r.stdout).trim().split("\n").slice(-3).join(" | ")}`,
+    );
   return JSON.parse(r.stdout.trim().split("\n").pop());
 }
 
@@ -187,14 +216,19 @@ async function main() {
   const t0 = Date.now();
   const allOps = defineOps();
   if (args.list) {
-    for (const op of allOps) console.log(`${op.key.padEnd(18)} ${op.label}${op.quick ? "" : "  (full only)"}${op.rss ? "  [rss]" : ""}`);
+    for (const op of allOps)
+      console.log(`${op.key.padEnd(18)} ${op.label}${op.quick ? "" : "  (full only)"}${op.rss ? "  [rss]" : ""}`);
     return;
   }
   const unknown = [...(args.only ?? []), ...args.skip].filter((k) => !allOps.some((o) => o.key === k));
   if (unknown.length) throw new Error(`unknown operation key(s): ${unknown.join(", ")} (see --list)`);
-  let ops = allOps.filter((op) => (args.only ? args.only.includes(op.key) : !args.quick || op.quick)).filter((op) => !args.skip.includes(op.key));
+  let ops = allOps
+    .filter((op) => (args.only ? args.only.includes(op.key) : !args.quick || op.quick))
+    .filter((op) => !args.skip.includes(op.key));
   // The floors are needed for the "vs floor" column of the operations that run.
-  if (args.only) for (const f of new Set(ops.map((o) => o.floor).filter(Boolean))) if (!ops.some((o) => o.key === `floor-${f}`)) ops.unshift(allOps.find((o) => o.key === `floor-${f}`));
+  if (args.only)
+    for (const f of new Set(ops.map((o) => o.floor).filter(Boolean)))
+      if (!ops.some((o) => o.key === `floor-${f}`)) ops.unshift(allOps.find((o) => o.key === `floor-${f}`));
   ops = ops.filter(Boolean);
 
   console.log(`pi-session-native benchmark${args.quick ? " (quick)" : ""}: reference vs ${describeOurs()}`);
@@ -234,7 +268,10 @@ async function main() {
     const r = await measure(op, impls, D);
     results.push(r);
     if (r.status !== "ok") continue;
-    if (r.single) console.log(`  ${op.label.padEnd(52)} ${fmt(r.floor.median).padStart(9)}  [${fmt(r.floor.min)}–${fmt(r.floor.max)}]  ×${r.rounds}`);
+    if (r.single)
+      console.log(
+        `  ${op.label.padEnd(52)} ${fmt(r.floor.median).padStart(9)}  [${fmt(r.floor.min)}–${fmt(r.floor.max)}]  ×${r.rounds}`,
+      );
     else {
       const mark = r.ratio >= (op.target ?? 1) ? "ok" : r.ratio >= 1 ? "below target" : "SLOWER";
       console.log(
@@ -270,11 +307,24 @@ async function main() {
   }
 
   const elapsed = (Date.now() - t0) / 1000;
-  writeReport({ results, rss, machine, D, args, self: SELF, ours: describeOurs(), elapsed, mdPath: args.out, svgPath: args.chart });
+  writeReport({
+    results,
+    rss,
+    machine,
+    D,
+    args,
+    self: SELF,
+    ours: describeOurs(),
+    elapsed,
+    mdPath: args.out,
+    svgPath: args.chart,
+  });
   console.log(`  wrote ${args.out} and ${args.chart} (${elapsed.toFixed(0)} s)`);
   const bad = results.filter((r) => r.status !== "ok");
   if (bad.length) {
-    loud([`${bad.length} operation(s) did not agree or failed: ${bad.map((r) => `${r.op.label} (${r.status})`).join(", ")}`]);
+    loud([
+      `${bad.length} operation(s) did not agree or failed: ${bad.map((r) => `${r.op.label} (${r.status})`).join(", ")}`,
+    ]);
     process.exitCode = 1;
   }
 }

@@ -14,26 +14,54 @@ const cwd = join(root, "project");
 const t0 = performance.now();
 
 let rng = 42;
-const rand = () => ((rng = (rng * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+const rand = () => (rng = (rng * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
 const words = "the session tree branch label compact context model tool read file edit bash test rust node".split(" ");
 const text = (n) => Array.from({ length: n }, () => words[Math.floor(rand() * words.length)]).join(" ");
-const usage = { input: 100, output: 50, cacheRead: 0, cacheWrite: 0, totalTokens: 150, cost: { input: 0.001, output: 0.002, cacheRead: 0, cacheWrite: 0, total: 0.003 } };
+const usage = {
+  input: 100,
+  output: 50,
+  cacheRead: 0,
+  cacheWrite: 0,
+  totalTokens: 150,
+  cost: { input: 0.001, output: 0.002, cacheRead: 0, cacheWrite: 0, total: 0.003 },
+};
 const assistant = (t) => ({
   role: "assistant",
-  content: [{ type: "thinking", thinking: text(20) }, { type: "text", text: t }, { type: "toolCall", id: `call_${Math.floor(rand() * 1e6)}`, name: "read", arguments: { path: "src/lib.rs" } }],
-  api: "anthropic-messages", provider: "anthropic", model: "claude-sonnet-4-5", usage, stopReason: "toolUse", timestamp: Date.now(),
+  content: [
+    { type: "thinking", thinking: text(20) },
+    { type: "text", text: t },
+    { type: "toolCall", id: `call_${Math.floor(rand() * 1e6)}`, name: "read", arguments: { path: "src/lib.rs" } },
+  ],
+  api: "anthropic-messages",
+  provider: "anthropic",
+  model: "claude-sonnet-4-5",
+  usage,
+  stopReason: "toolUse",
+  timestamp: Date.now(),
 });
 
 // 1. Twenty sessions of a few turns each.
 const made = [];
 for (let s = 0; s < 20; s++) {
   const sm = SessionManager.create(cwd);
-  sm.appendMessage({ role: "system", content: "You are pi, a coding agent.", toolsAdded: [{ name: "read", description: "Read a file", parameters: { type: "object" } }], timestamp: 0 });
+  sm.appendMessage({
+    role: "system",
+    content: "You are pi, a coding agent.",
+    toolsAdded: [{ name: "read", description: "Read a file", parameters: { type: "object" } }],
+    timestamp: 0,
+  });
   sm.appendModelChange("anthropic", "claude-sonnet-4-5");
   for (let turn = 0; turn < 5 + (s % 7); turn++) {
     sm.appendMessage({ role: "user", content: `Task ${s}.${turn}: ${text(12)}`, timestamp: Date.now() });
     sm.appendMessage(assistant(text(30)));
-    sm.appendMessage({ role: "toolResult", toolCallId: "call_1", toolName: "read", content: [{ type: "text", text: text(200) }], isError: false, timestamp: Date.now() });
+    sm.appendMessage({
+      role: "toolResult",
+      toolCallId: "call_1",
+      toolName: "read",
+      content: [{ type: "text", text: text(200) }],
+      isError: false,
+      timestamp: Date.now(),
+    });
   }
   if (s % 4 === 0) sm.appendSessionInfo(`Refactor ${words[s % words.length]} module`);
   made.push(sm);
@@ -46,7 +74,10 @@ const firstUser = branch.find((e) => e.type === "message" && e.message.role === 
 sm.appendLabelChange(firstUser.id, "checkpoint-1");
 const before = sm.buildSessionContext().messages.length;
 const keep = branch[branch.length - 3];
-sm.appendCompaction("User refactored the module; tests pass.", keep.id, 12000, { readFiles: ["src/lib.rs"], modifiedFiles: [] });
+sm.appendCompaction("User refactored the module; tests pass.", keep.id, 12000, {
+  readFiles: ["src/lib.rs"],
+  modifiedFiles: [],
+});
 const after = sm.buildSessionContext();
 sm.branchWithSummary(firstUser.id, "Tried approach A, abandoned.");
 sm.appendMessage({ role: "user", content: "Try approach B instead", timestamp: Date.now() });
@@ -60,13 +91,17 @@ const ms = (performance.now() - t0).toFixed(0);
 console.log(`pi-session-native demo in ${root}`);
 console.log(`  sessions written:            ${sessions.length} in ${made[0].getSessionDir()}`);
 console.log(`  context before compaction:   ${before} messages`);
-console.log(`  context after compaction:    ${after.messages.length} messages (model ${after.model.provider}/${after.model.modelId})`);
+console.log(
+  `  context after compaction:    ${after.messages.length} messages (model ${after.model.provider}/${after.model.modelId})`,
+);
 console.log(`  label on first prompt:       ${reopened.getLabel(firstUser.id)}`);
 console.log(`  branched session file:       ${forked.split("/").pop()} (${statSync(forked).size} bytes)`);
 console.log(`  reopened entries / tree roots: ${reopened.getEntryCount()} / ${reopened.getTree().length}`);
 console.log("  newest sessions (SessionManager.list):");
 for (const s of sessions.slice(0, 5)) {
-  console.log(`    ${s.id.slice(0, 13)}…  ${String(s.messageCount).padStart(3)} msgs  ${(s.name ?? s.firstMessage).slice(0, 50)}`);
+  console.log(
+    `    ${s.id.slice(0, 13)}…  ${String(s.messageCount).padStart(3)} msgs  ${(s.name ?? s.firstMessage).slice(0, 50)}`,
+  );
 }
 console.log(`  first line of a file:        ${readFileSync(sessions[0].path, "utf8").split("\n")[0].slice(0, 100)}…`);
 console.log(`done in ${ms} ms`);
@@ -84,7 +119,10 @@ if (!existsSync(bin)) {
 if (existsSync(bin)) {
   const cli = (...args) => {
     console.log(`\n$ pi-sessions ${args.join(" ")}`);
-    const r = spawnSync(bin, ["--agent-dir", agentDir, "--color", "never", ...args], { encoding: "utf8", env: { ...process.env, COLUMNS: "110" } });
+    const r = spawnSync(bin, ["--agent-dir", agentDir, "--color", "never", ...args], {
+      encoding: "utf8",
+      env: { ...process.env, COLUMNS: "110" },
+    });
     process.stdout.write(r.stdout.split("\n").slice(0, 14).join("\n") + "\n");
   };
   cli("ls", "--cwd", demo.cwd, "--limit", "6");

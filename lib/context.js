@@ -6,11 +6,7 @@
 const { existsSync, mkdirSync } = require("node:fs");
 const { getAgentDir, getDefaultSessionDirPath } = require("./paths.js");
 const { CURRENT_SESSION_VERSION, migrateSessionEntries, migrateToCurrentVersion } = require("./migrate.js");
-const {
-  createBranchSummaryMessage,
-  createCompactionSummaryMessage,
-  createCustomMessage,
-} = require("./messages.js");
+const { createBranchSummaryMessage, createCompactionSummaryMessage, createCustomMessage } = require("./messages.js");
 
 function assertValidSessionId(id) {
   if (!/^[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?$/.test(id)) {

@@ -9,13 +9,7 @@ const { basename, join } = require("node:path");
 const { createInterface } = require("node:readline");
 const { binding, call } = require("./native.js");
 const { keyOf } = require("./keys.js");
-const {
-  getDefaultSessionDirPath,
-  getSessionsDir,
-  normalizePath,
-  pathsEqual,
-  resolvePath,
-} = require("./paths.js");
+const { getDefaultSessionDirPath, getSessionsDir, normalizePath, pathsEqual, resolvePath } = require("./paths.js");
 const { getDefaultSessionDir } = require("./context.js");
 
 const MAX_CONCURRENT_SESSION_DISCOVERY_LOADS = 64;

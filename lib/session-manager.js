@@ -15,13 +15,7 @@ const { Entries } = require("./entries.js");
 const { labelEntriesFor, withoutLabels } = require("./branching.js");
 const { sessionFilePath, sessionHeader } = require("./header.js");
 const { CURRENT_SESSION_VERSION, migrateToCurrentVersion } = require("./migrate.js");
-const {
-  APP_NAME,
-  getDefaultSessionDirPath,
-  normalizePath,
-  pathsEqual,
-  resolvePath,
-} = require("./paths.js");
+const { APP_NAME, getDefaultSessionDirPath, normalizePath, pathsEqual, resolvePath } = require("./paths.js");
 const context = require("./context.js");
 const { getCurrentSystemMessage } = require("./messages.js");
 const listing = require("./listing.js");
@@ -113,7 +107,10 @@ class SessionManager {
    */
   #replaceFromText(entries, text, exclusive) {
     const path = this.#persist ? this.#sessionFile : null;
-    this.#entries.adopt(call(() => NativeSession.fromText(text, path, exclusive)), entries);
+    this.#entries.adopt(
+      call(() => NativeSession.fromText(text, path, exclusive)),
+      entries,
+    );
     this.#leafId = this.#entries.lastEntryId();
   }
 
@@ -385,23 +382,23 @@ class SessionManager {
   appendCompaction(summary, firstKeptEntryId, tokensBefore, details, fromHook, usage) {
     const retainedTail = arguments[6];
     return this.#append(() => {
-    const timestamp = nowIso();
-    const systemMessage = getCurrentSystemMessage(this.buildSessionProjection().messages);
-    const id = this.#newId();
-    return {
-      type: "compaction",
-      id,
-      parentId: this.#leafId,
-      timestamp,
-      summary,
-      firstKeptEntryId: firstKeptEntryId ?? id,
-      tokensBefore,
-      ...(retainedTail !== undefined ? { retainedTail } : {}),
-      details,
-      usage,
-      fromHook,
-      ...(systemMessage ? { systemMessage: { ...systemMessage, timestamp: new Date(timestamp).getTime() } } : {}),
-    };
+      const timestamp = nowIso();
+      const systemMessage = getCurrentSystemMessage(this.buildSessionProjection().messages);
+      const id = this.#newId();
+      return {
+        type: "compaction",
+        id,
+        parentId: this.#leafId,
+        timestamp,
+        summary,
+        firstKeptEntryId: firstKeptEntryId ?? id,
+        tokensBefore,
+        ...(retainedTail !== undefined ? { retainedTail } : {}),
+        details,
+        usage,
+        fromHook,
+        ...(systemMessage ? { systemMessage: { ...systemMessage, timestamp: new Date(timestamp).getTime() } } : {}),
+      };
     }).id;
   }
 
@@ -459,33 +456,33 @@ class SessionManager {
       throw new Error("Context edit replacement must be null or contain string/array content");
     }
     return this.#append(() => {
-    const target = this.getEntry(targetId);
-    if (!target) throw new Error(`Entry ${targetId} not found`);
-    if (!this.getBranch().some((entry) => entry.id === targetId)) {
-      throw new Error(`Entry ${targetId} is not on the active branch`);
-    }
-    const editable =
-      target.type === "custom_message" ||
-      (target.type === "message" &&
-        (target.message.role === "user" ||
-          target.message.role === "assistant" ||
-          target.message.role === "toolResult"));
-    if (!editable) throw new Error(`Entry ${targetId} does not contribute editable model content`);
-    const targetRole = target.type === "message" ? target.message.role : "custom";
-    const normalizedReplacement =
-      replacement !== null &&
-      (targetRole === "assistant" || targetRole === "toolResult") &&
-      typeof replacement.content === "string"
-        ? { content: [{ type: "text", text: replacement.content }] }
-        : replacement;
-    return {
-      type: "context_edit",
-      id: this.#newId(),
-      parentId: this.#leafId,
-      timestamp: nowIso(),
-      targetId,
-      replacement: normalizedReplacement,
-    };
+      const target = this.getEntry(targetId);
+      if (!target) throw new Error(`Entry ${targetId} not found`);
+      if (!this.getBranch().some((entry) => entry.id === targetId)) {
+        throw new Error(`Entry ${targetId} is not on the active branch`);
+      }
+      const editable =
+        target.type === "custom_message" ||
+        (target.type === "message" &&
+          (target.message.role === "user" ||
+            target.message.role === "assistant" ||
+            target.message.role === "toolResult"));
+      if (!editable) throw new Error(`Entry ${targetId} does not contribute editable model content`);
+      const targetRole = target.type === "message" ? target.message.role : "custom";
+      const normalizedReplacement =
+        replacement !== null &&
+        (targetRole === "assistant" || targetRole === "toolResult") &&
+        typeof replacement.content === "string"
+          ? { content: [{ type: "text", text: replacement.content }] }
+          : replacement;
+      return {
+        type: "context_edit",
+        id: this.#newId(),
+        parentId: this.#leafId,
+        timestamp: nowIso(),
+        targetId,
+        replacement: normalizedReplacement,
+      };
     }).id;
   }
 
@@ -690,7 +687,9 @@ class SessionManager {
     const path = this.getBranch(leafId);
     if (path.length === 0) throw new Error(`Entry ${leafId} not found`);
     const pathWithoutLabels = withoutLabels(path);
-    const { newSessionId, newSessionFile, header } = this.#branchHeader(this.#persist ? previousSessionFile : undefined);
+    const { newSessionId, newSessionFile, header } = this.#branchHeader(
+      this.#persist ? previousSessionFile : undefined,
+    );
     const pathIds = pathWithoutLabels.map((e) => e.id);
     const labelEntries = this.#branchLabels(pathIds);
     const entries = [header, ...pathWithoutLabels, ...labelEntries];

@@ -34,7 +34,11 @@ const CROSS_ENV = {
 // strings; the free functions, identity, aliasing), the safety tests, the mutated-file corpus.
 const FULL = {
   files: ["__test__/diff/", "__test__/safety/safety.test.mjs", "__test__/safety/mutated-files.test.mjs"],
-  env: { DIFF_SEEDS: "40", DIFF_OPS: "40", DIFF_COLD_OPS: "getEntries,getTree,buildSessionContext,createBranchedSession" },
+  env: {
+    DIFF_SEEDS: "40",
+    DIFF_OPS: "40",
+    DIFF_COLD_OPS: "getEntries,getTree,buildSessionContext,createBranchedSession",
+  },
 };
 // Each Node's N-API and V8 strings: a few random-operation seeds (open, reopen, getters,
 // entries and trees materialised), the safety tests.
@@ -67,7 +71,11 @@ function run(cmd, args, opts = {}) {
   }
 }
 
-const majors = (v) => v.split(/[\s,]+/).filter(Boolean).map(Number);
+const majors = (v) =>
+  v
+    .split(/[\s,]+/)
+    .filter(Boolean)
+    .map(Number);
 
 /** Whether the kernel runs aarch64 ELF binaries (a binfmt_misc entry for qemu-aarch64). */
 function binfmtEnabled() {
@@ -106,11 +114,28 @@ function binfmtUnregister() {
 }
 
 function build() {
-  step("setup (apt, rustup target, arm64 Node, rolldown binding)", () => run("bash", ["scripts/cross-setup.sh", "arm64"]));
+  step("setup (apt, rustup target, arm64 Node, rolldown binding)", () =>
+    run("bash", ["scripts/cross-setup.sh", "arm64"]),
+  );
   step(`napi build --release --target ${TARGET}`, () =>
     run(
       "npx",
-      ["napi", "build", "--platform", "--release", "--features", "node", "--js", "binding.js", "--dts", "binding.d.ts", "--target", TARGET, "--", "--lib"],
+      [
+        "napi",
+        "build",
+        "--platform",
+        "--release",
+        "--features",
+        "node",
+        "--js",
+        "binding.js",
+        "--dts",
+        "binding.d.ts",
+        "--target",
+        TARGET,
+        "--",
+        "--lib",
+      ],
       { env: CROSS_ENV },
     ),
   );
@@ -128,7 +153,9 @@ function test() {
   if (!children) {
     const skip = CHILD_TESTS.map((t) => t.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("|");
     filter.push("--testNamePattern", `^(?!.*(${skip})).*$`);
-    console.log(`[arm64] no binfmt_misc entry for qemu-aarch64: skipping ${CHILD_FILES.join(", ")} and "${CHILD_TESTS.join('", "')}"`);
+    console.log(
+      `[arm64] no binfmt_misc entry for qemu-aarch64: skipping ${CHILD_FILES.join(", ")} and "${CHILD_TESTS.join('", "')}"`,
+    );
   }
   const full = majors(process.env.ARM64_FULL ?? "22");
   for (const major of majors(process.env.ARM64_NODE ?? "20 22 24")) {
@@ -137,17 +164,30 @@ function test() {
     const node = nodeBinary(major, { arch: "arm64" });
     const [qemu, ...qemuArgs] = runPrefix("arm64");
     step(`vitest on arm64 Node ${major}, ${set === FULL ? "full" : "smoke"} set (qemu)`, () =>
-      run(qemu, [...qemuArgs, node, "node_modules/vitest/vitest.mjs", "run", "--pool=threads", ...TIMEOUTS, ...filter, ...files], {
-        env: {
-          QEMU_LD_PREFIX: SYSROOT,
-          // rolldown's arm64 binding (scripts/cross-setup.sh), for Vitest itself.
-          NODE_PATH: join(REPO, ".cache", "arm64-modules", "node_modules"),
-          // Children named `node` (the safety tests' writers) are arm64 Node too.
-          PATH: `${dirname(node)}${delimiter}${process.env.PATH}`,
-          PSN_EXPECT_ARCH: "arm64",
-          ...set.env,
+      run(
+        qemu,
+        [
+          ...qemuArgs,
+          node,
+          "node_modules/vitest/vitest.mjs",
+          "run",
+          "--pool=threads",
+          ...TIMEOUTS,
+          ...filter,
+          ...files,
+        ],
+        {
+          env: {
+            QEMU_LD_PREFIX: SYSROOT,
+            // rolldown's arm64 binding (scripts/cross-setup.sh), for Vitest itself.
+            NODE_PATH: join(REPO, ".cache", "arm64-modules", "node_modules"),
+            // Children named `node` (the safety tests' writers) are arm64 Node too.
+            PATH: `${dirname(node)}${delimiter}${process.env.PATH}`,
+            PSN_EXPECT_ARCH: "arm64",
+            ...set.env,
+          },
         },
-      }),
+      ),
     );
   }
 }
@@ -161,7 +201,9 @@ if (wanted.length === 0 || wanted.some((a) => !actions[a])) {
 // The cross toolchain and qemu come from Debian/Ubuntu packages for an x64 host. Elsewhere
 // (macOS, Windows, an arm64 host, whose own `npm test` runs the arm64 paths natively) say so.
 if (`${process.platform}-${process.arch}` !== "linux-x64") {
-  console.log(`[arm64] skipped: emulated arm64 runs need a linux-x64 host (this is ${process.platform}-${process.arch})`);
+  console.log(
+    `[arm64] skipped: emulated arm64 runs need a linux-x64 host (this is ${process.platform}-${process.arch})`,
+  );
   process.exit(0);
 }
 const t0 = Date.now();

@@ -22,8 +22,16 @@ import { delimiter, join } from "node:path";
 import { REPO } from "./node-bin.mjs";
 
 const TARGETS = {
-  "x86_64-unknown-linux-musl": { file: "pi-session-native.linux-x64-musl.node", machine: "X86-64", gnu: "pi-session-native.linux-x64-gnu.node" },
-  "aarch64-unknown-linux-musl": { file: "pi-session-native.linux-arm64-musl.node", machine: "AArch64", gnu: "pi-session-native.linux-arm64-gnu.node" },
+  "x86_64-unknown-linux-musl": {
+    file: "pi-session-native.linux-x64-musl.node",
+    machine: "X86-64",
+    gnu: "pi-session-native.linux-x64-gnu.node",
+  },
+  "aarch64-unknown-linux-musl": {
+    file: "pi-session-native.linux-arm64-musl.node",
+    machine: "AArch64",
+    gnu: "pi-session-native.linux-arm64-gnu.node",
+  },
 };
 
 if (`${process.platform}-${process.arch}` !== "linux-x64") {
@@ -52,21 +60,45 @@ for (const target of wanted) {
   if (!checkOnly) {
     const r = spawnSync(
       "npx",
-      ["napi", "build", "--platform", "--release", "--features", "node", "--js", "binding.js", "--dts", "binding.d.ts", "--target", target, "-x", "--", "--lib"],
+      [
+        "napi",
+        "build",
+        "--platform",
+        "--release",
+        "--features",
+        "node",
+        "--js",
+        "binding.js",
+        "--dts",
+        "binding.d.ts",
+        "--target",
+        target,
+        "-x",
+        "--",
+        "--lib",
+      ],
       { cwd: REPO, env, stdio: "inherit" },
     );
     if (r.status !== 0) throw new Error(`napi build --target ${target} failed`);
   }
   const path = join(REPO, t.file);
   const size = statSync(path).size;
-  console.log(`\n[musl] ${t.file}: ${(size / 1024).toFixed(0)} KiB${checkOnly ? "" : `, built in ${((Date.now() - t1) / 1000).toFixed(1)} s`}`);
+  console.log(
+    `\n[musl] ${t.file}: ${(size / 1024).toFixed(0)} KiB${checkOnly ? "" : `, built in ${((Date.now() - t1) / 1000).toFixed(1)} s`}`,
+  );
   const header = sh("readelf", ["-h", path]);
   const dynamic = sh("readelf", ["-d", path]);
   const versions = sh("readelf", ["-V", path]);
   const undefinedSyms = sh("nm", ["-D", "--undefined-only", path]);
   const needed = [...dynamic.matchAll(/\(NEEDED\)\s+Shared library: \[(.+?)\]/g)].map((m) => m[1]);
-  check(/Type:\s+DYN/.test(header) && new RegExp(`Machine:.*${t.machine}`).test(header), `shared object for ${t.machine}`);
-  check(needed.length === 1 && needed[0] === "libc.so", `NEEDED is musl's libc.so only (${needed.join(", ") || "none"})`);
+  check(
+    /Type:\s+DYN/.test(header) && new RegExp(`Machine:.*${t.machine}`).test(header),
+    `shared object for ${t.machine}`,
+  );
+  check(
+    needed.length === 1 && needed[0] === "libc.so",
+    `NEEDED is musl's libc.so only (${needed.join(", ") || "none"})`,
+  );
   check(!/GLIBC/.test(versions) && !/GLIBC/.test(undefinedSyms), "no GLIBC_ symbol versions");
   check(/ U napi_module_register| U napi_create_string_utf8/.test(undefinedSyms), "N-API functions come from the host");
   let gnuSize;
@@ -74,7 +106,8 @@ for (const target of wanted) {
     gnuSize = statSync(join(REPO, t.gnu)).size;
   } catch {}
   // The same code against another libc (zig's libunwind linked in): within 25% of the gnu build.
-  if (gnuSize) check(Math.abs(size / gnuSize - 1) < 0.25, `size near the gnu build's (${(gnuSize / 1024).toFixed(0)} KiB)`);
+  if (gnuSize)
+    check(Math.abs(size / gnuSize - 1) < 0.25, `size near the gnu build's (${(gnuSize / 1024).toFixed(0)} KiB)`);
   else check(size > 512 * 1024 && size < 2 * 1024 * 1024, "size between 0.5 and 2 MiB");
   if (target.startsWith("x86_64")) {
     const can = existsSync("/lib/ld-musl-x86_64.so.1") && spawnSync("musl-gcc", ["--version"]).status === 0;

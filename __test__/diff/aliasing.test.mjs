@@ -67,21 +67,30 @@ describe(`caller mutations after append (${LABELS.join(" vs ")})`, () => {
     snap("sm", sm);
   });
 
-  scenario("a message mutated after it was written: memory shows the mutation, the file does not", ({ SM, dir, snap, files }) => {
-    const sm = SM.create(CWD, dir);
-    const user = { role: "user", content: "original", timestamp: 1 };
-    sm.appendMessage(user);
-    user.content = "MUTATED";
-    user.extra = { added: true };
-    snap("live", sm);
-    files("file");
-    snap("reopened", SM.open(sm.getSessionFile()));
-  });
+  scenario(
+    "a message mutated after it was written: memory shows the mutation, the file does not",
+    ({ SM, dir, snap, files }) => {
+      const sm = SM.create(CWD, dir);
+      const user = { role: "user", content: "original", timestamp: 1 };
+      sm.appendMessage(user);
+      user.content = "MUTATED";
+      user.extra = { added: true };
+      snap("live", sm);
+      files("file");
+      snap("reopened", SM.open(sm.getSessionFile()));
+    },
+  );
 
   scenario("mutating a returned entry's message changes later context", ({ SM, dir, snap }) => {
     const sm = SM.create(CWD, dir);
     const id = sm.appendMessage({ role: "user", content: "hello", timestamp: 1 });
-    sm.appendMessage({ role: "assistant", content: [{ type: "text", text: "hi" }], provider: "p", model: "m", timestamp: 2 });
+    sm.appendMessage({
+      role: "assistant",
+      content: [{ type: "text", text: "hi" }],
+      provider: "p",
+      model: "m",
+      timestamp: 2,
+    });
     sm.getEntry(id).message.content = "MUTATED via getEntry";
     snap("sm", sm);
   });
@@ -92,7 +101,13 @@ describe(`caller mutations after append (${LABELS.join(" vs ")})`, () => {
     sm.appendMessage({ role: "user", content: "b", timestamp: 2 });
     const es = sm.getEntries();
     es.pop();
-    es.push({ type: "message", id: "ffffffff", parentId: null, timestamp: "2023-01-01T00:00:00.000Z", message: { role: "user", content: "injected" } });
+    es.push({
+      type: "message",
+      id: "ffffffff",
+      parentId: null,
+      timestamp: "2023-01-01T00:00:00.000Z",
+      message: { role: "user", content: "injected" },
+    });
     snap("sm", sm);
   });
 
@@ -115,7 +130,13 @@ describe(`caller mutations after append (${LABELS.join(" vs ")})`, () => {
   scenario("mutating a loaded entry after reopen", ({ SM, dir, snap, files }) => {
     const first = SM.create(CWD, dir);
     first.appendMessage({ role: "user", content: "a", timestamp: 1 });
-    const id = first.appendMessage({ role: "assistant", content: [{ type: "text", text: "b" }], provider: "p", model: "m", timestamp: 2 });
+    const id = first.appendMessage({
+      role: "assistant",
+      content: [{ type: "text", text: "b" }],
+      provider: "p",
+      model: "m",
+      timestamp: 2,
+    });
     const sm = SM.open(first.getSessionFile());
     sm.getEntry(id).message.content[0].text = "MUTATED loaded";
     sm.appendMessage({ role: "user", content: "c", timestamp: 3 });
@@ -129,32 +150,40 @@ describe(`caller mutations after append (${LABELS.join(" vs ")})`, () => {
 const TWO_WRITERS = { why: "each manager picks up the other's appends from the file", skip: /^sm[12]\./ };
 
 describe(`two managers on one file (${LABELS.join(" vs ")})`, () => {
-  scenario("interleaved appends from two managers", ({ SM, dir, snap, files, value }) => {
-    const sm1 = SM.create(CWD, dir);
-    sm1.appendMessage({ role: "user", content: "one", timestamp: 1 });
-    sm1.appendMessage({ role: "assistant", content: [], provider: "p", model: "m", timestamp: 2 });
-    const sm2 = SM.open(sm1.getSessionFile());
-    value("sm2.append1", sm2.appendMessage({ role: "user", content: "from sm2", timestamp: 3 }));
-    value("sm1.append", sm1.appendMessage({ role: "user", content: "from sm1", timestamp: 4 }));
-    value("sm2.append2", sm2.appendMessage({ role: "user", content: "from sm2 again", timestamp: 5 }));
-    files("file");
-    snap("sm1", sm1);
-    snap("sm2", sm2);
-    snap("reopened", SM.open(sm1.getSessionFile()));
-  }, TWO_WRITERS);
+  scenario(
+    "interleaved appends from two managers",
+    ({ SM, dir, snap, files, value }) => {
+      const sm1 = SM.create(CWD, dir);
+      sm1.appendMessage({ role: "user", content: "one", timestamp: 1 });
+      sm1.appendMessage({ role: "assistant", content: [], provider: "p", model: "m", timestamp: 2 });
+      const sm2 = SM.open(sm1.getSessionFile());
+      value("sm2.append1", sm2.appendMessage({ role: "user", content: "from sm2", timestamp: 3 }));
+      value("sm1.append", sm1.appendMessage({ role: "user", content: "from sm1", timestamp: 4 }));
+      value("sm2.append2", sm2.appendMessage({ role: "user", content: "from sm2 again", timestamp: 5 }));
+      files("file");
+      snap("sm1", sm1);
+      snap("sm2", sm2);
+      snap("reopened", SM.open(sm1.getSessionFile()));
+    },
+    TWO_WRITERS,
+  );
 
-  scenario("a second manager appends labels and compactions", ({ SM, dir, snap, files }) => {
-    const sm1 = SM.create(CWD, dir);
-    const u = sm1.appendMessage({ role: "user", content: "one", timestamp: 1 });
-    const sm2 = SM.open(sm1.getSessionFile());
-    sm2.appendLabelChange(u, "from sm2");
-    sm2.appendSessionInfo("named by sm2");
-    sm1.appendCompaction("sum", u, 5);
-    files("file");
-    snap("sm1", sm1);
-    snap("sm2", sm2);
-    snap("reopened", SM.open(sm1.getSessionFile()));
-  }, TWO_WRITERS);
+  scenario(
+    "a second manager appends labels and compactions",
+    ({ SM, dir, snap, files }) => {
+      const sm1 = SM.create(CWD, dir);
+      const u = sm1.appendMessage({ role: "user", content: "one", timestamp: 1 });
+      const sm2 = SM.open(sm1.getSessionFile());
+      sm2.appendLabelChange(u, "from sm2");
+      sm2.appendSessionInfo("named by sm2");
+      sm1.appendCompaction("sum", u, 5);
+      files("file");
+      snap("sm1", sm1);
+      snap("sm2", sm2);
+      snap("reopened", SM.open(sm1.getSessionFile()));
+    },
+    TWO_WRITERS,
+  );
 });
 
 describe(`external changes to the session file between appends (${LABELS.join(" vs ")})`, () => {
@@ -165,22 +194,28 @@ describe(`external changes to the session file between appends (${LABELS.join(" 
     return sm;
   };
   const after = (SM, sm, { snap, files, value }) => {
-    value("append", (() => {
-      try {
-        return sm.appendMessage({ role: "user", content: "after the external change", timestamp: 3 });
-      } catch (e) {
-        return `threw ${e?.name}: ${e?.message}`;
-      }
-    })());
+    value(
+      "append",
+      (() => {
+        try {
+          return sm.appendMessage({ role: "user", content: "after the external change", timestamp: 3 });
+        } catch (e) {
+          return `threw ${e?.name}: ${e?.message}`;
+        }
+      })(),
+    );
     files("file");
     snap("sm", sm);
-    value("reopen", (() => {
-      try {
-        return SM.open(sm.getSessionFile()).getEntries();
-      } catch (e) {
-        return `threw ${e?.name}: ${e?.message}`;
-      }
-    })());
+    value(
+      "reopen",
+      (() => {
+        try {
+          return SM.open(sm.getSessionFile()).getEntries();
+        } catch (e) {
+          return `threw ${e?.name}: ${e?.message}`;
+        }
+      })(),
+    );
   };
 
   scenario("file deleted", (t) => {
@@ -198,14 +233,24 @@ describe(`external changes to the session file between appends (${LABELS.join(" 
     appendFileSync(sm.getSessionFile(), '{"type":"message","id":"torn0001","parentId":null,"mess');
     after(t.SM, sm, t);
   });
-  scenario("a complete entry appended by another writer", (t) => {
-    const sm = start(t.SM, t.dir);
-    appendFileSync(sm.getSessionFile(), `${JSON.stringify({ type: "message", id: "ext00001", parentId: null, timestamp: "2023-01-01T00:00:00.000Z", message: { role: "user", content: "external", timestamp: 9 } })}\n`);
-    after(t.SM, sm, t);
-  }, { why: "entries other writers appended are picked up before an append", skip: /^sm\./ });
+  scenario(
+    "a complete entry appended by another writer",
+    (t) => {
+      const sm = start(t.SM, t.dir);
+      appendFileSync(
+        sm.getSessionFile(),
+        `${JSON.stringify({ type: "message", id: "ext00001", parentId: null, timestamp: "2023-01-01T00:00:00.000Z", message: { role: "user", content: "external", timestamp: 9 } })}\n`,
+      );
+      after(t.SM, sm, t);
+    },
+    { why: "entries other writers appended are picked up before an append", skip: /^sm\./ },
+  );
   scenario("file replaced by another session", (t) => {
     const sm = start(t.SM, t.dir);
-    writeFileSync(sm.getSessionFile(), `${JSON.stringify({ type: "session", version: 3, id: "0190dddd-0000-7000-8000-000000000001", timestamp: "2023-01-01T00:00:00.000Z", cwd: "/elsewhere" })}\n`);
+    writeFileSync(
+      sm.getSessionFile(),
+      `${JSON.stringify({ type: "session", version: 3, id: "0190dddd-0000-7000-8000-000000000001", timestamp: "2023-01-01T00:00:00.000Z", cwd: "/elsewhere" })}\n`,
+    );
     after(t.SM, sm, t);
   });
 });
@@ -223,14 +268,17 @@ describe(`appends after a failed setSessionFile (${LABELS.join(" vs ")})`, () =>
       // longer than the manager's own file
       `${Array.from({ length: 20 }, (_, n) => JSON.stringify({ type: "message", id: `000000${String(n).padStart(2, "0")}`, parentId: null, timestamp: "2023-01-01T00:00:00.000Z", message: { role: "user", content: `foreign ${n}`, timestamp: n } })).join("\n")}\n`,
     );
-    value("setSessionFile", (() => {
-      try {
-        sm.setSessionFile(other);
-        return "ok";
-      } catch (e) {
-        return `threw ${e.message}`;
-      }
-    })());
+    value(
+      "setSessionFile",
+      (() => {
+        try {
+          sm.setSessionFile(other);
+          return "ok";
+        } catch (e) {
+          return `threw ${e.message}`;
+        }
+      })(),
+    );
     value("append", sm.appendMessage({ role: "user", content: "after the failed switch", timestamp: 3 }));
     snap("sm", sm);
     files("files");

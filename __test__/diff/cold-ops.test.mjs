@@ -71,7 +71,8 @@ const OPS = {
 
 // DIFF_COLD_OPS=getEntries,getTree runs only those (scripts/arm64.mjs, under emulation).
 const ONLY = process.env.DIFF_COLD_OPS?.split(",").filter(Boolean);
-for (const op of ONLY ?? []) if (!OPS[op]) throw new Error(`DIFF_COLD_OPS: no operation ${op}; known: ${Object.keys(OPS).join(", ")}`);
+for (const op of ONLY ?? [])
+  if (!OPS[op]) throw new Error(`DIFF_COLD_OPS: no operation ${op}; known: ${Object.keys(OPS).join(", ")}`);
 
 describe(`first operation after open (${LABELS.join(" vs ")})`, () => {
   for (const [op, run] of Object.entries(OPS).filter(([op]) => !ONLY || ONLY.includes(op))) {
@@ -96,8 +97,8 @@ describe(`first operation after open (${LABELS.join(" vs ")})`, () => {
         const d = firstRecordDiff(recs[0], recs[1]);
         if (d) problems.push(`  ${file}: ${formatDiff(d.diff, LABELS)}`);
       }
-      if (problems.length) throw new Error(`${op}: ${problems.length} file(s) differ\n${problems.slice(0, 5).join("\n")}`);
+      if (problems.length)
+        throw new Error(`${op}: ${problems.length} file(s) differ\n${problems.slice(0, 5).join("\n")}`);
     });
   }
 });
-

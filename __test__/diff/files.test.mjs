@@ -78,11 +78,17 @@ function fileChecks(impl, file) {
   // loadEntriesFromFile (may append a missing final newline)
   {
     const { dir, path } = place("load");
-    rec.load = normCapture(norm, capture(() => mod.loadEntriesFromFile(path)));
+    rec.load = normCapture(
+      norm,
+      capture(() => mod.loadEntriesFromFile(path)),
+    );
     rec.loadFiles = dirSnap(dir, "loadFiles");
   }
   // parseSessionEntries on the file's text
-  rec.parse = normCapture(norm, capture(() => mod.parseSessionEntries(file.bytes.toString("utf8"))));
+  rec.parse = normCapture(
+    norm,
+    capture(() => mod.parseSessionEntries(file.bytes.toString("utf8"))),
+  );
 
   // open, then append, createBranchedSession, reopen
   {
@@ -94,7 +100,10 @@ function fileChecks(impl, file) {
       const sm = c.value;
       const s0 = snapshotManager(sm, { perId: 0 });
       rec.openIdentity = s0.ident;
-      rec.append = normCapture(norm, capture(() => sm.appendMessage({ role: "user", content: "appended after open", timestamp: 1_700_000_000_000 })));
+      rec.append = normCapture(
+        norm,
+        capture(() => sm.appendMessage({ role: "user", content: "appended after open", timestamp: 1_700_000_000_000 })),
+      );
       rec.afterAppend = snap(norm, sm).state;
       rec.afterAppendFiles = dirSnap(dir, "afterAppendFiles");
       const leaf = (() => {
@@ -105,7 +114,10 @@ function fileChecks(impl, file) {
         }
       })();
       if (refHazards(sm.getEntries(), leaf).branchOk(leaf)) {
-        rec.branched = normCapture(norm, capture(() => sm.createBranchedSession(leaf)));
+        rec.branched = normCapture(
+          norm,
+          capture(() => sm.createBranchedSession(leaf)),
+        );
         rec.branchedState = snap(norm, sm).state;
         rec.branchedFiles = dirSnap(dir, "branchedFiles");
       }
@@ -155,7 +167,18 @@ function fileChecks(impl, file) {
 // 25k-deep values) it does not "accept" the input, so that check is not compared (ours may succeed).
 const GROUPS = {
   load: ["load", "loadFiles"],
-  open: ["open", "openFiles", "openIdentity", "append", "afterAppend", "afterAppendFiles", "branched", "branchedState", "branchedFiles", "reopen"],
+  open: [
+    "open",
+    "openFiles",
+    "openIdentity",
+    "append",
+    "afterAppend",
+    "afterAppendFiles",
+    "branched",
+    "branchedState",
+    "branchedFiles",
+    "reopen",
+  ],
   branched: ["branched", "branchedState", "branchedFiles"],
   openOverride: ["openOverride", "openOverrideFiles"],
   setSessionFile: ["setSessionFile", "setSessionFileState", "setSessionFileFiles"],
@@ -176,7 +199,9 @@ function compareAll(recs, what) {
   for (const [key, group] of Object.entries(GROUPS)) {
     if (refStackOverflow(a[key])) {
       for (const k of group) skip.add(k);
-      notes.push(`${what}: reference overflowed its stack in ${key}(); ${LABELS[1]} ${b[key]?.threw ? `threw ${b[key].threw.name}: ${b[key].threw.message}` : "succeeded"} (not compared)`);
+      notes.push(
+        `${what}: reference overflowed its stack in ${key}(); ${LABELS[1]} ${b[key]?.threw ? `threw ${b[key].threw.name}: ${b[key].threw.message}` : "succeeded"} (not compared)`,
+      );
     }
   }
   // migration backups (ours only, by design): must hold the original bytes, and only where the reference rewrote
@@ -185,7 +210,9 @@ function compareAll(recs, what) {
     for (const bk of side.backups ?? []) {
       const [key, name, status] = bk.split(":");
       if (status !== "equals original" || a.rewritten?.[key] !== true) {
-        problems.push(`  [backups] ${side === a ? LABELS[0] : LABELS[1]} left ${name} in ${key} (${status}; reference rewrote the file: ${a.rewritten?.[key]})`);
+        problems.push(
+          `  [backups] ${side === a ? LABELS[0] : LABELS[1]} left ${name} in ${key} (${status}; reference rewrote the file: ${a.rewritten?.[key]})`,
+        );
       } else notes.push(`${what}: ${side === a ? LABELS[0] : LABELS[1]} kept migration backup ${name} (${status})`);
     }
   }
@@ -235,13 +262,18 @@ function listingSetup(impl) {
   process.env.PI_CODING_AGENT_DIR = agent;
   const defaultDir = impl.mod.getDefaultSessionDir(CWD);
   for (const [i, f] of FILES.slice(0, 20).entries()) put(defaultDir, f.name, f.bytes, 100 + i);
-  for (const [i, f] of FILES.slice(20, 45).entries()) put(join(agent, "sessions", "--other-project--"), f.name, f.bytes, 200 + i);
+  for (const [i, f] of FILES.slice(20, 45).entries())
+    put(join(agent, "sessions", "--other-project--"), f.name, f.bytes, 200 + i);
   return { base, dir, agent, norm };
 }
 
 function recorder() {
   const calls = [];
-  return { calls, fn: (loaded, total, partial) => calls.push({ loaded, total, partial: partial === undefined ? undefined : [...partial] }) };
+  return {
+    calls,
+    fn: (loaded, total, partial) =>
+      calls.push({ loaded, total, partial: partial === undefined ? undefined : [...partial] }),
+  };
 }
 
 async function listCall(norm, fn, { exactPartials }) {
@@ -256,7 +288,11 @@ async function listCall(norm, fn, { exactPartials }) {
       c.total,
       // a partial list is sorted by `modified`, but sessions with equal `modified` keep the order in which they
       // finished loading (concurrent reads): ties are put in a canonical order before comparing
-      c.partial === undefined ? "none" : exactPartials || i === p.calls.length - 1 ? canonicalTies(norm.value(c.partial)) : "some",
+      c.partial === undefined
+        ? "none"
+        : exactPartials || i === p.calls.length - 1
+          ? canonicalTies(norm.value(c.partial))
+          : "some",
     ]),
     callsAtResolve: atResolve,
     callsAfterDelay: p.calls.length,
@@ -273,7 +309,11 @@ describe(`discovery and listing over the corpus (${LABELS.join(" vs ")})`, () =>
     }
     return out;
   };
-  const same = (recs, what) => compareAll(recs.map((r) => ({ value: r })), what);
+  const same = (recs, what) =>
+    compareAll(
+      recs.map((r) => ({ value: r })),
+      what,
+    );
 
   it("findMostRecentSession", async () => {
     const recs = await each((s, mod) =>
@@ -314,7 +354,11 @@ describe(`discovery and listing over the corpus (${LABELS.join(" vs ")})`, () =>
     ["listAll() no args", (s, SM) => SM.listAll(), false],
     ["listAll(dir, progress, live signal)", (s, SM, fn) => SM.listAll(s.dir, fn, new AbortController().signal), false],
     ["list with aborted signal", (s, SM, fn) => SM.list(CWD, s.dir, fn, AbortSignal.abort()), true],
-    ["listAll with aborted signal (reason)", (s, SM, fn) => SM.listAll(s.dir, fn, AbortSignal.abort(new Error("custom reason"))), true],
+    [
+      "listAll with aborted signal (reason)",
+      (s, SM, fn) => SM.listAll(s.dir, fn, AbortSignal.abort(new Error("custom reason"))),
+      true,
+    ],
     // not an overload: the reference treats a signal in first position as neither dir nor callback, and ignores it
     ["listAll(abortedSignal) as first argument", (s, SM) => SM.listAll(AbortSignal.abort()), true],
     ["listAll(undefined, abortedSignal)", (s, SM) => SM.listAll(undefined, AbortSignal.abort()), true],
@@ -324,7 +368,8 @@ describe(`discovery and listing over the corpus (${LABELS.join(" vs ")})`, () =>
       const recs = await each((s, _mod, SM) => listCall(s.norm, (fn) => call(s, SM, fn), { exactPartials }));
       // listAll() without a dir publishes its first partial when candidate 0 finishes: only the last call's
       // partial is deterministic there.
-      if (name.startsWith("listAll(progress)")) for (const r of recs) r.progress = r.progress.map((c, i, all) => (i < all.length - 1 ? [c[0], c[1], "?"] : c));
+      if (name.startsWith("listAll(progress)"))
+        for (const r of recs) r.progress = r.progress.map((c, i, all) => (i < all.length - 1 ? [c[0], c[1], "?"] : c));
       same(recs, name);
     });
   }
@@ -391,10 +436,17 @@ describe.skipIf(SELF)("OURS ONLY: parent-chain cycles throw instead of hanging",
   });
 
   it("a self-parented leaf throws too", () => {
-    const entries = [{ type: "message", id: "c0000001", parentId: "c0000001", timestamp: "2024-01-01T00:00:00.000Z", message: { role: "user", content: "x", timestamp: 1 } }];
+    const entries = [
+      {
+        type: "message",
+        id: "c0000001",
+        parentId: "c0000001",
+        timestamp: "2024-01-01T00:00:00.000Z",
+        message: { role: "user", content: "x", timestamp: 1 },
+      },
+    ];
     expect(() => ours.buildSessionContext(entries)).toThrow(Error);
     const sm = ours.SessionManager.inMemory(CWD, undefined, entries);
     expect(() => sm.getBranch()).toThrow(Error);
   });
 });
-

@@ -54,8 +54,13 @@ describe(`exports (${LABELS.join(" vs ")})`, () => {
   it("function arity (Function.length) of exports and methods", () => {
     diffEach("arity", (impl) => {
       const SM = impl.mod.SessionManager;
-      const fns = EXPORT_NAMES.filter((n) => typeof impl.mod[n] === "function" && n !== "SessionManager").map((n) => [n, impl.mod[n].length]);
-      const statics = ["create", "open", "continueRecent", "inMemory", "forkFrom", "findById", "list", "listAll"].map((n) => [n, SM[n]?.length]);
+      const fns = EXPORT_NAMES.filter((n) => typeof impl.mod[n] === "function" && n !== "SessionManager").map((n) => [
+        n,
+        impl.mod[n].length,
+      ]);
+      const statics = ["create", "open", "continueRecent", "inMemory", "forkFrom", "findById", "list", "listAll"].map(
+        (n) => [n, SM[n]?.length],
+      );
       const methods = Object.getOwnPropertyNames(SM.prototype)
         .filter((n) => n !== "constructor" && !n.startsWith("_"))
         .sort()
@@ -77,7 +82,15 @@ describe(`context building on random entry arrays (${LABELS.join(" vs ")})`, () 
       const rng = new Rng(seed * 7919);
       const entries = randomEntries(rng, rng.range(0, 30));
       const pick = () => (entries.length ? entries[rng.int(entries.length)].id : "none");
-      const leafIds = [["omitted"], ["undefined", undefined], ["null", null], ["unknown", "zzzzzzzz"], ["empty", ""], ["valid", pick()], ["valid2", pick()]];
+      const leafIds = [
+        ["omitted"],
+        ["undefined", undefined],
+        ["null", null],
+        ["unknown", "zzzzzzzz"],
+        ["empty", ""],
+        ["valid", pick()],
+        ["valid2", pick()],
+      ];
       const byIdModes = ["omitted", "full", "partial"];
       const partialCut = rng.float();
       diffEach(`seed ${seed}`, (impl, norm) => {
@@ -91,7 +104,12 @@ describe(`context building on random entry arrays (${LABELS.join(" vs ")})`, () 
           // the reference loops forever on a parent cycle: skip those (none are generated, but be safe)
           if (!refHazards(es, leafId).path) continue;
           for (const mode of byIdModes) {
-            const args = leafName === "omitted" ? [es] : mode === "omitted" ? [es, leafId] : [es, leafId, mode === "full" ? full : partial];
+            const args =
+              leafName === "omitted"
+                ? [es]
+                : mode === "omitted"
+                  ? [es, leafId]
+                  : [es, leafId, mode === "full" ? full : partial];
             if (leafName === "omitted" && mode !== "omitted") continue;
             for (const fn of ["buildContextEntries", "buildSessionProjection", "buildSessionContext"]) {
               rec[`${fn}(${leafName},${mode})`] = callRec(norm, reg, () => m[fn](...args));
@@ -103,14 +121,44 @@ describe(`context building on random entry arrays (${LABELS.join(" vs ")})`, () 
         rec.sessionEntryToContextMessages = es.map((e) => callRec(norm, reg, () => m.sessionEntryToContextMessages(e)));
         const edits = [
           undefined,
-          { type: "context_edit", id: "x", parentId: null, timestamp: "2023-01-01T00:00:00.000Z", targetId: "t", replacement: null },
-          { type: "context_edit", id: "x", parentId: null, timestamp: "2023-01-01T00:00:00.000Z", targetId: "t", replacement: { content: "string edit" } },
-          { type: "context_edit", id: "x", parentId: null, timestamp: "2023-01-01T00:00:00.000Z", targetId: "t", replacement: { content: [{ type: "text", text: "block edit" }] } },
-          { type: "context_edit", id: "x", parentId: null, timestamp: "2023-01-01T00:00:00.000Z", targetId: "t", replacement: {} },
+          {
+            type: "context_edit",
+            id: "x",
+            parentId: null,
+            timestamp: "2023-01-01T00:00:00.000Z",
+            targetId: "t",
+            replacement: null,
+          },
+          {
+            type: "context_edit",
+            id: "x",
+            parentId: null,
+            timestamp: "2023-01-01T00:00:00.000Z",
+            targetId: "t",
+            replacement: { content: "string edit" },
+          },
+          {
+            type: "context_edit",
+            id: "x",
+            parentId: null,
+            timestamp: "2023-01-01T00:00:00.000Z",
+            targetId: "t",
+            replacement: { content: [{ type: "text", text: "block edit" }] },
+          },
+          {
+            type: "context_edit",
+            id: "x",
+            parentId: null,
+            timestamp: "2023-01-01T00:00:00.000Z",
+            targetId: "t",
+            replacement: {},
+          },
           ...es.filter((e) => e.type === "context_edit"),
         ];
         const editReg = buildRegistry([...es, ...edits.filter(Boolean).filter((e) => !es.includes(e))], null);
-        rec.projectContextEntry = es.map((e) => edits.map((ed) => callRec(norm, editReg, () => m.projectContextEntry(e, ed))));
+        rec.projectContextEntry = es.map((e) =>
+          edits.map((ed) => callRec(norm, editReg, () => m.projectContextEntry(e, ed))),
+        );
         rec.inputAfter = norm.value(es); // no function may mutate its input
         return rec;
       });
@@ -122,8 +170,18 @@ describe(`migrateSessionEntries (${LABELS.join(" vs ")})`, () => {
   for (let seed = 1; seed <= 40; seed++) {
     it(`seed ${seed}`, () => {
       const rng = new Rng(seed * 104729);
-      const arrays = { v1: v1Array(rng, rng.range(0, 12)), v2: v2Array(rng, rng.range(0, 12)), v3: randomEntries(rng, 5) };
-      arrays.v3.unshift({ type: "session", version: 3, id: "0190bbbb-0000-7000-8000-000000000003", timestamp: "2023-06-01T00:00:00.000Z", cwd: "/x" });
+      const arrays = {
+        v1: v1Array(rng, rng.range(0, 12)),
+        v2: v2Array(rng, rng.range(0, 12)),
+        v3: randomEntries(rng, 5),
+      };
+      arrays.v3.unshift({
+        type: "session",
+        version: 3,
+        id: "0190bbbb-0000-7000-8000-000000000003",
+        timestamp: "2023-06-01T00:00:00.000Z",
+        cwd: "/x",
+      });
       arrays.noHeader = randomEntries(rng, 4).map(({ id, parentId, ...e }) => e);
       diffEach(`seed ${seed}`, (impl, norm) => {
         const rec = {};
@@ -131,7 +189,10 @@ describe(`migrateSessionEntries (${LABELS.join(" vs ")})`, () => {
           const es = structuredClone(input);
           const reg = buildRegistry(es, null, 0); // only the entry objects themselves
           const before = [...es];
-          rec[name] = normCapture(norm, capture(() => impl.mod.migrateSessionEntries(es)));
+          rec[name] = normCapture(
+            norm,
+            capture(() => impl.mod.migrateSessionEntries(es)),
+          );
           rec[`${name}:after`] = norm.value(es); // migrated in place, new ids normalised by first appearance
           rec[`${name}:sameObjects`] = es.map((e, i) => (before[i] === e ? identityTokens(e, reg)[0] : "replaced"));
         }
@@ -142,8 +203,20 @@ describe(`migrateSessionEntries (${LABELS.join(" vs ")})`, () => {
 });
 
 describe(`parseSessionEntries (${LABELS.join(" vs ")})`, () => {
-  const H = JSON.stringify({ type: "session", version: 3, id: "0190cccc-0000-7000-8000-000000000001", timestamp: "2023-06-01T00:00:00.000Z", cwd: "/x" });
-  const M = JSON.stringify({ type: "message", id: "f0000001", parentId: null, timestamp: "2023-06-01T00:00:01.000Z", message: { role: "user", content: "hi", timestamp: 1 } });
+  const H = JSON.stringify({
+    type: "session",
+    version: 3,
+    id: "0190cccc-0000-7000-8000-000000000001",
+    timestamp: "2023-06-01T00:00:00.000Z",
+    cwd: "/x",
+  });
+  const M = JSON.stringify({
+    type: "message",
+    id: "f0000001",
+    parentId: null,
+    timestamp: "2023-06-01T00:00:01.000Z",
+    message: { role: "user", content: "hi", timestamp: 1 },
+  });
   const inputs = {
     empty: "",
     newline: "\n",
@@ -170,7 +243,17 @@ describe(`parseSessionEntries (${LABELS.join(" vs ")})`, () => {
     nul: `${H}\n\u0000\n${M}\n`,
   };
   it("crafted strings", () => {
-    diffEach("parseSessionEntries", (impl, norm) => Object.fromEntries(Object.entries(inputs).map(([k, v]) => [k, normCapture(norm, capture(() => impl.mod.parseSessionEntries(v)))])));
+    diffEach("parseSessionEntries", (impl, norm) =>
+      Object.fromEntries(
+        Object.entries(inputs).map(([k, v]) => [
+          k,
+          normCapture(
+            norm,
+            capture(() => impl.mod.parseSessionEntries(v)),
+          ),
+        ]),
+      ),
+    );
   });
   it("random serialized sessions", () => {
     const rng = new Rng(4242);
@@ -178,25 +261,83 @@ describe(`parseSessionEntries (${LABELS.join(" vs ")})`, () => {
       const entries = randomEntries(rng, rng.range(1, 15));
       const sep = rng.pick(["\n", "\r\n", "\n\n"]);
       const text = `${rng.pick(["", "\uFEFF", "  \n"])}${entries.map((e) => JSON.stringify(e)).join(sep)}${rng.pick(["", "\n", "   "])}`;
-      diffEach(`random ${i}`, (impl, norm) => ({ parsed: normCapture(norm, capture(() => impl.mod.parseSessionEntries(text))) }));
+      diffEach(`random ${i}`, (impl, norm) => ({
+        parsed: normCapture(
+          norm,
+          capture(() => impl.mod.parseSessionEntries(text)),
+        ),
+      }));
     }
   });
 });
 
 describe(`assertValidSessionId (${LABELS.join(" vs ")})`, () => {
   const good = ["a", "A1", "abc-def", "a.b_c-d", "01a22d64-b21f-7724-ae13-b3ab3cf3dd5b", "x".repeat(1000), "9"];
-  const bad = ["", "-a", "a-", ".a", "a.", "_a", "a_", "a b", "a/b", "a\\b", "ü", "a\n", "\na", "a\u0000", "😀", " a", "a ", "a..b/"];
+  const bad = [
+    "",
+    "-a",
+    "a-",
+    ".a",
+    "a.",
+    "_a",
+    "a_",
+    "a b",
+    "a/b",
+    "a\\b",
+    "ü",
+    "a\n",
+    "\na",
+    "a\u0000",
+    "😀",
+    " a",
+    "a ",
+    "a..b/",
+  ];
   it("string ids", () => {
-    diffEach("assertValidSessionId", (impl, norm) => Object.fromEntries([...good, ...bad].map((id) => [JSON.stringify(id), normCapture(norm, capture(() => impl.mod.assertValidSessionId(id)))])));
+    diffEach("assertValidSessionId", (impl, norm) =>
+      Object.fromEntries(
+        [...good, ...bad].map((id) => [
+          JSON.stringify(id),
+          normCapture(
+            norm,
+            capture(() => impl.mod.assertValidSessionId(id)),
+          ),
+        ]),
+      ),
+    );
   });
   it("non-string ids (the reference's regex coerces them to strings)", () => {
     const odd = [5, null, undefined, true, 1.5, ["ab"], { toString: () => "ok" }];
-    diffEach("assertValidSessionId(non-string)", (impl, norm) => Object.fromEntries(odd.map((id, i) => [String(i), normCapture(norm, capture(() => impl.mod.assertValidSessionId(id)))])));
+    diffEach("assertValidSessionId(non-string)", (impl, norm) =>
+      Object.fromEntries(
+        odd.map((id, i) => [
+          String(i),
+          normCapture(
+            norm,
+            capture(() => impl.mod.assertValidSessionId(id)),
+          ),
+        ]),
+      ),
+    );
   });
 });
 
 describe(`getDefaultSessionDir (${LABELS.join(" vs ")})`, () => {
-  const cwds = ["/a/b", "/", "/trailing/slash/", "relative/dir", "./dot/../x", "", "~", "~/proj", "/tmp/pi-diff-cwd/uni ü 😀", "C:\\Users\\x", "/a:b\\c", "file:///tmp/pi-diff-cwd/url%20dir", "//double//slashes"];
+  const cwds = [
+    "/a/b",
+    "/",
+    "/trailing/slash/",
+    "relative/dir",
+    "./dot/../x",
+    "",
+    "~",
+    "~/proj",
+    "/tmp/pi-diff-cwd/uni ü 😀",
+    "C:\\Users\\x",
+    "/a:b\\c",
+    "file:///tmp/pi-diff-cwd/url%20dir",
+    "//double//slashes",
+  ];
   it("with PI_CODING_AGENT_DIR set to a temp dir (and the dirs it creates)", () => {
     diffEach("getDefaultSessionDir", (impl, norm) => {
       const agent = join(root, impl.name, "agent");
@@ -204,7 +345,15 @@ describe(`getDefaultSessionDir (${LABELS.join(" vs ")})`, () => {
       const saved = process.env.PI_CODING_AGENT_DIR;
       process.env.PI_CODING_AGENT_DIR = agent;
       try {
-        const rec = Object.fromEntries(cwds.map((c) => [JSON.stringify(c), normCapture(norm, capture(() => impl.mod.getDefaultSessionDir(c)))]));
+        const rec = Object.fromEntries(
+          cwds.map((c) => [
+            JSON.stringify(c),
+            normCapture(
+              norm,
+              capture(() => impl.mod.getDefaultSessionDir(c)),
+            ),
+          ]),
+        );
         rec.created = snapshotDir(agent, norm);
         return rec;
       } finally {
@@ -217,8 +366,20 @@ describe(`getDefaultSessionDir (${LABELS.join(" vs ")})`, () => {
       const agent = join(root, impl.name, "explicit");
       const rec = Object.fromEntries(
         cwds.flatMap((c) => [
-          [`${c}|abs`, normCapture(norm, capture(() => impl.mod.getDefaultSessionDir(c, agent)))],
-          [`${c}|url`, normCapture(norm, capture(() => impl.mod.getDefaultSessionDir(c, `file://${agent}-url`)))],
+          [
+            `${c}|abs`,
+            normCapture(
+              norm,
+              capture(() => impl.mod.getDefaultSessionDir(c, agent)),
+            ),
+          ],
+          [
+            `${c}|url`,
+            normCapture(
+              norm,
+              capture(() => impl.mod.getDefaultSessionDir(c, `file://${agent}-url`)),
+            ),
+          ],
         ]),
       );
       rec.created = snapshotDir(join(root, impl.name), norm);
@@ -233,11 +394,26 @@ describe(`loadEntriesFromFile / findMostRecentSession edge paths (${LABELS.join(
       const base = join(root, impl.name, "edge");
       mkdirSync(join(base, "adir.jsonl"), { recursive: true });
       return {
-        missing: normCapture(norm, capture(() => impl.mod.loadEntriesFromFile(join(base, "missing.jsonl")))),
-        directory: normCapture(norm, capture(() => impl.mod.loadEntriesFromFile(join(base, "adir.jsonl")))),
-        recentMissingDir: normCapture(norm, capture(() => impl.mod.findMostRecentSession(join(base, "nope")))),
-        recentOnlyDir: normCapture(norm, capture(() => impl.mod.findMostRecentSession(base))),
-        fileUrl: normCapture(norm, capture(() => impl.mod.loadEntriesFromFile(`file://${join(base, "missing.jsonl")}`))),
+        missing: normCapture(
+          norm,
+          capture(() => impl.mod.loadEntriesFromFile(join(base, "missing.jsonl"))),
+        ),
+        directory: normCapture(
+          norm,
+          capture(() => impl.mod.loadEntriesFromFile(join(base, "adir.jsonl"))),
+        ),
+        recentMissingDir: normCapture(
+          norm,
+          capture(() => impl.mod.findMostRecentSession(join(base, "nope"))),
+        ),
+        recentOnlyDir: normCapture(
+          norm,
+          capture(() => impl.mod.findMostRecentSession(base)),
+        ),
+        fileUrl: normCapture(
+          norm,
+          capture(() => impl.mod.loadEntriesFromFile(`file://${join(base, "missing.jsonl")}`)),
+        ),
       };
     });
   });

@@ -39,7 +39,8 @@ function compareOnCorpus(what, scenario, { backups = false } = {}) {
     const d = firstRecordDiff(recs[0], recs[1]);
     if (d) problems.push(`  ${file}: ${formatDiff(d.diff, LABELS)}`);
   }
-  if (problems.length) throw new Error(`${what}: ${problems.length} file(s) differ\n${problems.slice(0, 5).join("\n")}`);
+  if (problems.length)
+    throw new Error(`${what}: ${problems.length} file(s) differ\n${problems.slice(0, 5).join("\n")}`);
 }
 
 /** Each step's result or thrown error, so one failing step does not hide the rest. */
@@ -73,19 +74,24 @@ describe(`managers that do not persist never write (${LABELS.join(" vs ")})`, ()
 
 describe(`two managers on one file in one process (${LABELS.join(" vs ")})`, () => {
   it("each keeps its own entries; the file gets every line", () => {
-    compareOnCorpus("two-managers", (mod, file) => {
-      const a = mod.SessionManager.open(file);
-      const b = mod.SessionManager.open(file);
-      const out = steps([
-        () => a.appendMessage({ role: "user", content: "from a", timestamp: 1 }),
-        () => b.appendMessage({ role: "user", content: "from b", timestamp: 2 }),
-        () => a.appendLabelChange(a.getLeafId(), "a-label"),
-        () => b.appendMessage({ role: "assistant", content: [{ type: "text", text: "b again" }], timestamp: 3 }),
-        () => a.appendSessionInfo("named by a"),
-        () => b.getSessionName(),
-      ]);
-      const view = (sm) => steps([() => sm.getEntries(), () => sm.getTree(), () => sm.getLeafId(), () => sm.buildSessionContext()]);
-      return { out, a: view(a), b: view(b), reopened: view(mod.SessionManager.open(file)) };
-    }, { backups: true });
+    compareOnCorpus(
+      "two-managers",
+      (mod, file) => {
+        const a = mod.SessionManager.open(file);
+        const b = mod.SessionManager.open(file);
+        const out = steps([
+          () => a.appendMessage({ role: "user", content: "from a", timestamp: 1 }),
+          () => b.appendMessage({ role: "user", content: "from b", timestamp: 2 }),
+          () => a.appendLabelChange(a.getLeafId(), "a-label"),
+          () => b.appendMessage({ role: "assistant", content: [{ type: "text", text: "b again" }], timestamp: 3 }),
+          () => a.appendSessionInfo("named by a"),
+          () => b.getSessionName(),
+        ]);
+        const view = (sm) =>
+          steps([() => sm.getEntries(), () => sm.getTree(), () => sm.getLeafId(), () => sm.buildSessionContext()]);
+        return { out, a: view(a), b: view(b), reopened: view(mod.SessionManager.open(file)) };
+      },
+      { backups: true },
+    );
   });
 });

@@ -20,7 +20,9 @@ import { makeTempRoot } from "../helpers/tmp.mjs";
 const SEEDS = Number(process.env.DIFF_SEEDS ?? 400);
 const OPS_PER_SEED = Number(process.env.DIFF_OPS ?? 80);
 const SEED_BASE = Number(process.env.DIFF_SEED_BASE ?? 1);
-const seeds = process.env.DIFF_SEED ? [Number(process.env.DIFF_SEED)] : Array.from({ length: SEEDS }, (_, i) => SEED_BASE + i);
+const seeds = process.env.DIFF_SEED
+  ? [Number(process.env.DIFF_SEED)]
+  : Array.from({ length: SEEDS }, (_, i) => SEED_BASE + i);
 const LABELS = IMPLS.map((i) => i.name);
 const failures = [];
 const stats = new Map(); // DIFF_STATS=1: outcome counts per op on the reference side
@@ -89,7 +91,13 @@ async function step(ctx, op, spec, { full, perId }) {
   const r = await captureAsync(() => op.run(ctx, spec));
   ctx.norm.endEpoch();
   if (process.env.DIFF_STATS && ctx === step.first) {
-    const k = `${op.name}: ${"error" in r ? `threw ${String(r.error?.message).replace(/[0-9a-f]{8}/g, "<id>").slice(0, 70)}` : "ok"}`;
+    const k = `${op.name}: ${
+      "error" in r
+        ? `threw ${String(r.error?.message)
+            .replace(/[0-9a-f]{8}/g, "<id>")
+            .slice(0, 70)}`
+        : "ok"
+    }`;
     stats.set(k, (stats.get(k) ?? 0) + 1);
   }
   const rec = {};
@@ -195,7 +203,9 @@ async function runSeed(seed) {
     const recs = [];
     for (const ctx of ctxs) recs.push(await step(ctx, op, spec, { full, perId: 4 }));
     if (process.env.DIFF_TRACE) {
-      console.log(`#${i} ${op.name} ${show(spec, 300)}\n   -> ${LABELS.map((l, k) => `${l}: ${show(recs[k].result, 200)}`).join("\n      ")}`);
+      console.log(
+        `#${i} ${op.name} ${show(spec, 300)}\n   -> ${LABELS.map((l, k) => `${l}: ${show(recs[k].result, 200)}`).join("\n      ")}`,
+      );
     }
     const d = compareRecs(recs);
     if (d) fail(i, op.name, spec, d);
@@ -227,7 +237,12 @@ async function runSeed(seed) {
 describe(`random ops (${LABELS.join(" vs ")})`, () => {
   afterAll(() => {
     if (process.env.DIFF_STATS) {
-      console.log([...stats].sort().map(([k, n]) => `${String(n).padStart(6)}  ${k}`).join("\n"));
+      console.log(
+        [...stats]
+          .sort()
+          .map(([k, n]) => `${String(n).padStart(6)}  ${k}`)
+          .join("\n"),
+      );
     }
     if (!failures.length) return;
     const groups = new Map();
@@ -236,8 +251,12 @@ describe(`random ops (${LABELS.join(" vs ")})`, () => {
       if (!groups.has(k)) groups.set(k, []);
       groups.get(k).push(f.seed);
     }
-    const lines = [...groups].sort((x, y) => y[1].length - x[1].length).map(([k, s]) => `  ${String(s.length).padStart(4)}× ${k}   seeds ${s.slice(0, 8).join(",")}`);
-    console.log(`[random-ops] ${failures.length}/${seeds.length} seeds failed; first difference per seed, grouped:\n${lines.join("\n")}`);
+    const lines = [...groups]
+      .sort((x, y) => y[1].length - x[1].length)
+      .map(([k, s]) => `  ${String(s.length).padStart(4)}× ${k}   seeds ${s.slice(0, 8).join(",")}`);
+    console.log(
+      `[random-ops] ${failures.length}/${seeds.length} seeds failed; first difference per seed, grouped:\n${lines.join("\n")}`,
+    );
   });
 
   for (const seed of seeds) {

@@ -21,7 +21,10 @@ import { isDeepStrictEqual } from "node:util";
 import { nodeBinary, REPO } from "../../scripts/node-bin.mjs";
 
 const require = createRequire(import.meta.url);
-const REF_URL = new URL("../../node_modules/@earendil-works/pi-coding-agent/dist/core/session-manager.js", import.meta.url);
+const REF_URL = new URL(
+  "../../node_modules/@earendil-works/pi-coding-agent/dist/core/session-manager.js",
+  import.meta.url,
+);
 
 let ours;
 try {
@@ -54,7 +57,11 @@ function runScenario(impl) {
     TZ: "UTC",
   };
   const t0 = performance.now();
-  execFileSync(node22, [join(REPO, "__test__/e2e/scenario.mjs"), impl, root], { env, stdio: ["ignore", "inherit", "inherit"], timeout: 120_000 });
+  execFileSync(node22, [join(REPO, "__test__/e2e/scenario.mjs"), impl, root], {
+    env,
+    stdio: ["ignore", "inherit", "inherit"],
+    timeout: 120_000,
+  });
   const result = JSON.parse(readFileSync(join(root, "result.json"), "utf8"));
   result.root = root;
   result.ms = performance.now() - t0;
@@ -72,7 +79,10 @@ const O = runScenario(process.env.E2E_SELF === "1" ? "ref" : "ours");
 const ISO = String.raw`\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z`;
 const FILE_TS = String.raw`\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}-\d{3}Z`;
 const UUID = "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}";
-const RE = new RegExp(`(${ISO})|(${FILE_TS})|(${UUID})|(?<=")([0-9a-f]{8})(?=")|(?<![\\w.])(\\d{13})(?![\\w.])|("durationMs":\\s*)\\d+`, "g");
+const RE = new RegExp(
+  `(${ISO})|(${FILE_TS})|(${UUID})|(?<=")([0-9a-f]{8})(?=")|(?<![\\w.])(\\d{13})(?![\\w.])|("durationMs":\\s*)\\d+`,
+  "g",
+);
 
 function normalizer(root) {
   const ids = new Map();
@@ -82,15 +92,18 @@ function normalizer(root) {
     return map.get(raw);
   };
   return (text) =>
-    text.split(root).join("<ROOT>").replace(RE, (m, iso, fts, uuid, id, ms, dur) => {
-      if (iso) return "<TS>";
-      if (fts) return "<FTS>";
-      if (uuid) return tag(uuids, "UUID", uuid);
-      if (id) return tag(ids, "ID", id);
-      if (ms) return "<MS>";
-      if (dur) return `${dur}"<DUR>"`;
-      return m;
-    });
+    text
+      .split(root)
+      .join("<ROOT>")
+      .replace(RE, (m, iso, fts, uuid, id, ms, dur) => {
+        if (iso) return "<TS>";
+        if (fts) return "<FTS>";
+        if (uuid) return tag(uuids, "UUID", uuid);
+        if (id) return tag(ids, "ID", id);
+        if (ms) return "<MS>";
+        if (dur) return `${dur}"<DUR>"`;
+        return m;
+      });
 }
 const normR = normalizer(R.root);
 const normO = normalizer(O.root);
@@ -116,7 +129,8 @@ console.log(`  ours ${O.calls.length} calls, ${O.files.length} files, ${O.ms.toF
 
 const seqR = R.calls.map((c) => c.join("."));
 const seqO = O.calls.map((c) => c.join("."));
-if (isDeepStrictEqual(seqR, seqO)) ok(`pi made the same ${seqO.length} SessionManager calls, in the same order, on both`);
+if (isDeepStrictEqual(seqR, seqO))
+  ok(`pi made the same ${seqO.length} SessionManager calls, in the same order, on both`);
 else {
   const i = seqR.findIndex((c, k) => c !== seqO[k]);
   fail("call sequences differ", `    first difference at call ${i + 1}: ref ${seqR[i]} / ours ${seqO[i]}`);
@@ -125,13 +139,23 @@ else {
 // Files are compared below; here only what pi handed back to the caller.
 const returnedR = normR(JSON.stringify(R.returned, null, 1));
 const returnedO = normO(JSON.stringify(O.returned, null, 1));
-if (returnedR === returnedO) ok("pi's results match (agent messages, compaction, navigation, stats, forkable messages, restored model, list, continueRecent)");
+if (returnedR === returnedO)
+  ok(
+    "pi's results match (agent messages, compaction, navigation, stats, forkable messages, restored model, list, continueRecent)",
+  );
 else fail("pi's results differ", firstDifference(returnedR, returnedO, "result.json"));
 
 // ---------------------------------------------------------------------------
 // 2. Session files, normalised.
 
-const kinds = (res) => res.files.map((f) => (resolve(res.root, "sessions", f) === res.sessionFiles.main ? "main" : resolve(res.root, "sessions", f) === res.sessionFiles.fork ? "fork" : "other"));
+const kinds = (res) =>
+  res.files.map((f) =>
+    resolve(res.root, "sessions", f) === res.sessionFiles.main
+      ? "main"
+      : resolve(res.root, "sessions", f) === res.sessionFiles.fork
+        ? "fork"
+        : "other",
+  );
 if (!isDeepStrictEqual(kinds(R), kinds(O))) fail("session file sets differ", `    ref ${kinds(R)} / ours ${kinds(O)}`);
 else {
   for (let i = 0; i < R.files.length; i++) {
@@ -146,7 +170,8 @@ else {
 {
   const a = normR(readFileSync(R.exported, "utf8"));
   const b = normO(readFileSync(O.exported, "utf8"));
-  if (a === b) ok(`pi's /export file (header + branch, ${a.split("\n").length - 1} lines) identical after normalisation`);
+  if (a === b)
+    ok(`pi's /export file (header + branch, ${a.split("\n").length - 1} lines) identical after normalisation`);
   else fail("pi's /export file differs", firstDifference(a, b, "export"));
 }
 

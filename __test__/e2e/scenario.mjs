@@ -126,7 +126,9 @@ const call = (name, args, id) => fauxToolCall(name, args, { id });
 function userEntryId(sm, text) {
   const e = sm
     .getBranch()
-    .findLast((x) => x.type === "message" && x.message.role === "user" && JSON.stringify(x.message.content).includes(text));
+    .findLast(
+      (x) => x.type === "message" && x.message.role === "user" && JSON.stringify(x.message.content).includes(text),
+    );
   if (!e) throw new Error(`no user message with ${JSON.stringify(text)} on the branch`);
   return e.id;
 }
@@ -168,7 +170,10 @@ await step(
   "turn 2",
   [
     assistant(
-      [fauxThinking("Append with bash."), call("bash", { command: "echo 'second line' >> notes.txt && cat notes.txt" }, "call_4")],
+      [
+        fauxThinking("Append with bash."),
+        call("bash", { command: "echo 'second line' >> notes.txt && cat notes.txt" }, "call_4"),
+      ],
       "toolUse",
     ),
     assistant([fauxText("Appended a second line.")]),
@@ -180,8 +185,10 @@ s1.setSessionName("e2e: notes");
 await s1.setModel(faux.getModel("faux-2"));
 s1.setThinkingLevel("high");
 
-await step("turn 3", [assistant([fauxThinking("Summarise."), fauxText("I created notes.txt and appended a line.")])], () =>
-  s1.prompt("Summarise what you did."),
+await step(
+  "turn 3",
+  [assistant([fauxThinking("Summarise."), fauxText("I created notes.txt and appended a line.")])],
+  () => s1.prompt("Summarise what you did."),
 );
 
 const compaction = await step(
@@ -219,7 +226,10 @@ out.returned.navigate = { editorText: nav.editorText, cancelled: nav.cancelled, 
 await step(
   "turn 5",
   [
-    assistant([fauxThinking("Another file instead."), call("write", { path: "other.txt", content: "other\n" }, "call_6")], "toolUse"),
+    assistant(
+      [fauxThinking("Another file instead."), call("write", { path: "other.txt", content: "other\n" }, "call_6")],
+      "toolUse",
+    ),
     assistant([fauxText("Created other.txt.")]),
   ],
   () => s1.prompt("Instead, create other.txt."),
@@ -251,7 +261,12 @@ await step(
   [assistant([call("bash", { command: "ls -1" }, "call_7")], "toolUse"), assistant([fauxText("Listed the files.")])],
   () => s2.prompt("Forked: list the files."),
 );
-out.returned.s2 = { sessionName: s2.sessionName, messages: s2.messages, model: s2.model?.id, thinking: s2.thinkingLevel };
+out.returned.s2 = {
+  sessionName: s2.sessionName,
+  messages: s2.messages,
+  model: s2.model?.id,
+  thinking: s2.thinkingLevel,
+};
 s2.dispose();
 
 // ---------------------------------------------------------------------------
@@ -259,15 +274,31 @@ s2.dispose();
 
 const sm3 = spy(SessionManager.open(file1, sessionDir));
 const { session: s3, modelFallbackMessage } = await startSession(sm3);
-out.returned.s3 = { model: s3.model?.id, thinking: s3.thinkingLevel, modelFallbackMessage, messagesBefore: s3.messages };
+out.returned.s3 = {
+  model: s3.model?.id,
+  thinking: s3.thinkingLevel,
+  modelFallbackMessage,
+  messagesBefore: s3.messages,
+};
 await step("reopen turn", [assistant([fauxText("Still here.")])], () => s3.prompt("Are you still there?"));
 // Back to an assistant entry without a summary (SessionManager.branch), then on from there.
 const doneEntry = sm3
   .getEntries()
-  .find((e) => e.type === "message" && e.message.role === "assistant" && JSON.stringify(e.message.content).includes("Done: notes.txt"));
+  .find(
+    (e) =>
+      e.type === "message" &&
+      e.message.role === "assistant" &&
+      JSON.stringify(e.message.content).includes("Done: notes.txt"),
+  );
 const nav2 = await s3.navigateTree(doneEntry.id);
-out.returned.s3.navigate = { editorText: nav2.editorText, cancelled: nav2.cancelled, leaf: sm3.getLeafId() === doneEntry.id };
-await step("after plain navigation", [assistant([fauxText("Back at the first answer.")])], () => s3.prompt("And from here?"));
+out.returned.s3.navigate = {
+  editorText: nav2.editorText,
+  cancelled: nav2.cancelled,
+  leaf: sm3.getLeafId() === doneEntry.id,
+};
+await step("after plain navigation", [assistant([fauxText("Back at the first answer.")])], () =>
+  s3.prompt("And from here?"),
+);
 out.returned.s3.messagesAfter = s3.messages;
 s3.dispose();
 

@@ -11,7 +11,8 @@ export function firstRecordDiff(a, b, prefix = "") {
     if (d) return { key: `${prefix}${key}`, diff: d };
   }
   for (const key of Object.keys(b)) {
-    if (!(key in a)) return { key: `${prefix}${key}`, diff: { path: key, reason: "only on right side", a: undefined, b: b[key] } };
+    if (!(key in a))
+      return { key: `${prefix}${key}`, diff: { path: key, reason: "only on right side", a: undefined, b: b[key] } };
   }
   return null;
 }

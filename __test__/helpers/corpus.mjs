@@ -12,22 +12,60 @@ const J = (o) => JSON.stringify(o);
 const lines = (...ls) => Buffer.from(`${ls.join("\n")}\n`, "utf8");
 const raw = (...parts) => Buffer.concat(parts.map((p) => (typeof p === "string" ? Buffer.from(p, "utf8") : p)));
 
-const header = (n = 1, extra = {}) => ({ type: "session", version: 3, id: SID(n), timestamp: TS(0), cwd: CWD, ...extra });
-const usage = { input: 10, output: 20, cacheRead: 0, cacheWrite: 0, totalTokens: 30, cost: { input: 0.1, output: 0.2, cacheRead: 0, cacheWrite: 0, total: 0.30000000000000004 } };
-const user = (n, text, parent, extra = {}) => ({ type: "message", id: ID(n), parentId: parent, timestamp: TS(n), message: { role: "user", content: text, timestamp: MS(n) }, ...extra });
+const header = (n = 1, extra = {}) => ({
+  type: "session",
+  version: 3,
+  id: SID(n),
+  timestamp: TS(0),
+  cwd: CWD,
+  ...extra,
+});
+const usage = {
+  input: 10,
+  output: 20,
+  cacheRead: 0,
+  cacheWrite: 0,
+  totalTokens: 30,
+  cost: { input: 0.1, output: 0.2, cacheRead: 0, cacheWrite: 0, total: 0.30000000000000004 },
+};
+const user = (n, text, parent, extra = {}) => ({
+  type: "message",
+  id: ID(n),
+  parentId: parent,
+  timestamp: TS(n),
+  message: { role: "user", content: text, timestamp: MS(n) },
+  ...extra,
+});
 const asst = (n, text, parent, extra = {}) => ({
   type: "message",
   id: ID(n),
   parentId: parent,
   timestamp: TS(n),
-  message: { role: "assistant", content: [{ type: "text", text }], api: "anthropic-messages", provider: "anthropic", model: "claude-x", usage, stopReason: "stop", timestamp: MS(n), ...extra },
+  message: {
+    role: "assistant",
+    content: [{ type: "text", text }],
+    api: "anthropic-messages",
+    provider: "anthropic",
+    model: "claude-x",
+    usage,
+    stopReason: "stop",
+    timestamp: MS(n),
+    ...extra,
+  },
 });
 const tool = (n, parent) => ({
   type: "message",
   id: ID(n),
   parentId: parent,
   timestamp: TS(n),
-  message: { role: "toolResult", toolCallId: "call_1", toolName: "bash", content: [{ type: "text", text: "ok" }], isError: false, timestamp: MS(n) },
+  message: {
+    role: "toolResult",
+    toolCallId: "call_1",
+    toolName: "bash",
+    content: [{ type: "text", text: "ok" }],
+    isError: false,
+    timestamp: MS(n),
+  },
 });
 const sys = (n, parent, content = "You are helpful.", extra = {}) => ({
   type: "message",
@@ -41,7 +79,10 @@ const entry = (type, n, parent, fields) => ({ type, id: ID(n), parentId: parent,
 /** A conversation touching every entry type (v3). */
 function basicEntries() {
   return [
-    sys(1, null, "You are helpful.", { sections: { rules: "be nice", "2": "two", "1": "one" }, toolsAdded: [{ name: "bash", description: "run", parameters: { type: "object" } }] }),
+    sys(1, null, "You are helpful.", {
+      sections: { rules: "be nice", 2: "two", 1: "one" },
+      toolsAdded: [{ name: "bash", description: "run", parameters: { type: "object" } }],
+    }),
     user(2, "hello 😀", ID(1)),
     asst(3, "hi there", ID(2)),
     entry("thinking_level_change", 4, ID(3), { thinkingLevel: "high" }),
@@ -49,7 +90,12 @@ function basicEntries() {
     tool(6, ID(5)),
     entry("label", 7, ID(6), { targetId: ID(2), label: "start" }),
     entry("custom", 8, ID(7), { customType: "ext", data: { b: 1, 2: 0, 1: 1 } }),
-    entry("custom_message", 9, ID(8), { customType: "ext", content: "note for model", display: true, details: { x: 1 } }),
+    entry("custom_message", 9, ID(8), {
+      customType: "ext",
+      content: "note for model",
+      display: true,
+      details: { x: 1 },
+    }),
     entry("session_info", 10, ID(9), { name: "  My session  " }),
     entry("usage", 11, ID(10), { kind: "summarize", provider: "anthropic", model: "m", usage, note: "n" }),
     entry("compaction", 12, ID(11), {
@@ -60,7 +106,14 @@ function basicEntries() {
       fromHook: false,
       systemMessage: { role: "system", content: "You are helpful.", sections: { rules: "be nice" }, timestamp: MS(12) },
     }),
-    user(13, [{ type: "text", text: "after compaction" }, { type: "image", data: "AAAA", mimeType: "image/png" }], ID(12)),
+    user(
+      13,
+      [
+        { type: "text", text: "after compaction" },
+        { type: "image", data: "AAAA", mimeType: "image/png" },
+      ],
+      ID(12),
+    ),
     entry("context_edit", 14, ID(13), { targetId: ID(13), replacement: { content: "edited" } }),
     entry("branch_summary", 15, ID(3), { fromId: ID(14), summary: "went elsewhere", details: null, fromHook: true }),
     asst(16, "on the other branch", ID(15)),
@@ -114,7 +167,8 @@ function straddle(boundary, headerLine, filler) {
 
 export function corpus() {
   const out = [];
-  const add = (name, bytes, note = "") => out.push({ name: name.endsWith(".jsonl") ? name : `${name}.jsonl`, bytes, note });
+  const add = (name, bytes, note = "") =>
+    out.push({ name: name.endsWith(".jsonl") ? name : `${name}.jsonl`, bytes, note });
   const H = J(header());
   const b = basicEntries().map(J);
 
@@ -125,7 +179,10 @@ export function corpus() {
     lines(
       J({ ...header(3), version: 2 }),
       J(user(1, "v2 hi", null)),
-      J({ ...user(2, "hook", ID(1)), message: { role: "hookMessage", customType: "h", content: "from hook", display: true, timestamp: MS(2) } }),
+      J({
+        ...user(2, "hook", ID(1)),
+        message: { role: "hookMessage", customType: "h", content: "from hook", display: true, timestamp: MS(2) },
+      }),
       J({ ...user(3, "null message", ID(2)), message: null }),
       J(asst(4, "reply", ID(3))),
     ),
@@ -135,17 +192,34 @@ export function corpus() {
     "04-v1-hook-two-headers",
     lines(
       J({ type: "session", id: SID(4), timestamp: TS(0), cwd: CWD }),
-      J({ type: "message", timestamp: TS(1), message: { role: "hookMessage", customType: "h", content: "x", display: false, timestamp: MS(1) } }),
+      J({
+        type: "message",
+        timestamp: TS(1),
+        message: { role: "hookMessage", customType: "h", content: "x", display: false, timestamp: MS(1) },
+      }),
       J({ type: "session", id: SID(5), timestamp: TS(2), cwd: "/elsewhere" }),
-      J({ type: "message", timestamp: TS(3), message: { role: "user", content: "after 2nd header", timestamp: MS(3) } }),
+      J({
+        type: "message",
+        timestamp: TS(3),
+        message: { role: "user", content: "after 2nd header", timestamp: MS(3) },
+      }),
     ),
   );
-  add("05-malformed-lines", lines(H, b[0], "{", "not json", '{"a":1} x', "[1,2", "\u0000", b[1], '{"type":"message",', b[2]));
+  add(
+    "05-malformed-lines",
+    lines(H, b[0], "{", "not json", '{"a":1} x', "[1,2", "\u0000", b[1], '{"type":"message",', b[2]),
+  );
   add("06-blank-lines", Buffer.from(`\n\n  \n${H}\n\t\n\r\n${b[0]}\n   \n${b[1]}\n\n\n${b[2]}\n\n`, "utf8"));
   add("07-crlf", Buffer.from(`${[H, ...b.slice(0, 5)].join("\r\n")}\r\n`, "utf8"));
   add("08-crlf-v2", Buffer.from(`${[J({ ...header(8), version: 2 }), ...b.slice(0, 5)].join("\r\n")}\r\n`, "utf8"));
   add("09-no-trailing-newline", Buffer.from(`${[H, ...b.slice(0, 4)].join("\n")}`, "utf8"));
-  add("10-truncated-partial", Buffer.from(`${[H, ...b.slice(0, 4)].join("\n")}\n{"type":"message","id":"${ID(50)}","parentId":"${ID(4)}","mess`, "utf8"));
+  add(
+    "10-truncated-partial",
+    Buffer.from(
+      `${[H, ...b.slice(0, 4)].join("\n")}\n{"type":"message","id":"${ID(50)}","parentId":"${ID(4)}","mess`,
+      "utf8",
+    ),
+  );
   add("11-first-not-header", lines(b[1], H, b[2]));
   add("12-non-json", Buffer.from("hello world\nthis is not a session\n", "utf8"));
   add("13-empty", Buffer.alloc(0), "open() initialises an empty file with a header");
@@ -174,20 +248,103 @@ export function corpus() {
       `${b[2].replace(`"parentId":"${ID(2)}"`, `"parentId":"${ID(20)}"`)}\n`,
     ),
   );
-  add("18-utf8-straddle-4096", straddle(4096, J(header(18, { note: "é".repeat(10) })), "filler"), "a 4-byte emoji crosses byte 4096 (header scan buffer)");
-  add("19-utf8-straddle-1mib", straddle(1024 * 1024, H, "filler 😀".repeat(3)), "a 4-byte emoji crosses the 1 MiB read buffer");
-  add("20-deep-1500", lines(H, b[0], `{"type":"custom","customType":"deep","data":${deep(1500, "bottom")},"id":"${ID(30)}","parentId":"${ID(1)}","timestamp":"${TS(30)}"}`));
-  add("21-deep-1500-v2", lines(J({ ...header(21), version: 2 }), b[0], `{"type":"custom","customType":"deep","data":${deep(1500, "bottom")},"id":"${ID(30)}","parentId":"${ID(1)}","timestamp":"${TS(30)}"}`), "v2: migration re-serialises 1500 levels");
-  add("22-deep-25k", lines(H, b[0], `{"type":"custom","customType":"deep","data":${deep(25_000, "bottom")},"id":"${ID(30)}","parentId":"${ID(1)}","timestamp":"${TS(30)}"}`, b[1].replace(`"parentId":"${ID(1)}"`, `"parentId":"${ID(30)}"`)));
+  add(
+    "18-utf8-straddle-4096",
+    straddle(4096, J(header(18, { note: "é".repeat(10) })), "filler"),
+    "a 4-byte emoji crosses byte 4096 (header scan buffer)",
+  );
+  add(
+    "19-utf8-straddle-1mib",
+    straddle(1024 * 1024, H, "filler 😀".repeat(3)),
+    "a 4-byte emoji crosses the 1 MiB read buffer",
+  );
+  add(
+    "20-deep-1500",
+    lines(
+      H,
+      b[0],
+      `{"type":"custom","customType":"deep","data":${deep(1500, "bottom")},"id":"${ID(30)}","parentId":"${ID(1)}","timestamp":"${TS(30)}"}`,
+    ),
+  );
+  add(
+    "21-deep-1500-v2",
+    lines(
+      J({ ...header(21), version: 2 }),
+      b[0],
+      `{"type":"custom","customType":"deep","data":${deep(1500, "bottom")},"id":"${ID(30)}","parentId":"${ID(1)}","timestamp":"${TS(30)}"}`,
+    ),
+    "v2: migration re-serialises 1500 levels",
+  );
+  add(
+    "22-deep-25k",
+    lines(
+      H,
+      b[0],
+      `{"type":"custom","customType":"deep","data":${deep(25_000, "bottom")},"id":"${ID(30)}","parentId":"${ID(1)}","timestamp":"${TS(30)}"}`,
+      b[1].replace(`"parentId":"${ID(1)}"`, `"parentId":"${ID(30)}"`),
+    ),
+  );
   add("23-odd-numbers", lines(H, b[0], NUMBERS_LINE(40, ID(1))));
-  add("24-odd-numbers-v2", lines(J({ ...header(24), version: 2 }), b[0], NUMBERS_LINE(40, ID(1))), "v2: numbers re-serialised");
-  add("25-dup-keys", lines(`{"type":"message","type":"session","version":3,"id":"${SID(25)}","id":"${SID(26)}","timestamp":"${TS(0)}","cwd":"${CWD}"}`, b[0], DUP_KEYS_LINE(41, ID(1))));
-  add("26-dup-keys-v2", lines(`{"type":"session","version":2,"version":2,"id":"${SID(27)}","timestamp":"${TS(0)}","cwd":"${CWD}"}`, b[0], DUP_KEYS_LINE(41, ID(1))), "v2: last duplicate wins, at the first key's position");
+  add(
+    "24-odd-numbers-v2",
+    lines(J({ ...header(24), version: 2 }), b[0], NUMBERS_LINE(40, ID(1))),
+    "v2: numbers re-serialised",
+  );
+  add(
+    "25-dup-keys",
+    lines(
+      `{"type":"message","type":"session","version":3,"id":"${SID(25)}","id":"${SID(26)}","timestamp":"${TS(0)}","cwd":"${CWD}"}`,
+      b[0],
+      DUP_KEYS_LINE(41, ID(1)),
+    ),
+  );
+  add(
+    "26-dup-keys-v2",
+    lines(
+      `{"type":"session","version":2,"version":2,"id":"${SID(27)}","timestamp":"${TS(0)}","cwd":"${CWD}"}`,
+      b[0],
+      DUP_KEYS_LINE(41, ID(1)),
+    ),
+    "v2: last duplicate wins, at the first key's position",
+  );
   add("27-escapes", lines(H, b[0], ESCAPES_LINE(42, ID(1))));
-  add("28-escapes-v2", lines(J({ ...header(28), version: 2 }), b[0], ESCAPES_LINE(42, ID(1))), "v2: escapes re-serialised (lowercase \\udxxx, / unescaped)");
-  add("29-dup-entry-ids", lines(H, J(user(1, "first a1", null)), J(asst(2, "reply", ID(1))), J({ ...user(1, "second with same id", ID(2)) }), J(asst(3, "child of dup", ID(1)))));
-  add("30-orphans", lines(H, J(user(1, "root", null)), J(asst(2, "orphan", "deadbeef")), J(user(3, "child of orphan", ID(2))), J(asst(4, "another orphan", "ffffffff")), J(user(5, "on root", ID(1)))));
-  add("31-self-parent", lines(H, J(user(1, "root", null)), J({ ...asst(2, "self", null), parentId: ID(2) }), J(user(3, "child of self", ID(2))), J(asst(4, "leaf on root", ID(1)))), "self-parented entry off the leaf path");
+  add(
+    "28-escapes-v2",
+    lines(J({ ...header(28), version: 2 }), b[0], ESCAPES_LINE(42, ID(1))),
+    "v2: escapes re-serialised (lowercase \\udxxx, / unescaped)",
+  );
+  add(
+    "29-dup-entry-ids",
+    lines(
+      H,
+      J(user(1, "first a1", null)),
+      J(asst(2, "reply", ID(1))),
+      J({ ...user(1, "second with same id", ID(2)) }),
+      J(asst(3, "child of dup", ID(1))),
+    ),
+  );
+  add(
+    "30-orphans",
+    lines(
+      H,
+      J(user(1, "root", null)),
+      J(asst(2, "orphan", "deadbeef")),
+      J(user(3, "child of orphan", ID(2))),
+      J(asst(4, "another orphan", "ffffffff")),
+      J(user(5, "on root", ID(1))),
+    ),
+  );
+  add(
+    "31-self-parent",
+    lines(
+      H,
+      J(user(1, "root", null)),
+      J({ ...asst(2, "self", null), parentId: ID(2) }),
+      J(user(3, "child of self", ID(2))),
+      J(asst(4, "leaf on root", ID(1))),
+    ),
+    "self-parented entry off the leaf path",
+  );
   add(
     "32-weird-ids",
     lines(
@@ -203,14 +360,30 @@ export function corpus() {
       J({ ...asst(9, "leaf", ID(1)), parentId: ID(1) }),
     ),
   );
-  add("33-header-over-1mib", lines(J(header(33, { cwd: `/tmp/pi-diff-cwd/${"long".repeat(300_000)}` })), b[1].replace(`"parentId":"${ID(1)}"`, "\"parentId\":null"), b[2]), "header line > 1 MiB: open() falls back to a full load; discovery skips it");
+  add(
+    "33-header-over-1mib",
+    lines(
+      J(header(33, { cwd: `/tmp/pi-diff-cwd/${"long".repeat(300_000)}` })),
+      b[1].replace(`"parentId":"${ID(1)}"`, '"parentId":null'),
+      b[2],
+    ),
+    "header line > 1 MiB: open() falls back to a full load; discovery skips it",
+  );
   {
     const target = 1024 * 1024;
     const base = J(header(34, { pad: "" }));
     const pad = "p".repeat(target - Buffer.byteLength(base));
-    add("34-header-exactly-1mib-no-newline", Buffer.from(J(header(34, { pad })), "utf8"), "header ends exactly at the scan limit, no newline");
+    add(
+      "34-header-exactly-1mib-no-newline",
+      Buffer.from(J(header(34, { pad })), "utf8"),
+      "header ends exactly at the scan limit, no newline",
+    );
   }
-  add("35-malformed-prefix-over-1mib", raw(`{"junk":"${"j".repeat(1_100_000)}\n`, `${H}\n`, `${b[1]}\n`), "a malformed first line > 1 MiB, then the header");
+  add(
+    "35-malformed-prefix-over-1mib",
+    raw(`{"junk":"${"j".repeat(1_100_000)}\n`, `${H}\n`, `${b[1]}\n`),
+    "a malformed first line > 1 MiB, then the header",
+  );
   add("36-json-primitive-lines", lines(H, "null", "0", "[]", '"str"', "true", "false", "1", "{}", '""', b[0], b[1]));
   add("37-json-primitive-last", lines(H, b[0], b[1], '"str"'), "the leaf id is undefined");
   add(
@@ -228,7 +401,17 @@ export function corpus() {
       J(user(26, "after labels", ID(25))),
     ),
   );
-  add("39-compaction-missing-first-kept", lines(H, b[0], b[1], b[2], J(entry("compaction", 20, ID(3), { summary: "s", firstKeptEntryId: "99999999", tokensBefore: 1 })), J(user(21, "after", ID(20)))));
+  add(
+    "39-compaction-missing-first-kept",
+    lines(
+      H,
+      b[0],
+      b[1],
+      b[2],
+      J(entry("compaction", 20, ID(3), { summary: "s", firstKeptEntryId: "99999999", tokensBefore: 1 })),
+      J(user(21, "after", ID(20))),
+    ),
+  );
   add(
     "40-context-edits",
     lines(
@@ -237,9 +420,16 @@ export function corpus() {
       b[1],
       b[2],
       J(tool(4, ID(3))),
-      J(entry("custom_message", 5, ID(4), { customType: "c", content: [{ type: "text", text: "cm" }], display: false })),
+      J(
+        entry("custom_message", 5, ID(4), { customType: "c", content: [{ type: "text", text: "cm" }], display: false }),
+      ),
       J(entry("context_edit", 6, ID(5), { targetId: ID(2), replacement: { content: "user edit 1" } })),
-      J(entry("context_edit", 7, ID(6), { targetId: ID(2), replacement: { content: [{ type: "text", text: "user edit 2 wins" }] } })),
+      J(
+        entry("context_edit", 7, ID(6), {
+          targetId: ID(2),
+          replacement: { content: [{ type: "text", text: "user edit 2 wins" }] },
+        }),
+      ),
       J(entry("context_edit", 8, ID(7), { targetId: ID(3), replacement: { content: "asst string -> block" } })),
       J(entry("context_edit", 9, ID(8), { targetId: ID(4), replacement: null })),
       J(entry("context_edit", 10, ID(9), { targetId: ID(5), replacement: {} })),
@@ -256,11 +446,23 @@ export function corpus() {
       H,
       b[0],
       b[1],
-      J(sys(3, ID(2), [{ type: "text", text: "later system" }], { toolsRemoved: [{ name: "bash" }], sections: { rules: null } })),
+      J(
+        sys(3, ID(2), [{ type: "text", text: "later system" }], {
+          toolsRemoved: [{ name: "bash" }],
+          sections: { rules: null },
+        }),
+      ),
       J(asst(4, "r", ID(3))),
       J(entry("compaction", 5, ID(4), { summary: "old", firstKeptEntryId: ID(2), tokensBefore: 10 })),
       J(user(6, "u", ID(5))),
-      J(entry("compaction", 7, ID(6), { summary: "new", firstKeptEntryId: ID(3), tokensBefore: 20, systemMessage: { role: "system", content: "snap", timestamp: 1 } })),
+      J(
+        entry("compaction", 7, ID(6), {
+          summary: "new",
+          firstKeptEntryId: ID(3),
+          tokensBefore: 20,
+          systemMessage: { role: "system", content: "snap", timestamp: 1 },
+        }),
+      ),
       J(entry("compaction", 8, ID(7), { summary: "self kept", firstKeptEntryId: ID(8), tokensBefore: -0 })),
       J(user(9, "end", ID(8))),
     ),
@@ -282,14 +484,24 @@ export function corpus() {
   add("46-header-number-id", lines(J({ ...header(), id: 5 }), b[0]));
   add("47-header-no-id", lines(J((({ id, ...h }) => h)(header())), b[0]));
   for (const [i, v] of [0, "2", null, 4, 2.5, -1].entries()) {
-    add(`48-version-${i}-${String(v)}`, lines(J({ ...header(48 + i), version: v }), J((({ id, parentId, ...e }) => e)(user(1, "v", null))), J({ ...user(2, "hook", ID(1)), message: { role: "hookMessage", content: "h", timestamp: MS(2) } })));
+    add(
+      `48-version-${i}-${String(v)}`,
+      lines(
+        J({ ...header(48 + i), version: v }),
+        J((({ id, parentId, ...e }) => e)(user(1, "v", null))),
+        J({ ...user(2, "hook", ID(1)), message: { role: "hookMessage", content: "h", timestamp: MS(2) } }),
+      ),
+    );
   }
   {
     // ~1.5 MB session, many entries, multi-byte text
     const ls = [H];
     let parent = null;
     for (let i = 1; i <= 1500; i++) {
-      const e = i % 2 ? user(i, `message ${i} ${"ü😀".repeat(200)}`, parent) : asst(i, `reply ${i} ${"日本".repeat(150)}`, parent);
+      const e =
+        i % 2
+          ? user(i, `message ${i} ${"ü😀".repeat(200)}`, parent)
+          : asst(i, `reply ${i} ${"日本".repeat(150)}`, parent);
       ls.push(J(e));
       parent = ID(i);
     }
@@ -324,41 +536,120 @@ export function corpus() {
       J(entry("session_info", 5, ID(4), { name: "last wins 😀" })),
     ),
   );
-  add("52-session-name-cleared", lines(H, b[0], J(entry("session_info", 2, ID(1), { name: "x" })), J(entry("session_info", 3, ID(2), { name: "   " }))));
-  add("53-typeerror-session-name-number", lines(H, b[0], J(entry("session_info", 2, ID(1), { name: 5 }))), "the reference throws a TypeError from getSessionName()");
-  add("54-typeerror-message-null", lines(H, J({ ...user(1, "x", null), message: null })), "the reference throws a TypeError from context building");
-  add("55-cr-separated", Buffer.from(`${H}\r${b[0]}\r${b[1]}\r`, "utf8"), "only \\n splits lines");
-  add("56-nul-bytes", raw(`${H}\n`, Buffer.from([0, 0, 0x0a]), `${b[0]}\n`, `{"type":"custom","customType":"n","data":"raw`, Buffer.from([0]), `nul","id":"${ID(30)}","parentId":"${ID(1)}","timestamp":"${TS(30)}"}\n`));
-  add("57-cycle-2", lines(H, J(user(1, "root", null)), J({ ...asst(2, "A", ID(3)) }), J({ ...user(3, "B", ID(2)) })), "2-entry parent cycle on the leaf path: the reference hangs on path walks");
   add(
-    "58-header-paths",
-    lines(J(header(58, { cwd: "relative/dir", parentSession: "~/parent.jsonl" })), b[0]),
+    "52-session-name-cleared",
+    lines(
+      H,
+      b[0],
+      J(entry("session_info", 2, ID(1), { name: "x" })),
+      J(entry("session_info", 3, ID(2), { name: "   " })),
+    ),
   );
+  add(
+    "53-typeerror-session-name-number",
+    lines(H, b[0], J(entry("session_info", 2, ID(1), { name: 5 }))),
+    "the reference throws a TypeError from getSessionName()",
+  );
+  add(
+    "54-typeerror-message-null",
+    lines(H, J({ ...user(1, "x", null), message: null })),
+    "the reference throws a TypeError from context building",
+  );
+  add("55-cr-separated", Buffer.from(`${H}\r${b[0]}\r${b[1]}\r`, "utf8"), "only \\n splits lines");
+  add(
+    "56-nul-bytes",
+    raw(
+      `${H}\n`,
+      Buffer.from([0, 0, 0x0a]),
+      `${b[0]}\n`,
+      `{"type":"custom","customType":"n","data":"raw`,
+      Buffer.from([0]),
+      `nul","id":"${ID(30)}","parentId":"${ID(1)}","timestamp":"${TS(30)}"}\n`,
+    ),
+  );
+  add(
+    "57-cycle-2",
+    lines(H, J(user(1, "root", null)), J({ ...asst(2, "A", ID(3)) }), J({ ...user(3, "B", ID(2)) })),
+    "2-entry parent cycle on the leaf path: the reference hangs on path walks",
+  );
+  add("58-header-paths", lines(J(header(58, { cwd: "relative/dir", parentSession: "~/parent.jsonl" })), b[0]));
   add("59-header-cwd-tilde", lines(J(header(59, { cwd: "~/proj" })), b[0]));
   add("60-header-cwd-file-url", lines(J(header(60, { cwd: "file:///tmp/pi-diff-cwd/url%20dir" })), b[0]));
   add("61-header-cwd-number", lines(J(header(61, { cwd: 42 })), b[0]));
-  add("62-header-bad-timestamp", lines(J(header(62, { timestamp: "garbage" })), J(user(1, "no ts", null, { message: { role: "user", content: "x" } }))));
+  add(
+    "62-header-bad-timestamp",
+    lines(
+      J(header(62, { timestamp: "garbage" })),
+      J(user(1, "no ts", null, { message: { role: "user", content: "x" } })),
+    ),
+  );
   add(
     "63-listing-fields",
     lines(
       J(header(63, { parentSession: "/tmp/pi-diff-cwd/parent.jsonl" })),
       J(user(1, [{ type: "image", data: "A", mimeType: "image/png" }], null)),
       J(asst(2, "assistant text first", ID(1))),
-      J(user(3, [{ type: "text", text: "first" }, { type: "text", text: "user text" }], ID(2))),
+      J(
+        user(
+          3,
+          [
+            { type: "text", text: "first" },
+            { type: "text", text: "user text" },
+          ],
+          ID(2),
+        ),
+      ),
       J({ ...user(4, "string ts", ID(3)), message: { role: "user", content: "later", timestamp: "2030-01-01" } }),
       J({ ...user(5, "", ID(4)) }),
-      J({ ...asst(6, "", ID(5)), message: { role: "assistant", content: [{ type: "thinking", thinking: "t" }], timestamp: MS(6) } }),
+      J({
+        ...asst(6, "", ID(5)),
+        message: { role: "assistant", content: [{ type: "thinking", thinking: "t" }], timestamp: MS(6) },
+      }),
       J({ ...user(7, "tool", ID(6)), message: { role: "toolResult", content: "tr", timestamp: 9e15 } }),
     ),
   );
-  add("64-unknown-entry-types", lines(H, b[0], J(entry("future_type", 2, ID(1), { payload: { x: [1, 2] } })), J(user(3, "after future", ID(2)))));
-  add("65-entries-content-odd", lines(H, J(user(1, null, null)), J({ ...asst(2, "", ID(1)), message: { role: "assistant", content: null, provider: "p", model: "m", timestamp: MS(2) } }), J(sys(3, ID(2), null)), J({ ...tool(4, ID(3)), message: { role: "toolResult", content: null, timestamp: MS(4) } }), J(entry("custom_message", 5, ID(4), { customType: "c", display: true })), J(entry("branch_summary", 6, ID(5), { fromId: "root", summary: "" }))));
-  add("66-u2028-raw", lines(H, b[0], `{"type":"custom","customType":"u","data":"raw\u2028sep\u2029","id":"${ID(30)}","parentId":"${ID(1)}","timestamp":"${TS(30)}"}`));
-  add(`2024-01-02T03-04-05-678Z_${SID(67)}.jsonl`, lines(J(header(67)), b[0], b[1]), "a real-looking session file name");
+  add(
+    "64-unknown-entry-types",
+    lines(H, b[0], J(entry("future_type", 2, ID(1), { payload: { x: [1, 2] } })), J(user(3, "after future", ID(2)))),
+  );
+  add(
+    "65-entries-content-odd",
+    lines(
+      H,
+      J(user(1, null, null)),
+      J({
+        ...asst(2, "", ID(1)),
+        message: { role: "assistant", content: null, provider: "p", model: "m", timestamp: MS(2) },
+      }),
+      J(sys(3, ID(2), null)),
+      J({ ...tool(4, ID(3)), message: { role: "toolResult", content: null, timestamp: MS(4) } }),
+      J(entry("custom_message", 5, ID(4), { customType: "c", display: true })),
+      J(entry("branch_summary", 6, ID(5), { fromId: "root", summary: "" })),
+    ),
+  );
+  add(
+    "66-u2028-raw",
+    lines(
+      H,
+      b[0],
+      `{"type":"custom","customType":"u","data":"raw\u2028sep\u2029","id":"${ID(30)}","parentId":"${ID(1)}","timestamp":"${TS(30)}"}`,
+    ),
+  );
+  add(
+    `2024-01-02T03-04-05-678Z_${SID(67)}.jsonl`,
+    lines(J(header(67)), b[0], b[1]),
+    "a real-looking session file name",
+  );
   {
     // insignificant whitespace inside JSON lines (v3: kept raw on open; re-serialised by fork/branch)
     const spaced = (o) => JSON.stringify(o, null, 1).replace(/\n\s*/g, " ");
-    add("68-json-whitespace", Buffer.from(`${spaced(header(68))}\n\t${spaced(user(1, "spaced", null))}  \n ${spaced(asst(2, "also spaced", ID(1)))}\t\n`, "utf8"));
+    add(
+      "68-json-whitespace",
+      Buffer.from(
+        `${spaced(header(68))}\n\t${spaced(user(1, "spaced", null))}  \n ${spaced(asst(2, "also spaced", ID(1)))}\t\n`,
+        "utf8",
+      ),
+    );
   }
   add(
     "69-escaped-keys-and-ids",
@@ -385,7 +676,15 @@ export function corpus() {
     "numeric ids compare as numbers (1 == 1.0 == 1e0)",
   );
   for (const [i, v] of ["3.0", '"3"', "true", "2.9999999999999999", "1e0", "3e0", '"1"'].entries()) {
-    add(`71-version-raw-${i}`, lines(`{"type":"session","version":${v},"id":"${SID(71 + i)}","timestamp":"${TS(0)}","cwd":"${CWD}"}`, J((({ id, parentId, ...e }) => e)(user(1, "v", null))), J(user(2, "with id", ID(1)))), `version ${v}`);
+    add(
+      `71-version-raw-${i}`,
+      lines(
+        `{"type":"session","version":${v},"id":"${SID(71 + i)}","timestamp":"${TS(0)}","cwd":"${CWD}"}`,
+        J((({ id, parentId, ...e }) => e)(user(1, "v", null))),
+        J(user(2, "with id", ID(1))),
+      ),
+      `version ${v}`,
+    );
   }
   add(
     "72-compaction-kept-label",
@@ -407,7 +706,16 @@ export function corpus() {
     const ls = [J({ ...header(73), version: 2 })];
     let parent = null;
     for (let i = 1; i <= 1400; i++) {
-      ls.push(J(i % 3 ? user(i, `v2 message ${i} ${"é😀".repeat(600)}`, parent) : { ...user(i, "hook", parent), message: { role: "hookMessage", content: "h".repeat(2000), display: true, timestamp: MS(i) } }));
+      ls.push(
+        J(
+          i % 3
+            ? user(i, `v2 message ${i} ${"é😀".repeat(600)}`, parent)
+            : {
+                ...user(i, "hook", parent),
+                message: { role: "hookMessage", content: "h".repeat(2000), display: true, timestamp: MS(i) },
+              },
+        ),
+      );
       parent = ID(i);
     }
     add("73-v2-over-2mib", lines(...ls), "v2, > 2 MiB: parallel parse, then migration");
@@ -427,7 +735,13 @@ export function corpus() {
       push(Buffer.from(`${J(asst(i, `${i} ${"日本語".repeat(1300)}`, parent))}\n`));
       parent = ID(i++);
       if (i === 900) {
-        push(raw(`{"type":"custom","customType":"bad-utf8","data":"x`, Buffer.from([0xe2, 0x82, 0xff, 0xc3]), `y","id":"${ID(i)}","parentId":"${parent}","timestamp":"${TS(i)}"}\n`));
+        push(
+          raw(
+            `{"type":"custom","customType":"bad-utf8","data":"x`,
+            Buffer.from([0xe2, 0x82, 0xff, 0xc3]),
+            `y","id":"${ID(i)}","parentId":"${parent}","timestamp":"${TS(i)}"}\n`,
+          ),
+        );
         parent = ID(i++);
       }
     }
@@ -440,9 +754,17 @@ export function corpus() {
       push(Buffer.from(`${J(user(i, `tail ${k} ${"ü".repeat(2000)}`, parent))}\n`));
       parent = ID(i++);
     }
-    add("74-over-8mib-chunk-straddle", Buffer.concat(parts), "~9 MiB: emoji across the 8 MiB read chunk, invalid UTF-8 line");
+    add(
+      "74-over-8mib-chunk-straddle",
+      Buffer.concat(parts),
+      "~9 MiB: emoji across the 8 MiB read chunk, invalid UTF-8 line",
+    );
   }
-  add("75-single-line-over-8mib", lines(H, J(user(1, `huge ${"w".repeat(8.5 * 1024 * 1024)} end`, null)), J(asst(2, "after the huge line", ID(1)))), "one line longer than the 8 MiB read chunk");
+  add(
+    "75-single-line-over-8mib",
+    lines(H, J(user(1, `huge ${"w".repeat(8.5 * 1024 * 1024)} end`, null)), J(asst(2, "after the huge line", ID(1)))),
+    "one line longer than the 8 MiB read chunk",
+  );
   {
     // Long strings that the core takes out of lines before JSON.parse and puts back at
     // their paths: own "__proto__" keys, duplicate and escaped keys (which must not be
@@ -462,26 +784,51 @@ export function corpus() {
     ];
     const ls = [H];
     let n = 1;
-    for (const body of bodies) ls.push(`{"type":"custom","customType":"splice","data":${body},"id":"${ID(n)}","parentId":${J(n > 1 ? ID(n - 1) : null)},"timestamp":"${TS(n++)}"}`);
-    for (let i = 0; i < 2600; i++, n += 2) ls.push(J(user(n, `pad ${i} ${"y\n".repeat(400)} ü`, ID(n - 1))), J(asst(n + 1, "ok", ID(n))));
-    add("76-spliced-long-strings", lines(...ls), "long strings taken out before JSON.parse and put back at their paths");
+    for (const body of bodies)
+      ls.push(
+        `{"type":"custom","customType":"splice","data":${body},"id":"${ID(n)}","parentId":${J(n > 1 ? ID(n - 1) : null)},"timestamp":"${TS(n++)}"}`,
+      );
+    for (let i = 0; i < 2600; i++, n += 2)
+      ls.push(J(user(n, `pad ${i} ${"y\n".repeat(400)} ü`, ID(n - 1))), J(asst(n + 1, "ok", ID(n))));
+    add(
+      "76-spliced-long-strings",
+      lines(...ls),
+      "long strings taken out before JSON.parse and put back at their paths",
+    );
   }
   // Entry data of the wrong type where the reference calls a method on it: its TypeError's text
   // quotes the expression, so ours must throw from the same expression (or skip the same row).
-  add("77-typeerror-session-name-object", lines(H, b[0], J(entry("session_info", 2, ID(1), { name: { first: "x" } }))), "getSessionName(): entry.name?.trim is not a function");
+  add(
+    "77-typeerror-session-name-object",
+    lines(H, b[0], J(entry("session_info", 2, ID(1), { name: { first: "x" } }))),
+    "getSessionName(): entry.name?.trim is not a function",
+  );
   add(
     "78-typeerror-content-number",
-    lines(H, J({ ...user(1, "x", null), message: { role: "user", content: 5, timestamp: MS(1) } }), J(asst(2, "after", ID(1)))),
+    lines(
+      H,
+      J({ ...user(1, "x", null), message: { role: "user", content: 5, timestamp: MS(1) } }),
+      J(asst(2, "after", ID(1))),
+    ),
     "listing: content.filter is not a function (the reference skips the session); context: kept as is",
   );
   add(
     "79-typeerror-system-tools",
-    lines(H, J(sys(1, null, "base", { toolsAdded: 5 })), J(user(2, "hi", ID(1))), J(sys(3, ID(2), [{ type: "text", text: "later" }], { sections: 7, toolsRemoved: { name: "x" } }))),
+    lines(
+      H,
+      J(sys(1, null, "base", { toolsAdded: 5 })),
+      J(user(2, "hi", ID(1))),
+      J(sys(3, ID(2), [{ type: "text", text: "later" }], { sections: 7, toolsRemoved: { name: "x" } })),
+    ),
     "system messages whose tools are not iterable: appendCompaction's replay throws",
   );
   add(
     "80-typeerror-role-number",
-    lines(H, J({ ...user(1, "x", null), message: { role: 5, content: null } }), J({ ...asst(2, "y", ID(1)), message: { role: "assistant", content: { text: "obj" } } })),
+    lines(
+      H,
+      J({ ...user(1, "x", null), message: { role: 5, content: null } }),
+      J({ ...asst(2, "y", ID(1)), message: { role: "assistant", content: { text: "obj" } } }),
+    ),
     "a numeric role and object content",
   );
   return out;

@@ -7,7 +7,9 @@ import { ref } from "./impls.mjs";
 
 /** True when the parsed entries' parent links (Map semantics, last id wins) contain a cycle. */
 export function hasParentCycle(bytes) {
-  const entries = ref.parseSessionEntries(Buffer.from(bytes).toString("utf8")).filter((e) => e && typeof e === "object");
+  const entries = ref
+    .parseSessionEntries(Buffer.from(bytes).toString("utf8"))
+    .filter((e) => e && typeof e === "object");
   const byId = new Map();
   for (const e of entries) if (e.type !== "session") byId.set(e.id, e);
   for (const start of byId.values()) {

@@ -14,7 +14,14 @@ export function randomEntries(rng, n) {
   const anyId = () => (ids.length && rng.bool(0.9) ? rng.pick(ids) : rng.pick(["missing0", "zzzzzzzz"]));
   for (let i = 0; i < n; i++) {
     const id = ID(i);
-    const parentId = i === 0 || rng.bool(0.05) ? null : rng.bool(0.03) ? "orphan00" : rng.bool(0.7) ? ids[ids.length - 1] : rng.pick(ids);
+    const parentId =
+      i === 0 || rng.bool(0.05)
+        ? null
+        : rng.bool(0.03)
+          ? "orphan00"
+          : rng.bool(0.7)
+            ? ids[ids.length - 1]
+            : rng.pick(ids);
     const base = { id, parentId, timestamp: TS(i) };
     const type = rng.weighted([
       [10, "message"],
@@ -41,7 +48,15 @@ export function randomEntries(rng, n) {
         e = { type, ...base, provider: rng.pick(["p1", "p2"]), modelId: rng.pick(["m1", "m2"]) };
         break;
       case "usage":
-        e = { type, ...base, kind: "k", provider: "p", model: "m", usage: P.usage(rng), ...(rng.bool() ? { note: "n" } : {}) };
+        e = {
+          type,
+          ...base,
+          kind: "k",
+          provider: "p",
+          model: "m",
+          usage: P.usage(rng),
+          ...(rng.bool() ? { note: "n" } : {}),
+        };
         break;
       case "compaction":
         e = {
@@ -57,13 +72,26 @@ export function randomEntries(rng, n) {
         };
         break;
       case "branch_summary":
-        e = { type, ...base, fromId: rng.bool() ? anyId() : "root", summary: rng.pick(["", P.advString(rng)]), details: P.advValue(rng) };
+        e = {
+          type,
+          ...base,
+          fromId: rng.bool() ? anyId() : "root",
+          summary: rng.pick(["", P.advString(rng)]),
+          details: P.advValue(rng),
+        };
         break;
       case "custom":
         e = { type, customType: "c", data: P.advValue(rng), ...base };
         break;
       case "custom_message":
-        e = { type, customType: "cm", content: rng.bool(0.1) ? undefined : P.userContent(rng), display: rng.bool(), details: P.advValue(rng), ...base };
+        e = {
+          type,
+          customType: "cm",
+          content: rng.bool(0.1) ? undefined : P.userContent(rng),
+          display: rng.bool(),
+          details: P.advValue(rng),
+          ...base,
+        };
         break;
       case "context_edit":
         e = {
@@ -98,20 +126,53 @@ export function randomEntries(rng, n) {
 
 /** A v1 array (header without version, no ids) built from random messages; and a v2 one with hookMessage roles. */
 export function v1Array(rng, n) {
-  const out = [{ type: "session", id: "0190bbbb-0000-7000-8000-000000000001", timestamp: TS(0), cwd: "/tmp/pi-diff-cwd/project-a" }];
+  const out = [
+    {
+      type: "session",
+      id: "0190bbbb-0000-7000-8000-000000000001",
+      timestamp: TS(0),
+      cwd: "/tmp/pi-diff-cwd/project-a",
+    },
+  ];
   for (let i = 1; i <= n; i++) {
-    if (rng.bool(0.15)) out.push({ type: "compaction", timestamp: TS(i), summary: "s", firstKeptEntryIndex: rng.pick([0, 1, i - 1, 99, "1", -1, 1.5]), tokensBefore: 1 });
-    else out.push({ type: "message", timestamp: TS(i), message: rng.bool(0.2) ? { role: "hookMessage", customType: "h", content: "x", display: true, timestamp: 1 } : P.anyMessage(rng) });
+    if (rng.bool(0.15))
+      out.push({
+        type: "compaction",
+        timestamp: TS(i),
+        summary: "s",
+        firstKeptEntryIndex: rng.pick([0, 1, i - 1, 99, "1", -1, 1.5]),
+        tokensBefore: 1,
+      });
+    else
+      out.push({
+        type: "message",
+        timestamp: TS(i),
+        message: rng.bool(0.2)
+          ? { role: "hookMessage", customType: "h", content: "x", display: true, timestamp: 1 }
+          : P.anyMessage(rng),
+      });
   }
   return out;
 }
 
 export function v2Array(rng, n) {
-  const out = [{ type: "session", version: 2, id: "0190bbbb-0000-7000-8000-000000000002", timestamp: TS(0), cwd: "/tmp/pi-diff-cwd/project-a" }];
+  const out = [
+    {
+      type: "session",
+      version: 2,
+      id: "0190bbbb-0000-7000-8000-000000000002",
+      timestamp: TS(0),
+      cwd: "/tmp/pi-diff-cwd/project-a",
+    },
+  ];
   let parent = null;
   for (let i = 1; i <= n; i++) {
     const id = ID(i);
-    const message = rng.bool(0.3) ? { role: "hookMessage", customType: "h", content: P.advString(rng), display: rng.bool(), timestamp: 1 } : rng.bool(0.1) ? null : P.anyMessage(rng);
+    const message = rng.bool(0.3)
+      ? { role: "hookMessage", customType: "h", content: P.advString(rng), display: rng.bool(), timestamp: 1 }
+      : rng.bool(0.1)
+        ? null
+        : P.anyMessage(rng);
     out.push({ type: "message", id, parentId: parent, timestamp: TS(i), message });
     parent = id;
   }

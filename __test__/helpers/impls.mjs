@@ -160,7 +160,13 @@ export const SABOTAGES = {
     const orig = SM.list;
     SM.list = async function (cwd, dir, onProgress, signal) {
       let calls = 0;
-      const result = await orig.call(this, cwd, dir, onProgress && ((...a) => (++calls > 1 ? onProgress(...a) : undefined)), signal);
+      const result = await orig.call(
+        this,
+        cwd,
+        dir,
+        onProgress && ((...a) => (++calls > 1 ? onProgress(...a) : undefined)),
+        signal,
+      );
       return result;
     };
   },

@@ -41,7 +41,10 @@ const UUID = "[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-
 // In JS strings an id may be the whole string or a word inside an error message.
 const VALUE_RE = new RegExp(`(${ISO})|(${FILE_TS})|(${UUID})|(?<![0-9A-Za-z])([0-9a-f]{8})(?![0-9A-Za-z])`, "g");
 // In file text an id is always a JSON string; 13-digit runs may be millisecond stamps.
-const TEXT_RE = new RegExp(`(${ISO})|(${FILE_TS})|(${UUID})|(?<=")([0-9a-f]{8})(?=")|(?<![\\w.])(\\d{13})(?![\\w.])`, "g");
+const TEXT_RE = new RegExp(
+  `(${ISO})|(${FILE_TS})|(${UUID})|(?<=")([0-9a-f]{8})(?=")|(?<![\\w.])(\\d{13})(?![\\w.])`,
+  "g",
+);
 
 function fileTsToMs(s) {
   // 2026-01-02T03-04-05-678Z -> 2026-01-02T03:04:05.678Z
@@ -348,7 +351,11 @@ export function show(v, width = 400) {
 
 export function formatDiff(d, labels = ["ref", "ours"]) {
   if (!d) return "";
-  if (typeof d.a === "string" && typeof d.b === "string" && (d.a.length > 200 || d.b.length > 200 || d.a.includes("\n"))) {
+  if (
+    typeof d.a === "string" &&
+    typeof d.b === "string" &&
+    (d.a.length > 200 || d.b.length > 200 || d.a.includes("\n"))
+  ) {
     return `at ${d.path}: ${d.reason}\n${stringDiff(d.a, d.b, labels, /(^|\.)files[.[]/.test(d.path))}`;
   }
   return `at ${d.path}: ${d.reason}\n    ${labels[0]}: ${show(d.a)}\n    ${labels[1]}: ${show(d.b)}`;

@@ -11,7 +11,12 @@ import { join } from "node:path";
 import { ref } from "./impls.mjs";
 import * as P from "./payloads.mjs";
 
-export const CWDS = ["/tmp/pi-diff-cwd/project-a", "/tmp/pi-diff-cwd/project b", "/tmp/pi-diff-cwd/prøject-ü😀", "relative/proj"];
+export const CWDS = [
+  "/tmp/pi-diff-cwd/project-a",
+  "/tmp/pi-diff-cwd/project b",
+  "/tmp/pi-diff-cwd/prøject-ü😀",
+  "relative/proj",
+];
 export const UNKNOWN_IDS = ["zzzzzzzz", "unknown-id", "", "root", "ZZZZ-0000"];
 
 const clone = (v) => (v === undefined ? undefined : structuredClone(v));
@@ -50,7 +55,9 @@ function fileSpec(rng, st) {
 export function resolveFile(ctx, spec) {
   switch (spec.kind) {
     case "known":
-      return ctx.files.length ? ctx.files[Math.floor(spec.frac * ctx.files.length)] : join(ctx.sessionsDir, "none.jsonl");
+      return ctx.files.length
+        ? ctx.files[Math.floor(spec.frac * ctx.files.length)]
+        : join(ctx.sessionsDir, "none.jsonl");
     case "current":
       return ctx.sm.getSessionFile() ?? join(ctx.sessionsDir, "no-current.jsonl");
     case "missing":
@@ -64,7 +71,7 @@ export function resolveFile(ctx, spec) {
     case "garbage": {
       mkdirSync(ctx.sessionsDir, { recursive: true });
       const path = join(ctx.sessionsDir, `garbage-${spec.n}.jsonl`);
-      writeFileSync(path, "this is not a session\n{\"type\":\"message\"}\n");
+      writeFileSync(path, 'this is not a session\n{"type":"message"}\n');
       return path;
     }
     default:
@@ -136,26 +143,41 @@ export const OPS = [
     name: "appendMessage",
     weight: 25,
     // rarely a message that is not an object with a role: the reference stores whatever it is given
-    gen: (rng) => ({ message: rng.bool(0.02) ? rng.pick(["just a string", 42, [], {}, { role: 5, content: "x" }, { content: "no role" }]) : P.anyMessage(rng) }),
+    gen: (rng) => ({
+      message: rng.bool(0.02)
+        ? rng.pick(["just a string", 42, [], {}, { role: 5, content: "x" }, { content: "no role" }])
+        : P.anyMessage(rng),
+    }),
     run: (ctx, s) => ctx.sm.appendMessage(clone(s.message)),
   },
   {
     name: "appendThinkingLevelChange",
     weight: 3,
-    gen: (rng) => ({ level: rng.pick(["off", "minimal", "low", "medium", "high", "xhigh", P.advString(rng), undefined, null, 3]) }),
+    gen: (rng) => ({
+      level: rng.pick(["off", "minimal", "low", "medium", "high", "xhigh", P.advString(rng), undefined, null, 3]),
+    }),
     run: (ctx, s) => ctx.sm.appendThinkingLevelChange(s.level),
   },
   {
     name: "appendModelChange",
     weight: 3,
-    gen: (rng) => ({ provider: rng.pick(["anthropic", "openai", P.advString(rng), undefined]), modelId: rng.pick(["m1", "gpt-5", P.advString(rng), null]) }),
+    gen: (rng) => ({
+      provider: rng.pick(["anthropic", "openai", P.advString(rng), undefined]),
+      modelId: rng.pick(["m1", "gpt-5", P.advString(rng), null]),
+    }),
     run: (ctx, s) => ctx.sm.appendModelChange(s.provider, s.modelId),
   },
   {
     name: "appendUsage",
     weight: 3,
     gen: (rng) => ({
-      args: ["summarize", rng.pick(["anthropic", "openai"]), rng.pick(["m1", "😀"]), P.usage(rng), rng.pick(["a note", "", undefined, "  ", P.advString(rng)])],
+      args: [
+        "summarize",
+        rng.pick(["anthropic", "openai"]),
+        rng.pick(["m1", "😀"]),
+        P.usage(rng),
+        rng.pick(["a note", "", undefined, "  ", P.advString(rng)]),
+      ],
       arity: rng.pick([4, 5, 5]),
     }),
     run: (ctx, s) => callArity(ctx.sm, "appendUsage", clone(s.args), s.arity),
@@ -185,7 +207,11 @@ export const OPS = [
   {
     name: "appendCustomEntry",
     weight: 3,
-    gen: (rng) => ({ type: rng.pick(["ext-state", "😀", "", 5, undefined]), data: P.advValue(rng), arity: rng.pick([1, 2, 2]) }),
+    gen: (rng) => ({
+      type: rng.pick(["ext-state", "😀", "", 5, undefined]),
+      data: P.advValue(rng),
+      arity: rng.pick([1, 2, 2]),
+    }),
     run: (ctx, s) => callArity(ctx.sm, "appendCustomEntry", [s.type, clone(s.data)], s.arity),
   },
   {
@@ -204,7 +230,8 @@ export const OPS = [
       details: P.advValue(rng),
       arity: rng.pick([3, 4]),
     }),
-    run: (ctx, s) => callArity(ctx.sm, "appendCustomMessageEntry", [s.type, clone(s.content), s.display, clone(s.details)], s.arity),
+    run: (ctx, s) =>
+      callArity(ctx.sm, "appendCustomMessageEntry", [s.type, clone(s.content), s.display, clone(s.details)], s.arity),
   },
   {
     name: "appendContextEdit",
@@ -243,7 +270,12 @@ export const OPS = [
     }),
     run: (ctx, s) => {
       const from = s.from.kind === "null" ? null : resolveId(ctx, s.from);
-      return callArity(ctx.sm, "branchWithSummary", [from, s.summary, clone(s.details), s.fromHook, clone(s.usage)], s.arity);
+      return callArity(
+        ctx.sm,
+        "branchWithSummary",
+        [from, s.summary, clone(s.details), s.fromHook, clone(s.usage)],
+        s.arity,
+      );
     },
   },
   {
@@ -251,7 +283,9 @@ export const OPS = [
     weight: 4,
     gen: (rng) => ({
       which: rng.pick(["getEntry", "getChildren", "getLabel", "getBranch", "getBranch()"]),
-      target: rng.bool(0.15) ? { kind: "unknown", value: rng.pick([null, undefined, ""]) } : idSpec(rng, { unknown: 0.3 }),
+      target: rng.bool(0.15)
+        ? { kind: "unknown", value: rng.pick([null, undefined, ""]) }
+        : idSpec(rng, { unknown: 0.3 }),
     }),
     run: (ctx, s) => (s.which === "getBranch()" ? ctx.sm.getBranch() : ctx.sm[s.which](resolveId(ctx, s.target))),
   },
@@ -288,7 +322,13 @@ export const OPS = [
       ])(),
       arity: rng.pick([1, 3]),
     }),
-    run: (ctx, s) => callArity(ctx.SM, "open", [resolveFile(ctx, s.file), resolveDir(ctx, s.dir), s.cwdOverride], s.dir || s.cwdOverride ? 3 : s.arity),
+    run: (ctx, s) =>
+      callArity(
+        ctx.SM,
+        "open",
+        [resolveFile(ctx, s.file), resolveDir(ctx, s.dir), s.cwdOverride],
+        s.dir || s.cwdOverride ? 3 : s.arity,
+      ),
   },
   {
     name: "continueRecent",
@@ -304,7 +344,12 @@ export const OPS = [
   {
     name: "forkFrom",
     weight: 1,
-    gen: (rng, st) => ({ file: fileSpec(rng, st), cwd: rng.pick(CWDS), dir: dirSpec(rng), options: optionsSpec(rng, st) }),
+    gen: (rng, st) => ({
+      file: fileSpec(rng, st),
+      cwd: rng.pick(CWDS),
+      dir: dirSpec(rng),
+      options: optionsSpec(rng, st),
+    }),
     run: (ctx, s) => ctx.SM.forkFrom(resolveFile(ctx, s.file), s.cwd, resolveDir(ctx, s.dir), clone(s.options)),
   },
   {
@@ -335,7 +380,15 @@ export const OPS = [
     name: "discovery",
     weight: 2,
     gen: (rng) => ({
-      which: rng.pick(["findById", "findById-unknown", "findMostRecentSession", "list", "listAll-dir", "listAll", "getDefaultSessionDir"]),
+      which: rng.pick([
+        "findById",
+        "findById-unknown",
+        "findMostRecentSession",
+        "list",
+        "listAll-dir",
+        "listAll",
+        "getDefaultSessionDir",
+      ]),
       cwd: rng.pick(CWDS),
       dir: dirSpec(rng),
       withCwd: rng.bool(),
@@ -355,7 +408,9 @@ export const OPS = [
         case "findById-unknown":
           return ctx.SM.findById(s.cwd, "01a22d64-0000-7000-8000-000000000000", dir);
         case "findMostRecentSession":
-          return s.withCwd ? ctx.mod.findMostRecentSession(dir ?? ctx.sessionsDir, s.cwd) : ctx.mod.findMostRecentSession(dir ?? ctx.sessionsDir);
+          return s.withCwd
+            ? ctx.mod.findMostRecentSession(dir ?? ctx.sessionsDir, s.cwd)
+            : ctx.mod.findMostRecentSession(dir ?? ctx.sessionsDir);
         case "getDefaultSessionDir":
           return ctx.mod.getDefaultSessionDir(s.cwd);
         default: {

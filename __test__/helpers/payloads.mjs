@@ -28,7 +28,7 @@ export const STRINGS = [
   "ünïcödé ✓ ✗ → ←",
   "\u00e9 vs e\u0301",
   "zero\u200bwidth",
-  "{\"looks\":\"like json\"}",
+  '{"looks":"like json"}',
   "\\u0041 not an escape",
 ];
 
@@ -201,7 +201,11 @@ function maybeExtra(rng, m) {
 }
 
 export function userMessage(rng) {
-  return maybeExtra(rng, { role: "user", content: rng.bool(0.05) ? null : userContent(rng), timestamp: msgTimestamp(rng) });
+  return maybeExtra(rng, {
+    role: "user",
+    content: rng.bool(0.05) ? null : userContent(rng),
+    timestamp: msgTimestamp(rng),
+  });
 }
 
 export function assistantMessage(rng) {
@@ -271,7 +275,8 @@ export function systemMessage(rng) {
   if (rng.bool(0.4)) {
     m.sections = {};
     const n = rng.range(0, 3);
-    for (let i = 0; i < n; i++) setKey(m.sections, rng.pick(["rules", "env", "2", "1", "tools", "é"]), rng.bool(0.2) ? null : advString(rng));
+    for (let i = 0; i < n; i++)
+      setKey(m.sections, rng.pick(["rules", "env", "2", "1", "tools", "é"]), rng.bool(0.2) ? null : advString(rng));
   }
   if (rng.bool(0.4)) m.toolsAdded = [tool(rng), ...(rng.bool() ? [tool(rng)] : [])];
   if (rng.bool(0.2)) m.toolsRemoved = [{ name: rng.pick(["bash", "read", "edit", "write", "grep"]) }];
@@ -306,7 +311,16 @@ export function bashExecutionMessage(rng) {
 
 export function oddMessage(rng) {
   return rng.weighted([
-    [1, () => ({ role: "hookMessage", customType: "legacy", content: advString(rng), display: true, timestamp: msgTimestamp(rng) })],
+    [
+      1,
+      () => ({
+        role: "hookMessage",
+        customType: "legacy",
+        content: advString(rng),
+        display: true,
+        timestamp: msgTimestamp(rng),
+      }),
+    ],
     [1, () => ({ role: "branchSummary", summary: advString(rng), fromId: "root", timestamp: msgTimestamp(rng) })],
     [1, () => ({ role: "compactionSummary", summary: advString(rng), tokensBefore: 5, timestamp: msgTimestamp(rng) })],
     [1, () => ({ role: "mystery", payload: advValue(rng) })],

@@ -28,7 +28,8 @@ const CONSUMER_DEPS = {
   vitest: "4.1.12",
 };
 const REQUIRED = ["package.json", "README.md", "index.js", "index.mjs", "index.d.ts", "binding.js", "binding.d.ts"];
-const FORBIDDEN = /^(src|target|__test__|bench|node_modules|\.cache|scripts|npm|docs|demo|fuzz|tests|examples)\/|\.rs$|\.tgz$|^Cargo\./;
+const FORBIDDEN =
+  /^(src|target|__test__|bench|node_modules|\.cache|scripts|npm|docs|demo|fuzz|tests|examples)\/|\.rs$|\.tgz$|^Cargo\./;
 
 const t0 = performance.now();
 const secs = (t) => `${((performance.now() - t) / 1000).toFixed(1)}s`;
@@ -95,7 +96,10 @@ writeFileSync(
 );
 const strict = { strict: true, noEmit: true, target: "ES2022", types: ["node"], skipLibCheck: false };
 const tsconfigs = {
-  nodenext: { compilerOptions: { ...strict, module: "NodeNext", moduleResolution: "NodeNext" }, files: ["consumer.mts", "consumer.cts"] },
+  nodenext: {
+    compilerOptions: { ...strict, module: "NodeNext", moduleResolution: "NodeNext" },
+    files: ["consumer.mts", "consumer.cts"],
+  },
   bundler: { compilerOptions: { ...strict, module: "ESNext", moduleResolution: "Bundler" }, files: ["consumer.ts"] },
   node10: { compilerOptions: { ...strict, module: "CommonJS", moduleResolution: "Node10" }, files: ["consumer.ts"] },
 };
@@ -125,7 +129,8 @@ let split;
 if (existsSync(join(platformDir, "package.json"))) {
   const rootStage = join(work, "stage-root", "package");
   const platStage = join(work, "stage-platform", "package");
-  for (const f of files.filter((f) => !/^[^/]+\.node$/.test(f))) cpSync(join(REPO, f), join(rootStage, f), { recursive: true });
+  for (const f of files.filter((f) => !/^[^/]+\.node$/.test(f)))
+    cpSync(join(REPO, f), join(rootStage, f), { recursive: true });
   cpSync(platformDir, platStage, { recursive: true });
   // The host's binary (the root may also hold a cross-built one, e.g. `npm run build:arm64`).
   const nodeFile = files.find((f) => f === `pi-session-native.${hostPlatformDir()}.node`);
@@ -134,30 +139,41 @@ if (existsSync(join(platformDir, "package.json"))) {
   mkdirSync(tgzDir);
   const packDir = (dir) =>
     JSON.parse(
-      execFileSync("npm", ["pack", "--ignore-scripts", "--json", "--pack-destination", tgzDir], { cwd: dir, stdio: ["ignore", "pipe", "inherit"] }).toString(),
+      execFileSync("npm", ["pack", "--ignore-scripts", "--json", "--pack-destination", tgzDir], {
+        cwd: dir,
+        stdio: ["ignore", "pipe", "inherit"],
+      }).toString(),
     )[0];
   const rootTgz = packDir(rootStage);
   const platTgz = packDir(platStage);
   const platName = JSON.parse(readFileSync(join(platStage, "package.json"), "utf8")).name;
   split = { dir: join(work, "consumer-split"), platName };
   mkdirSync(split.dir);
-  for (const f of ["smoke.cjs", "esm.mjs", "cjs.cjs"]) cpSync(join(REPO, "__test__/pack/consumer", f), join(split.dir, f));
+  for (const f of ["smoke.cjs", "esm.mjs", "cjs.cjs"])
+    cpSync(join(REPO, "__test__/pack/consumer", f), join(split.dir, f));
   writeFileSync(
     join(split.dir, "package.json"),
     `${JSON.stringify({ name: "split-consumer", private: true, dependencies: { "pi-session-native": `file:../release-layout/${rootTgz.filename}`, [platName]: `file:../release-layout/${platTgz.filename}` } }, null, 2)}\n`,
   );
-  const r = spawnSync("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error"], { cwd: split.dir, encoding: "utf8", timeout: 120_000 });
+  const r = spawnSync("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error"], {
+    cwd: split.dir,
+    encoding: "utf8",
+    timeout: 120_000,
+  });
   if (r.status !== 0) {
     failures.push("release layout: npm install");
     console.log(`  FAIL release layout install\n${r.stdout}${r.stderr}`);
     split = undefined;
   } else {
-    console.log(`  release layout: ${rootTgz.filename} without the binary (${rootTgz.files.length} files) + ${platTgz.filename}`);
+    console.log(
+      `  release layout: ${rootTgz.filename} without the binary (${rootTgz.files.length} files) + ${platTgz.filename}`,
+    );
   }
 }
 
 function hostPlatformDir() {
-  if (process.platform !== "linux") return `${process.platform}-${process.arch}${process.platform === "win32" ? "-msvc" : ""}`;
+  if (process.platform !== "linux")
+    return `${process.platform}-${process.arch}${process.platform === "win32" ? "-msvc" : ""}`;
   const musl = !process.report?.getReport()?.header?.glibcVersionRuntime;
   return `linux-${process.arch}-${musl ? "musl" : "gnu"}`;
 }
@@ -194,7 +210,14 @@ for (const { major, bin: node, version } of nodes) {
     console.log(`  ${passed ? "ok  " : "FAIL"} ${name.padEnd(26)} ${secs(t)}`);
     if (!passed) {
       failures.push(`Node ${major}: ${name}`);
-      console.log(`${r.stdout}${r.stderr}`.trim().split("\n").slice(-30).map((l) => `       ${l}`).join("\n"));
+      console.log(
+        `${r.stdout}${r.stderr}`
+          .trim()
+          .split("\n")
+          .slice(-30)
+          .map((l) => `       ${l}`)
+          .join("\n"),
+      );
     }
   }
 }

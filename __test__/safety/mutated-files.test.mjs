@@ -9,9 +9,12 @@ import { describe, expect, it } from "vitest";
 import * as ours from "../../index.js";
 import { hasParentCycle } from "../helpers/cycles.mjs";
 
-const ref = await import(new URL("../../node_modules/@earendil-works/pi-coding-agent/dist/core/session-manager.js", import.meta.url).href);
+const ref = await import(
+  new URL("../../node_modules/@earendil-works/pi-coding-agent/dist/core/session-manager.js", import.meta.url).href
+);
 
-const H = '{"type":"session","version":3,"id":"0197a1b2-0000-7000-8000-000000000001","timestamp":"2024-12-03T14:00:00.000Z","cwd":"/p"}';
+const H =
+  '{"type":"session","version":3,"id":"0197a1b2-0000-7000-8000-000000000001","timestamp":"2024-12-03T14:00:00.000Z","cwd":"/p"}';
 const LINES = [
   H,
   '{"type":"message","id":"a1b2c3d4","parentId":null,"timestamp":"2024-12-03T14:00:01.000Z","message":{"role":"user","content":"Hello \\u00e9 😀","timestamp":1}}',
@@ -28,7 +31,25 @@ const LINES = [
   '{"type":"context_edit","id":"f2a3b4c5","parentId":"e1f2a3b4","timestamp":"2024-12-03T14:36:00.000Z","targetId":"a1b2c3d4","replacement":{"content":"edited"}}',
 ];
 const BASE = Buffer.from(`${LINES.join("\n")}\n`);
-const SPECIALS = ['"', "\\", "{", "}", "[", "]", ",", ":", "\n", "\r\n", "\u0000", "null", "-0", "1e400", "\\ud800", '"parentId":"a1b2c3d4"', '"id":"a1b2c3d4"'].map((s) => Buffer.from(s));
+const SPECIALS = [
+  '"',
+  "\\",
+  "{",
+  "}",
+  "[",
+  "]",
+  ",",
+  ":",
+  "\n",
+  "\r\n",
+  "\u0000",
+  "null",
+  "-0",
+  "1e400",
+  "\\ud800",
+  '"parentId":"a1b2c3d4"',
+  '"id":"a1b2c3d4"',
+].map((s) => Buffer.from(s));
 
 function rng(seed) {
   let s = seed >>> 0;
@@ -50,9 +71,11 @@ function mutate(seed) {
     const op = Math.floor(r() * 6);
     if (op === 0) b[at] ^= 1 << Math.floor(r() * 8);
     else if (op === 1) b = b.subarray(0, at);
-    else if (op === 2) b = Buffer.concat([b.subarray(0, at), SPECIALS[Math.floor(r() * SPECIALS.length)], b.subarray(at)]);
+    else if (op === 2)
+      b = Buffer.concat([b.subarray(0, at), SPECIALS[Math.floor(r() * SPECIALS.length)], b.subarray(at)]);
     else if (op === 3) b = Buffer.concat([b.subarray(0, at), b.subarray(at + 1 + Math.floor(r() * 40))]);
-    else if (op === 4) b = Buffer.concat([b.subarray(0, at), Buffer.from([0xff, 0xc3, 0x80 + Math.floor(r() * 64)]), b.subarray(at)]);
+    else if (op === 4)
+      b = Buffer.concat([b.subarray(0, at), Buffer.from([0xff, 0xc3, 0x80 + Math.floor(r() * 64)]), b.subarray(at)]);
     else b = Buffer.concat([b.subarray(0, at), Buffer.from("\n"), b.subarray(at)]);
   }
   return b;
@@ -134,7 +157,10 @@ describe("mutated session files (ref vs ours)", () => {
 
   it("100k-deep nesting and a 200 MB single line: open or throw, never crash", () => {
     const deep = join(dir, "deep.jsonl");
-    writeFileSync(deep, `${H}\n{"type":"custom","id":"x","parentId":null,"data":${"[".repeat(100_000)}${"]".repeat(100_000)}}\n`);
+    writeFileSync(
+      deep,
+      `${H}\n{"type":"custom","id":"x","parentId":null,"data":${"[".repeat(100_000)}${"]".repeat(100_000)}}\n`,
+    );
     expect(ours.SessionManager.open(deep).getEntryCount()).toBe(1);
     const huge = join(dir, "huge.jsonl");
     const big = "x".repeat(200 * 1024 * 1024);

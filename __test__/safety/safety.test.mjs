@@ -14,7 +14,13 @@ function newSession() {
   const dir = mkdtempSync(join(tmpdir(), "psn-safety-"));
   const sm = SessionManager.create("/tmp/safety-project", dir);
   sm.appendMessage({ role: "user", content: "first", timestamp: 1 });
-  sm.appendMessage({ role: "assistant", content: [{ type: "text", text: "ok" }], provider: "p", model: "m", timestamp: 2 });
+  sm.appendMessage({
+    role: "assistant",
+    content: [{ type: "text", text: "ok" }],
+    provider: "p",
+    model: "m",
+    timestamp: 2,
+  });
   return { dir, sm, file: sm.getSessionFile() };
 }
 
@@ -36,9 +42,13 @@ describe("torn tails", () => {
     // Limit file size to just above the current size (ulimit -f counts 512-byte blocks);
     // ignore SIGXFSZ so the write fails with EFBIG instead of killing the process.
     const limitBlocks = Math.ceil((size + 1500) / 512);
-    const r = spawnSync("bash", ["-c", `trap '' XFSZ; ulimit -f ${limitBlocks}; exec node "$0" "$1" 50 w`, WRITER, file], {
-      encoding: "utf8",
-    });
+    const r = spawnSync(
+      "bash",
+      ["-c", `trap '' XFSZ; ulimit -f ${limitBlocks}; exec node "$0" "$1" 50 w`, WRITER, file],
+      {
+        encoding: "utf8",
+      },
+    );
     expect(r.status).toBe(3);
     expect(r.stdout).toMatch(/ERR EFBIG EFBIG: file too large, write/);
     const written = r.stdout.split("\n").filter((l) => /^[0-9a-f]{8}$/.test(l));
@@ -69,7 +79,7 @@ describe("crash at any instant", () => {
   it("SIGKILL at random moments never loses an entry whose append returned", async () => {
     const { file } = newSession();
     let rng = 12345;
-    const rand = () => ((rng = (rng * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const rand = () => (rng = (rng * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
     const acknowledged = [];
     const kills = 12;
     let torn = 0;
@@ -89,7 +99,10 @@ describe("crash at any instant", () => {
       child.kill("SIGKILL");
       await new Promise((r) => child.on("close", r));
       // Only complete lines were acknowledged (printed after the append returned).
-      const done = buf.split("\n").slice(0, -1).filter((l) => /^[0-9a-f]{8}$/.test(l));
+      const done = buf
+        .split("\n")
+        .slice(0, -1)
+        .filter((l) => /^[0-9a-f]{8}$/.test(l));
       acknowledged.push(...done);
       // A kill inside a large write(2) can leave a partial line (the kernel stops between
       // pages); it was never acknowledged. Opening repairs the tail as the reference does
@@ -110,7 +123,9 @@ describe("crash at any instant", () => {
       expect(malformed.length).toBeLessThanOrEqual(torn);
     }
     expect(acknowledged.length).toBeGreaterThan(0);
-    console.log(`SIGKILL: ${kills} kills, ${acknowledged.length} acknowledged appends, 0 lost, ${torn} torn tails repaired on open`);
+    console.log(
+      `SIGKILL: ${kills} kills, ${acknowledged.length} acknowledged appends, 0 lost, ${torn} torn tails repaired on open`,
+    );
   }, 60000);
 });
 

@@ -17,13 +17,22 @@ const ts = (i) => new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString();
 /** A ~3 MiB session (past 2 MiB: its lines are read on the core's thread, in pieces) whose
  * tool outputs are long strings with characters above U+00FF. */
 function writeSession(name, salt) {
-  const lines = [JSON.stringify({ type: "session", version: 3, id: `s-${name}`, timestamp: ts(0), cwd: "/tmp/strings" })];
+  const lines = [
+    JSON.stringify({ type: "session", version: 3, id: `s-${name}`, timestamp: ts(0), cwd: "/tmp/strings" }),
+  ];
   const ask = { role: "user", content: `${name} asks → ${salt} ${"why? ".repeat(60)}`, timestamp: 0 };
   lines.push(JSON.stringify({ type: "message", id: `${name}0`, parentId: null, timestamp: ts(0), message: ask }));
   let parent = `${name}0`;
   for (let i = 1; i <= 900; i++) {
-    const text = `${name} ${i} ${salt} → ${"line of output\n\t\"quoted\" ".repeat(80 + (i % 80))} 😀 ü ${i}`;
-    const message = { role: "toolResult", toolCallId: `c${i}`, toolName: "bash", content: [{ type: "text", text }], isError: false, timestamp: i };
+    const text = `${name} ${i} ${salt} → ${'line of output\n\t"quoted" '.repeat(80 + (i % 80))} 😀 ü ${i}`;
+    const message = {
+      role: "toolResult",
+      toolCallId: `c${i}`,
+      toolName: "bash",
+      content: [{ type: "text", text }],
+      isError: false,
+      timestamp: i,
+    };
     const id = `${name}${i}`;
     lines.push(JSON.stringify({ type: "message", id, parentId: parent, timestamp: ts(i), message }));
     parent = id;
@@ -45,7 +54,8 @@ const settle = async () => {
 
 /** Opens a session, checks its entries, and lets everything it made go. */
 function roundTrip(path, label) {
-  if (got(SessionManager.open(path).getEntries()) !== expected(path)) throw new Error(`${label}: entries differ from the file`);
+  if (got(SessionManager.open(path).getEntries()) !== expected(path))
+    throw new Error(`${label}: entries differ from the file`);
 }
 
 try {
@@ -55,7 +65,8 @@ try {
   await settle();
   const keptBytes = binding.externalStringBytes();
   const copying = process.env.PI_SESSION_NATIVE_COPY_STRINGS === "1";
-  if (copying ? keptBytes !== 0 : keptBytes < 2 ** 20) throw new Error(`${keptBytes} bytes of strings went over without a copy`);
+  if (copying ? keptBytes !== 0 : keptBytes < 2 ** 20)
+    throw new Error(`${keptBytes} bytes of strings went over without a copy`);
   for (let round = 1; round <= 12; round++) {
     roundTrip(writeSession(`other${round % 3}`, round), `round ${round}`);
     await settle();

@@ -8,7 +8,11 @@ import { describe, expect, it } from "vitest";
 const CHILD = fileURLToPath(new URL("./strings-child.mjs", import.meta.url));
 
 function runChild(env) {
-  const r = spawnSync(process.execPath, ["--expose-gc", CHILD], { encoding: "utf8", timeout: 120_000, env: { ...process.env, ...env } });
+  const r = spawnSync(process.execPath, ["--expose-gc", CHILD], {
+    encoding: "utf8",
+    timeout: 120_000,
+    env: { ...process.env, ...env },
+  });
   expect(r.stderr).toBe("");
   expect(r.status).toBe(0);
   return JSON.parse(r.stdout.trim().split("\n").pop());

@@ -15,7 +15,9 @@ import {
 const version: 3 = CURRENT_SESSION_VERSION;
 const sm: SessionManager = SessionManager.inMemory("/tmp");
 const id: string = sm.appendMessage({ role: "user", content: "hi", timestamp: 1 });
-sm.appendCompaction("summary", id, 10, { files: [] }, false, undefined, [{ role: "user", content: "kept", timestamp: 2 }]);
+sm.appendCompaction("summary", id, 10, { files: [] }, false, undefined, [
+  { role: "user", content: "kept", timestamp: 2 },
+]);
 const entries: SessionEntry[] = sm.getEntries();
 const tree: SessionTreeNode[] = sm.getTree();
 const ctx: SessionContext = buildSessionContext(entries, sm.getLeafId());

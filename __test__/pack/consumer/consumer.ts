@@ -85,7 +85,13 @@ const toolCall: ToolCall = { type: "toolCall", id: "c1", name: "read", arguments
 const stop: StopReason = "toolUse";
 const tool: Tool = { name: "read", description: "read a file", parameters: {} };
 const toolRef: ToolReference = { name: "bash" };
-const system: SystemMessage = { role: "system", content: "be brief", toolsAdded: [tool], toolsRemoved: [toolRef], timestamp: 0 };
+const system: SystemMessage = {
+  role: "system",
+  content: "be brief",
+  toolsAdded: [tool],
+  toolsRemoved: [toolRef],
+  timestamp: 0,
+};
 const user: UserMessage = { role: "user", content: [text, image], timestamp: 1 };
 const assistant: AssistantMessage = {
   role: "assistant",
@@ -97,10 +103,33 @@ const assistant: AssistantMessage = {
   stopReason: stop,
   timestamp: 2,
 };
-const toolResult: ToolResultMessage = { role: "toolResult", toolCallId: "c1", toolName: "read", content: [text], details: json, isError: false, timestamp: 3 };
+const toolResult: ToolResultMessage = {
+  role: "toolResult",
+  toolCallId: "c1",
+  toolName: "read",
+  content: [text],
+  details: json,
+  isError: false,
+  timestamp: 3,
+};
 const message: Message = toolResult;
-const bash: BashExecutionMessage = { role: "bashExecution", command: "ls", output: "", exitCode: 0, cancelled: false, truncated: false, timestamp: 4 };
-const custom: CustomMessage<{ n: number }> = { role: "custom", customType: "note", content: "x", display: true, details: { n: 1 }, timestamp: 5 };
+const bash: BashExecutionMessage = {
+  role: "bashExecution",
+  command: "ls",
+  output: "",
+  exitCode: 0,
+  cancelled: false,
+  truncated: false,
+  timestamp: 4,
+};
+const custom: CustomMessage<{ n: number }> = {
+  role: "custom",
+  customType: "note",
+  content: "x",
+  display: true,
+  details: { n: 1 },
+  timestamp: 5,
+};
 const agentMessages: AgentMessage[] = [system, user, assistant, message, bash, custom];
 
 for (const m of [system, user, assistant, toolResult, bash]) sm.appendMessage(m);
@@ -109,7 +138,15 @@ const userId: string = sm.appendMessage(user);
 sm.appendThinkingLevelChange("high");
 sm.appendModelChange("faux", "m2");
 const usageEntry: UsageEntry = sm.appendUsage("compaction", "faux", "m", usage, "note");
-const compactionId: string = sm.appendCompaction<{ files: string[] }>("summary", userId, 100, { files: [] }, false, usage, agentMessages);
+const compactionId: string = sm.appendCompaction<{ files: string[] }>(
+  "summary",
+  userId,
+  100,
+  { files: [] },
+  false,
+  usage,
+  agentMessages,
+);
 sm.appendCustomEntry("ext", { any: "data" });
 sm.appendSessionInfo("name");
 const name: string | undefined = sm.getSessionName();
@@ -247,7 +284,35 @@ async function statics(): Promise<SessionInfo[]> {
 new SessionManager();
 
 export const used = [
-  version, usageEntry, compactionId, name, leaf, leafEntry, children, label, branch, contextEntries, projected,
-  context, header, count, firstChild, branched, persisted, dirs, defaultDir, describe, contextRole, latest, fromEntry,
-  built, projectedMessages, proj, ctx2, dir, loaded, recent, statics,
+  version,
+  usageEntry,
+  compactionId,
+  name,
+  leaf,
+  leafEntry,
+  children,
+  label,
+  branch,
+  contextEntries,
+  projected,
+  context,
+  header,
+  count,
+  firstChild,
+  branched,
+  persisted,
+  dirs,
+  defaultDir,
+  describe,
+  contextRole,
+  latest,
+  fromEntry,
+  built,
+  projectedMessages,
+  proj,
+  ctx2,
+  dir,
+  loaded,
+  recent,
+  statics,
 ];
