@@ -34,7 +34,8 @@ export function machineInfo() {
   };
 }
 
-const fmt = (ms) =>
+/** A duration for the tables: ms with 3 significant digits, µs below 1 ms. */
+export const fmt = (ms) =>
   ms == null || Number.isNaN(ms)
     ? "–"
     : ms >= 100

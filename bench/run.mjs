@@ -27,7 +27,7 @@ import { compareSigs } from "./agree.mjs";
 import { ensureBenchData } from "./gen.mjs";
 import { describeOurs, IMPL_NAMES, loadImpl, oursBuildId, SELF, snapshotOurs } from "./impls.mjs";
 import { dataContext, defineOps } from "./ops.mjs";
-import { machineInfo, writeReport } from "./report.mjs";
+import { fmt, machineInfo, writeReport } from "./report.mjs";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = resolve(HERE, "..");
@@ -80,16 +80,6 @@ const MODE = args.quick
 v8.setFlagsFromString("--expose-gc");
 const gc = vm.runInNewContext("gc");
 
-const fmt = (ms) =>
-  ms == null || Number.isNaN(ms)
-    ? "–"
-    : ms >= 100
-      ? `${ms.toFixed(0)} ms`
-      : ms >= 10
-        ? `${ms.toFixed(1)} ms`
-        : ms >= 1
-          ? `${ms.toFixed(2)} ms`
-          : `${(ms * 1000).toFixed(0)} µs`;
 const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
   const m = s.length >> 1;
