@@ -15,7 +15,8 @@ const { getDefaultSessionDir } = require("./context.js");
 const MAX_CONCURRENT_SESSION_DISCOVERY_LOADS = 64;
 const CURRENT_SESSION_LIST_PUBLISH_INTERVAL = 10;
 const ALL_SESSION_LIST_PUBLISH_INTERVAL = 100;
-/** Files per native scan batch: progress is reported between batches. */
+/** Files per native scan batch at least: progress is reported between batches (more come at
+ * once when they are ready, as rows from the listing index are). */
 const SCAN_BATCH = 32;
 
 function getSessionHeaderCwd(header) {
@@ -227,23 +228,28 @@ async function scanInfos(paths, onLoaded, signal) {
   try {
     // The core scans ahead, in order, while the batches before are handed out.
     const scanner = new binding.InfoScanner(paths, flag);
-    for (let start = 0; start < paths.length; start += SCAN_BATCH) {
+    for (let start = 0; start < paths.length; ) {
       signal?.throwIfAborted();
-      const batch = paths.slice(start, start + SCAN_BATCH);
-      const [rowsText, latin1, utf16] = await scanner.take(start, start + batch.length);
+      // At least SCAN_BATCH rows, and all after them that are ready (from the index).
+      const [rowsText, latin1, utf16] = await scanner.take(start, start + SCAN_BATCH);
       const rows = JSON.parse(rowsText);
       signal?.throwIfAborted();
-      for (let i = 0; i < batch.length; i++) {
+      if (rows.length === 0) break;
+      for (let i = 0; i < rows.length; i++) {
+        // A progress callback may abort: stop at the next file, as the reference does.
+        if (i > 0) signal?.throwIfAborted();
+        const index = start + i;
         const row = rows[i];
         const info =
           row === null
             ? null
             : row === 0
-              ? await buildSessionInfoSlow(batch[i], signal)
-              : infoFromRow(batch[i], row, latin1, utf16);
-        results[start + i] = info;
-        onLoaded(info, start + i);
+              ? await buildSessionInfoSlow(paths[index], signal)
+              : infoFromRow(paths[index], row, latin1, utf16);
+        results[index] = info;
+        onLoaded(info, index);
       }
+      start += rows.length;
     }
   } finally {
     signal?.removeEventListener("abort", onAbort);
@@ -256,6 +262,8 @@ async function scanInfos(paths, onLoaded, signal) {
 async function listSessionsFromDir(dir, onProgress, signal) {
   signal?.throwIfAborted();
   if (!existsSync(dir)) return [];
+  // The index is read (decompressed) on another thread while this one lists and sorts.
+  binding.preloadIndex([dir]);
   try {
     const dirEntries = await readdir(dir);
     const files = dirEntries
@@ -333,6 +341,7 @@ async function listAll(sessionDirOrOnProgress, onProgressOrSignal, signal) {
     const dirs = entries
       .filter((entry) => entry.isDirectory() || entry.isSymbolicLink())
       .map((entry) => join(sessionsDir, entry.name));
+    binding.preloadIndex(dirs);
     const dirFiles = await mapWithConcurrency(
       dirs,
       MAX_CONCURRENT_SESSION_DISCOVERY_LOADS,

@@ -27,13 +27,14 @@ pub fn files_by_mtime(dir: &Path, limit: usize) -> Option<Vec<PathBuf>> {
 /// The `.jsonl` files of `dir`, in readdir order, whose header id is `id`
 /// (`header?.id === id`), with their header lines; `None` when the folder cannot be listed.
 pub fn headers_with_id(dir: &Path, id: &Key) -> Option<Vec<(PathBuf, String)>> {
-    // Names and stats come from one pipelined pass; headers of unchanged files from the cache.
+    // Names and stats come from one pipelined pass; headers of unchanged files from the
+    // listing index (its disk part too: a folder's headers are worth one read of it).
     let mut files = platform::jsonl_stats(dir).ok()?;
     // `readdir` order: libuv's scandir sorts names with `strcmp`, i.e. by bytes.
     files.sort_by(|a, b| name_bytes(&a.0).cmp(&name_bytes(&b.0)));
     let paths: Vec<(PathBuf, Option<FileStamp>)> = files.into_iter().map(|(n, st)| (dir.join(n), st)).collect();
     let found = listing::par_map(&paths, |(p, st)| {
-        let Ok(HeaderScan::Header(line)) = store::read_header_stamped(p, *st) else { return None };
+        let Ok(HeaderScan::Header(line)) = store::read_header_stamped(p, *st, true) else { return None };
         let sk = Skeleton::parse_line(line.as_bytes(), &mut 0)?;
         sk.id.strict_eq(id).then_some(line)
     });

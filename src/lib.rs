@@ -10,6 +10,7 @@ pub mod error;
 pub mod fuzz;
 pub mod json;
 pub mod lines;
+pub mod list_index;
 pub mod listing;
 pub mod migrate;
 pub mod platform;

@@ -424,7 +424,7 @@ impl Row {
     }
 
     /// Bytes held (for the cache's bound).
-    fn bytes(&self) -> usize {
+    pub(crate) fn bytes(&self) -> usize {
         match self {
             Row::Info { head, first, all, tail } => head.len() + first.bytes() + all.bytes() + tail.len(),
             _ => 1,
@@ -444,10 +444,13 @@ pub struct Rows {
     pub latin1: Vec<u8>,
     /// The other texts, end to end.
     pub utf16: Vec<u16>,
+    /// How many rows.
+    pub len: usize,
 }
 
 impl Rows {
     fn push(&mut self, row: &Row) {
+        self.len += 1;
         self.json.push(if self.json.is_empty() { '[' } else { ',' });
         match row {
             Row::Null => self.json.push_str("null"),
@@ -485,10 +488,13 @@ impl Rows {
 /// while the caller takes the rows of one batch after another (`take`), so listing a
 /// folder with progress costs about what one scan of all its files does.
 ///
-/// Rows are reused from a cache of files that have not changed since they were last
-/// scanned in this process: a session's `SessionInfo` depends only on its bytes, and
-/// `/resume` lists the same folders again and again. Keyed by path, file identity, size
-/// and mtime (taken before the file is read); at most 64 MiB of rows are kept.
+/// Rows of files that have not changed since they were last scanned come from the
+/// listing index (`list_index`): a session's `SessionInfo` depends only on its bytes, and
+/// `/resume` lists the same folders again and again, in this process and the next.
+///
+/// `paths` must be every session file of the folders they are in (as `list` and `listAll`
+/// pass them): when the last row is scanned, the index forgets the files of those folders
+/// that are not among them.
 pub struct Scanner {
     shared: std::sync::Arc<Shared>,
 }
@@ -497,6 +503,8 @@ struct Shared {
     paths: Vec<String>,
     /// The next path to scan.
     next: AtomicUsize,
+    /// Rows scanned: the last one writes the listing index (`list_index::finish_listing`).
+    done: AtomicUsize,
     state: std::sync::Mutex<State>,
     changed: std::sync::Condvar,
     abort: std::sync::Arc<AtomicBool>,
@@ -513,10 +521,12 @@ struct State {
     running: usize,
     /// The end of the furthest batch taken.
     taken: usize,
+    /// The listing index has been written (see `Scanner`).
+    indexed: bool,
 }
 
 /// Files the scan may run ahead of the batches taken.
-const LOOKAHEAD: usize = 256;
+const LOOKAHEAD: usize = 1024;
 
 impl Scanner {
     /// Starts scanning `paths`; `abort` stops the scan early (rows not scanned are `null`).
@@ -527,9 +537,15 @@ impl Scanner {
     fn start_with(paths: Vec<String>, abort: std::sync::Arc<AtomicBool>, lookahead: usize) -> Scanner {
         let wanted = std::thread::available_parallelism().map_or(2, |n| n.get()).clamp(1, 8).min(paths.len());
         let shared = std::sync::Arc::new(Shared {
-            state: std::sync::Mutex::new(State { rows: vec![None; paths.len()], running: wanted, taken: 0 }),
+            state: std::sync::Mutex::new(State {
+                rows: vec![None; paths.len()],
+                running: wanted,
+                taken: 0,
+                indexed: false,
+            }),
             paths,
             next: AtomicUsize::new(0),
+            done: AtomicUsize::new(0),
             changed: std::sync::Condvar::new(),
             abort,
             stop: AtomicBool::new(false),
@@ -553,8 +569,19 @@ impl Scanner {
     /// The rows of `range` (within the paths), waiting for them. After an abort the rows
     /// not scanned are `null`.
     pub fn take(&self, range: std::ops::Range<usize>) -> Rows {
+        self.take_from(range, false)
+    }
+
+    /// `take(range)`, and the rows after it that are ready too (rows from the listing index
+    /// are ready at once: a listing of unchanged files is one call, not one per batch).
+    pub fn take_ready(&self, range: std::ops::Range<usize>) -> Rows {
+        self.take_from(range, true)
+    }
+
+    fn take_from(&self, range: std::ops::Range<usize>, more: bool) -> Rows {
         let sh = &self.shared;
-        let end = range.end.min(sh.paths.len());
+        let len = sh.paths.len();
+        let end = range.end.min(len);
         let start = range.start.min(end);
         {
             let mut state = sh.lock();
@@ -565,14 +592,29 @@ impl Scanner {
             while sh.scan_next_before(end) {}
         }
         let mut state = sh.lock();
-        while state.rows[start..end].iter().any(Option::is_none) && state.running > 0 && !sh.cancelled() {
+        let stop = loop {
+            let gave_up = state.running == 0 || sh.cancelled();
+            if gave_up || state.rows[start..end].iter().all(Option::is_some) {
+                let mut stop = end;
+                while more && !gave_up && stop < len && state.rows[stop].is_some() {
+                    stop += 1;
+                }
+                // The last batch also waits for the index to be written: a process that
+                // exits right after its listing still leaves the index for the next one.
+                if gave_up || stop < len || state.indexed {
+                    break stop;
+                }
+            }
             state = sh.changed.wait(state).unwrap_or_else(|e| e.into_inner());
-        }
+        };
+        state.taken = state.taken.max(stop);
         let mut out = Rows::default();
-        for slot in &mut state.rows[start..end] {
+        for slot in &mut state.rows[start..stop] {
             // Taken: the batch's rows are not needed again, so their memory goes with them.
             out.push(slot.take().as_deref().unwrap_or(&Row::Null));
         }
+        drop(state);
+        sh.changed.notify_all();
         out.finish()
     }
 }
@@ -617,58 +659,38 @@ impl Shared {
             std::panic::catch_unwind(|| row_of(path, &self.abort)).unwrap_or_else(|_| std::sync::Arc::new(Row::Null));
         self.lock().rows[i] = Some(row);
         self.changed.notify_all();
+        if self.done.fetch_add(1, Ordering::AcqRel) + 1 == self.paths.len() {
+            if !self.cancelled() {
+                // The batches before the last are handed out meanwhile.
+                let _ = std::panic::catch_unwind(|| crate::list_index::finish_listing(&self.paths));
+            }
+            self.lock().indexed = true;
+            self.changed.notify_all();
+        }
         true
     }
 }
 
-type Stamp = (Option<(u64, u64)>, u64, u64);
-
-/// Rows of files scanned in this process (see `Scanner`), keyed by path.
-struct Cache {
-    rows: std::collections::HashMap<String, (Stamp, std::sync::Arc<Row>)>,
-    bytes: usize,
-}
-
-fn cache() -> std::sync::MutexGuard<'static, Cache> {
-    static CACHE: std::sync::OnceLock<std::sync::Mutex<Cache>> = std::sync::OnceLock::new();
-    CACHE
-        .get_or_init(|| std::sync::Mutex::new(Cache { rows: std::collections::HashMap::new(), bytes: 0 }))
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-}
-
-/// Forgets every cached row (the benchmark times listings with nothing cached).
+/// Forgets every row kept in memory (the benchmark times listings with nothing cached).
 pub fn clear_cache() {
-    let mut c = cache();
-    c.rows.clear();
-    c.bytes = 0;
+    crate::list_index::clear_memory();
 }
 
-/// The row of one file: cached, or scanned (and cached unless the scan was aborted).
+/// The row of one file: from the listing index (see `list_index`), or scanned (and
+/// recorded there, with its header, unless the scan was aborted).
 fn row_of(path: &str, abort: &AtomicBool) -> std::sync::Arc<Row> {
-    use std::sync::Arc;
-    const MAX_BYTES: usize = 64 << 20;
-    let stamp: Option<Stamp> = fs::metadata(path)
-        .ok()
-        .filter(|m| crate::platform::file_id(m).is_some())
-        .map(|m| (crate::platform::file_id(&m), m.len(), crate::platform::mtime_ms(&m).to_bits()));
-    if let Some(stamp) = stamp
-        && let Some((s, row)) = cache().rows.get(path)
-        && *s == stamp
-    {
-        return row.clone();
+    use crate::platform::FileStamp;
+    let path = Path::new(path);
+    let before = fs::metadata(path).ok().map(|m| FileStamp::of(&m));
+    if let Some(row) = before.as_ref().and_then(|st| crate::list_index::row(path, st)) {
+        return row;
     }
-    let row = Arc::new(Row::new(&scan_info(Path::new(path), abort)));
-    if let (false, Some(stamp)) = (abort.load(Ordering::Relaxed), stamp) {
-        let size = row.bytes();
-        let mut c = cache();
-        if c.bytes + size > MAX_BYTES {
-            c.rows.clear();
-            c.bytes = 0;
-        }
-        c.bytes += size;
-        if let Some((_, old)) = c.rows.insert(path.to_owned(), (stamp, row.clone())) {
-            c.bytes -= old.bytes();
+    let row = std::sync::Arc::new(Row::new(&scan_info(path, abort)));
+    if let (false, Some(before)) = (abort.load(Ordering::Relaxed), before) {
+        // The header too: discovery (`findById`) then reads no file the listing has seen.
+        let header = crate::store::read_header(path).ok();
+        if let Some(after) = fs::metadata(path).ok().map(|m| FileStamp::of(&m)) {
+            crate::list_index::record(path, &before, &after, Some(row.clone()), header.as_ref());
         }
     }
     row

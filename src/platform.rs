@@ -101,17 +101,54 @@ pub fn mtime_ms(meta: &Metadata) -> f64 {
 }
 
 /// What a stat tells about a file: its identity (device, inode; `None` where not
-/// available), size and `mtimeMs`.
+/// available), size and `mtimeMs`, and its whole state where the platform has one.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct FileStamp {
     pub id: Option<(u64, u64)>,
     pub size: u64,
     pub mtime_ms: f64,
+    pub state: Option<FileState>,
 }
 
 impl FileStamp {
     pub fn of(meta: &Metadata) -> FileStamp {
-        FileStamp { id: file_id(meta), size: meta.len(), mtime_ms: mtime_ms(meta) }
+        FileStamp { id: file_id(meta), size: meta.len(), mtime_ms: mtime_ms(meta), state: FileState::of(meta) }
+    }
+}
+
+/// A file's identity and state to the nanosecond: device, inode, size, mtime and ctime
+/// (`(seconds, nanoseconds)`). Any write, truncation, replacement or rename over the
+/// path changes at least one of them; ctime also catches a same-size rewrite whose mtime
+/// was set back (`utimes` sets ctime to now). `None` off Unix: Windows has no stable
+/// file identity in `std`, so what depends on it (the persistent listing index) is off there.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct FileState {
+    pub dev: u64,
+    pub ino: u64,
+    pub size: u64,
+    pub mtime: (i64, u32),
+    pub ctime: (i64, u32),
+}
+
+impl FileState {
+    pub fn of(meta: &Metadata) -> Option<FileState> {
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::MetadataExt;
+            // `as`: the nanosecond fields are i64 but always in 0..1e9.
+            Some(FileState {
+                dev: meta.dev(),
+                ino: meta.ino(),
+                size: meta.size(),
+                mtime: (meta.mtime(), meta.mtime_nsec() as u32),
+                ctime: (meta.ctime(), meta.ctime_nsec() as u32),
+            })
+        }
+        #[cfg(not(unix))]
+        {
+            let _ = meta;
+            None
+        }
     }
 }
 
@@ -194,10 +231,18 @@ fn stat_in(dir: &std::path::Path) -> io::Result<impl Fn(&OsStr) -> Option<FileSt
             let st = unsafe { st.assume_init() };
             // `as` widens: the field types differ between Unix targets.
             #[allow(clippy::unnecessary_cast, clippy::useless_conversion)]
-            Some(FileStamp {
-                id: Some((st.st_dev as u64, st.st_ino as u64)),
+            let state = FileState {
+                dev: st.st_dev as u64,
+                ino: st.st_ino as u64,
                 size: st.st_size as u64,
+                mtime: (st.st_mtime as i64, st.st_mtime_nsec as u32),
+                ctime: (st.st_ctime as i64, st.st_ctime_nsec as u32),
+            };
+            Some(FileStamp {
+                id: Some((state.dev, state.ino)),
+                size: state.size,
                 mtime_ms: st.st_mtime as f64 * 1000.0 + st.st_mtime_nsec as f64 / 1_000_000.0,
+                state: Some(state),
             })
         })
     }

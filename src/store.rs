@@ -273,45 +273,23 @@ pub fn read_header(path: &Path) -> Result<HeaderScan> {
     Ok(header_candidate(&buf[line_start..]).unwrap_or(HeaderScan::NotHeader))
 }
 
-/// `read_header` with a process-wide cache keyed by the file's identity, size and mtime: a
-/// session's header never changes while its file does not, and discovery (`findById`,
-/// `continueRecent`) re-reads the same folders. A cache hit costs one `stat`.
+/// `read_header` through the listing index (`list_index`): a session's header never
+/// changes while its file does not, and discovery (`findById`, `continueRecent`) re-reads
+/// the same folders. A hit costs one `stat`.
 pub fn read_header_cached(path: &Path) -> Result<HeaderScan> {
-    read_header_stamped(path, fs::metadata(path).ok().map(|m| platform::FileStamp::of(&m)))
+    read_header_stamped(path, fs::metadata(path).ok().map(|m| platform::FileStamp::of(&m)), false)
 }
 
-/// `read_header_cached` with the file's stat already taken (`None`: it failed).
-pub fn read_header_stamped(path: &Path, stat: Option<platform::FileStamp>) -> Result<HeaderScan> {
-    use std::collections::HashMap;
-    use std::sync::{Mutex, OnceLock};
-    /// File identity, size and mtime (as f64 bits).
-    type Stamp = (Option<(u64, u64)>, u64, u64);
-    /// Path → its stamp and header line (`None`: not a session header).
-    type Cache = Mutex<HashMap<PathBuf, (Stamp, Option<String>)>>;
-    static CACHE: OnceLock<Cache> = OnceLock::new();
-    const MAX_ENTRIES: usize = 50_000;
-    let cache = CACHE.get_or_init(|| Mutex::new(HashMap::new()));
-    let stamp = stat.filter(|st| st.id.is_some()).map(|st| (st.id, st.size, st.mtime_ms.to_bits()));
-    if let Some(stamp) = stamp {
-        let map = cache.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some((_, header)) = map.get(path).filter(|(s, _)| *s == stamp) {
-            return Ok(header.clone().map_or(HeaderScan::NotHeader, HeaderScan::Header));
-        }
+/// `read_header_cached` with the file's stat already taken (`None`: it failed). `load`: read
+/// the folder's disk index first if this process has not (worth it for a whole folder).
+pub fn read_header_stamped(path: &Path, stat: Option<platform::FileStamp>, load: bool) -> Result<HeaderScan> {
+    use crate::list_index;
+    if let Some(found) = stat.as_ref().and_then(|st| list_index::header(path, st, load)) {
+        return Ok(found);
     }
     let scan = read_header(path)?;
-    if let Some(stamp) = stamp {
-        let cached = match &scan {
-            HeaderScan::Header(h) => Some(Some(h.clone())),
-            HeaderScan::NotHeader => Some(None),
-            HeaderScan::LimitExceeded => None,
-        };
-        if let Some(c) = cached {
-            let mut map = cache.lock().unwrap_or_else(|e| e.into_inner());
-            if map.len() >= MAX_ENTRIES {
-                map.clear();
-            }
-            map.insert(path.to_path_buf(), (stamp, c));
-        }
+    if let (Some(before), Some(after)) = (stat, fs::metadata(path).ok().map(|m| platform::FileStamp::of(&m))) {
+        list_index::record(path, &before, &after, None, Some(&scan));
     }
     Ok(scan)
 }

@@ -4,6 +4,8 @@ import { afterAll } from "vitest";
 import { makeTempRoot, removeTempRoots } from "./tmp.mjs";
 
 process.env.PI_CODING_AGENT_DIR = makeTempRoot("agent");
+// The listing index too (it would go to the user's cache dir).
+process.env.PI_SESSION_NATIVE_INDEX_DIR = makeTempRoot("index");
 
 // scripts/arm64.mjs: the tests run on the architecture they were meant for (the loader picks
 // the addon built for process.arch).

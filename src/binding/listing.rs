@@ -52,7 +52,8 @@ impl InfoScanner {
         InfoScanner { scanner: Arc::new(listing::Scanner::start(paths, abort.flag.clone())) }
     }
 
-    /// The rows of paths `start..end` (see `listing::Rows`), off the main thread.
+    /// The rows of paths `start..end` and of those after it that are ready too (see
+    /// `listing::Scanner::take_ready`, `listing::Rows`), off the main thread.
     #[napi(ts_return_type = "Promise<[string, string | null, string | null]>")]
     pub fn take(&self, start: u32, end: u32) -> AsyncTask<ScanTake> {
         AsyncTask::new(ScanTake { scanner: self.scanner.clone(), start: start as usize, end: end as usize })
@@ -70,7 +71,7 @@ impl Task for ScanTake {
     type JsValue = ScanJs;
 
     fn compute(&mut self) -> Result<listing::Rows> {
-        guard(|| Ok(self.scanner.take(self.start..self.end)))
+        guard(|| Ok(self.scanner.take_ready(self.start..self.end)))
     }
 
     fn resolve(&mut self, _env: Env, output: listing::Rows) -> Result<ScanJs> {
@@ -100,7 +101,7 @@ impl TypeName for ScanJs {
 
 impl ToNapiValue for ScanJs {
     unsafe fn to_napi_value(env: napi::sys::napi_env, val: Self) -> Result<napi::sys::napi_value> {
-        let listing::Rows { json, latin1, utf16 } = val.0;
+        let listing::Rows { json, latin1, utf16, .. } = val.0;
         // SAFETY: Node-API calls on the current env (this conversion's contract).
         unsafe {
             let null = js_null(env)?;
@@ -114,6 +115,13 @@ impl ToNapiValue for ScanJs {
             js_array(env, &out)
         }
     }
+}
+
+/// Starts reading the listing index of `dirs` in the background (see `list_index::preload`),
+/// while the facade reads and sorts the folders.
+#[napi]
+pub fn preload_index(dirs: Vec<String>) {
+    crate::list_index::preload(dirs.into_iter().map(std::path::PathBuf::from).collect());
 }
 
 /// `stat(path).mtimeMs` per path; NaN where stat fails.

@@ -1,0 +1,925 @@
+//! The listing index: what `list`/`listAll` need of each session file (its `SessionInfo`
+//! row) and what discovery needs (its header line), kept in memory for this process and
+//! on disk for the next one. A fresh `pi --resume` then stats each file and reads one small
+//! file per folder instead of every byte of every session.
+//!
+//! It can never give a wrong answer, by three rules:
+//! 1. **A row is used only for the file state it was made from.** Each row carries the
+//!    file's device, inode, size, mtime and ctime to the nanosecond ([`FileState`]); a
+//!    lookup with any other state misses, and the file is scanned again.
+//! 2. **A row is recorded only when that state is settled.** The file is stat'ed before
+//!    and after it is read, and the row is kept only when both agree and the file's ctime
+//!    is more than [`SETTLE_NS`] in the past: a change within the same timestamp tick
+//!    would otherwise leave the state as it was (the "racy git" problem). The file being
+//!    written right now is simply scanned each time.
+//! 3. **An index file is trusted whole or not at all.** It is read only when its magic,
+//!    format version, producer version, folder path and owner match, and its zstd frame
+//!    decodes with a valid checksum to exactly the recorded length, and every record
+//!    parses within bounds. Anything else (missing, damaged, truncated, another version,
+//!    another user's file) is ignored and rebuilt. Writes go to a temp file renamed over
+//!    the old one, so a reader sees one whole index or the previous one; when two processes
+//!    list at once the last rename wins, and either index holds only rule-1 rows.
+//!
+//! A folder's index is `<cache dir>/<hash of the folder path>.idx`; see [`index_dir`].
+//! Failing to write it (read-only, full disk) costs speed, never an answer.
+
+use std::collections::HashMap;
+use std::ffi::OsString;
+use std::fs;
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
+
+use crate::json::Decoded;
+use crate::listing::Row;
+use crate::platform::{FileStamp, FileState};
+use crate::store::HeaderScan;
+
+/// How long after its last change (ctime) a file's row may be recorded: longer than any
+/// file system's timestamp granularity, with room for some clock skew. Tests shorten it
+/// with `PI_SESSION_NATIVE_INDEX_SETTLE_MS` (a file's ctime cannot be set back).
+pub const SETTLE_NS: i128 = 2_000_000_000;
+
+/// The in-memory rows kept between listings, over all folders (the disk index keeps all).
+const MAX_MEMORY_BYTES: usize = 64 << 20;
+
+const MAGIC: &[u8; 8] = b"PSNLIDX\0";
+const FORMAT: u32 = 1;
+/// A different build may scan differently: its index is not ours to trust.
+const PRODUCER: &str = concat!("pi-session-native ", env!("CARGO_PKG_VERSION"));
+const ZSTD_LEVEL: i32 = 3;
+/// A damaged length must not make a reader allocate without bound.
+const MAX_RAW_BYTES: u64 = 4 << 30;
+
+/// What is known of one file, for one state of it.
+#[derive(Clone, Debug)]
+struct Entry {
+    state: FileState,
+    row: Option<Arc<Row>>,
+    /// The header scan (`None`: not made).
+    header: Option<Head>,
+}
+
+/// A `HeaderScan` as kept: it depends only on the file's bytes, like the row.
+#[derive(Clone, Debug)]
+enum Head {
+    Line(Arc<str>),
+    NotHeader,
+    LimitExceeded,
+}
+
+impl Head {
+    fn of(scan: &HeaderScan) -> Head {
+        match scan {
+            HeaderScan::Header(l) => Head::Line(Arc::from(l.as_str())),
+            HeaderScan::NotHeader => Head::NotHeader,
+            HeaderScan::LimitExceeded => Head::LimitExceeded,
+        }
+    }
+
+    fn scan(&self) -> HeaderScan {
+        match self {
+            Head::Line(l) => HeaderScan::Header(l.to_string()),
+            Head::NotHeader => HeaderScan::NotHeader,
+            Head::LimitExceeded => HeaderScan::LimitExceeded,
+        }
+    }
+
+    fn bytes(&self) -> usize {
+        if let Head::Line(l) = self { l.len() } else { 0 }
+    }
+}
+
+impl Entry {
+    fn bytes(&self) -> usize {
+        64 + self.row.as_ref().map_or(0, |r| r.bytes()) + self.header.as_ref().map_or(0, Head::bytes)
+    }
+}
+
+/// One folder's entries, by file name.
+#[derive(Default)]
+struct Folder {
+    entries: HashMap<OsString, Entry>,
+    /// Its disk index was read in this process (or there was none to read).
+    loaded: bool,
+    /// Entries changed since the disk index was read or written.
+    dirty: bool,
+    bytes: usize,
+    /// Held while the disk index is read.
+    gate: Arc<Mutex<()>>,
+}
+
+impl Folder {
+    fn insert(&mut self, name: OsString, entry: Entry) {
+        self.bytes += entry.bytes();
+        if let Some(old) = self.entries.insert(name, entry) {
+            self.bytes -= old.bytes();
+        }
+        self.dirty = true;
+    }
+}
+
+fn folders() -> MutexGuard<'static, HashMap<PathBuf, Folder>> {
+    static FOLDERS: OnceLock<Mutex<HashMap<PathBuf, Folder>>> = OnceLock::new();
+    FOLDERS.get_or_init(|| Mutex::new(HashMap::new())).lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// A path's folder (absolute: the same folder from another working directory is the
+/// same index) and file name.
+fn split(path: &Path) -> Option<(PathBuf, OsString)> {
+    let folder = path.parent()?;
+    let folder = if folder.is_absolute() { folder.to_path_buf() } else { std::path::absolute(folder).ok()? };
+    Some((folder, path.file_name()?.to_os_string()))
+}
+
+/// Where the disk index lives: `PI_SESSION_NATIVE_INDEX_DIR`, else the OS cache folder
+/// (`$XDG_CACHE_HOME` or `~/.cache` on Linux, `~/Library/Caches` on macOS, `%LOCALAPPDATA%`
+/// on Windows) joined with `pi-session-native`. `None` when `PI_SESSION_NATIVE_INDEX=0` or
+/// no such folder is known: the in-memory rows still work.
+pub fn index_dir() -> Option<PathBuf> {
+    let var = |k: &str| std::env::var_os(k).filter(|v| !v.is_empty());
+    if var("PI_SESSION_NATIVE_INDEX").is_some_and(|v| v == "0") {
+        return None;
+    }
+    if let Some(dir) = var("PI_SESSION_NATIVE_INDEX_DIR") {
+        return Some(PathBuf::from(dir));
+    }
+    if cfg!(test) {
+        // Unit tests never write to the user's cache.
+        return Some(std::env::temp_dir().join(format!("psn-index-test-{}", std::process::id())));
+    }
+    let absolute = |v: OsString| Some(PathBuf::from(v)).filter(|p| p.is_absolute());
+    let base = if cfg!(windows) {
+        var("LOCALAPPDATA").and_then(absolute)
+    } else if cfg!(target_os = "macos") {
+        var("HOME").and_then(absolute).map(|h| h.join("Library").join("Caches"))
+    } else {
+        var("XDG_CACHE_HOME").and_then(absolute).or_else(|| var("HOME").and_then(absolute).map(|h| h.join(".cache")))
+    };
+    base.map(|b| b.join("pi-session-native"))
+}
+
+/// The index file of `folder` inside `dir`; `None` when `dir` is the folder or inside it
+/// (the index never goes where pi and other tools look for sessions).
+fn index_file(dir: &Path, folder: &Path) -> Option<PathBuf> {
+    if dir.starts_with(folder) {
+        return None;
+    }
+    // FNV-1a: stable across builds and platforms (the folder path inside the file
+    // settles collisions).
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for &b in crate::platform::name_bytes(folder.as_os_str()).iter() {
+        h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+    }
+    Some(dir.join(format!("{h:016x}.idx")))
+}
+
+/// Unit tests settle files at once (`-1`: as configured).
+#[cfg(test)]
+static TEST_SETTLE_NS: std::sync::atomic::AtomicI64 = std::sync::atomic::AtomicI64::new(-1);
+
+fn settle_ns() -> i128 {
+    #[cfg(test)]
+    if let n @ 0.. = TEST_SETTLE_NS.load(std::sync::atomic::Ordering::Relaxed) {
+        return i128::from(n);
+    }
+    std::env::var("PI_SESSION_NATIVE_INDEX_SETTLE_MS")
+        .ok()
+        .and_then(|v| v.parse::<i128>().ok())
+        .map_or(SETTLE_NS, |ms| ms * 1_000_000)
+}
+
+fn settled(state: &FileState) -> bool {
+    let settle = settle_ns();
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as i128);
+    let ctime = i128::from(state.ctime.0) * 1_000_000_000 + i128::from(state.ctime.1);
+    now - ctime > settle
+}
+
+/// Runs `f` on the entry of `path` if it has `state`, reading the folder's disk index
+/// first when `load` and this process has not read it yet.
+fn with_entry<R>(path: &Path, state: &FileState, load: bool, f: impl FnOnce(&Entry) -> Option<R>) -> Option<R> {
+    let (folder, name) = split(path)?;
+    if load {
+        ensure_loaded(&folder);
+    }
+    folders().get(&folder)?.entries.get(&name).filter(|e| e.state == *state).and_then(f)
+}
+
+/// Reads `folder`'s disk index into memory unless this process has. One thread reads a
+/// folder's index while others that need it wait; not under the global lock, so other
+/// folders' indexes are read at the same time.
+fn ensure_loaded(folder: &Path) {
+    let gate = {
+        let mut all = folders();
+        if all.get(folder).is_some_and(|f| f.loaded) {
+            return;
+        }
+        all.entry(folder.to_path_buf()).or_default().gate.clone()
+    };
+    let _reading = gate.lock().unwrap_or_else(|e| e.into_inner());
+    if folders().get(folder).is_some_and(|f| f.loaded) {
+        return;
+    }
+    let read = index_dir().and_then(|d| index_file(&d, folder)).and_then(|f| read_index(&f, folder));
+    let mut all = folders();
+    let slot = all.entry(folder.to_path_buf()).or_default();
+    slot.loaded = true;
+    for (name, entry) in read.unwrap_or_default() {
+        // Entries made in this process meanwhile are as good, and newer.
+        if !slot.entries.contains_key(&name) {
+            slot.bytes += entry.bytes();
+            slot.entries.insert(name, entry);
+        }
+    }
+}
+
+/// Starts reading the disk indexes of `folders` on a thread of its own, so that a listing
+/// finds them read (or being read) when its scan starts: the caller lists the folders
+/// meanwhile.
+pub fn preload(folders: Vec<PathBuf>) {
+    if index_dir().is_none() {
+        return;
+    }
+    let spawned = std::thread::Builder::new().name("pi-session-index".into()).spawn(move || {
+        for f in folders {
+            let f = if f.is_absolute() { f } else { std::path::absolute(&f).unwrap_or(f) };
+            let _ = std::panic::catch_unwind(|| ensure_loaded(&f));
+        }
+    });
+    // Without a thread the scan reads the index itself.
+    drop(spawned);
+}
+
+/// The listing row of `path` in `stamp`'s state, if known (from memory, or the folder's
+/// disk index, which is read once per process).
+pub fn row(path: &Path, stamp: &FileStamp) -> Option<Arc<Row>> {
+    with_entry(path, stamp.state.as_ref()?, true, |e| e.row.clone())
+}
+
+/// The header scan of `path` in `stamp`'s state, if known. `load`: read the folder's disk
+/// index if this process has not (worth it when many headers of one folder are wanted).
+pub fn header(path: &Path, stamp: &FileStamp, load: bool) -> Option<HeaderScan> {
+    with_entry(path, stamp.state.as_ref()?, load, |e| e.header.as_ref().map(Head::scan))
+}
+
+/// Records what was found of `path`, read while its state was `before` and found `after`
+/// (rule 2: kept only when both agree and the state is settled). Known parts of an entry
+/// for the same state are kept.
+pub fn record(path: &Path, before: &FileStamp, after: &FileStamp, row: Option<Arc<Row>>, header: Option<&HeaderScan>) {
+    let (Some(state), Some((folder, name))) = (before.state, split(path)) else { return };
+    if after.state != Some(state) || !settled(&state) {
+        return;
+    }
+    let header = header.map(Head::of);
+    let mut all = folders();
+    let slot = all.entry(folder).or_default();
+    let mut entry = match slot.entries.get(&name) {
+        Some(old) if old.state == state => old.clone(),
+        _ => Entry { state, row: None, header: None },
+    };
+    let changed = (row.is_some() && entry.row.is_none()) || (header.is_some() && entry.header.is_none());
+    if !changed {
+        return;
+    }
+    if row.is_some() {
+        entry.row = row;
+    }
+    if header.is_some() {
+        entry.header = header;
+    }
+    slot.insert(name, entry);
+}
+
+/// After a listing of every session file of some folders (`paths`: all of them, no
+/// others of those folders): drops entries of files that are gone and writes each changed
+/// folder's disk index.
+pub fn finish_listing(paths: &[String]) {
+    let mut present: HashMap<PathBuf, std::collections::HashSet<OsString>> = HashMap::new();
+    for p in paths {
+        if let Some((folder, name)) = split(Path::new(p)) {
+            present.entry(folder).or_default().insert(name);
+        }
+    }
+    let dir = index_dir();
+    for (folder, names) in present {
+        let snapshot = {
+            let mut all = folders();
+            let Some(slot) = all.get_mut(&folder) else { continue };
+            let before = slot.entries.len();
+            slot.entries.retain(|n, _| names.contains(n));
+            if slot.entries.len() != before {
+                slot.dirty = true;
+                slot.bytes = slot.entries.values().map(Entry::bytes).sum();
+            }
+            if !slot.dirty {
+                continue;
+            }
+            slot.dirty = false;
+            let mut entries: Vec<(OsString, Entry)> =
+                slot.entries.iter().map(|(n, e)| (n.clone(), e.clone())).collect();
+            entries.sort_by(|a, b| a.0.cmp(&b.0));
+            entries
+        };
+        if let Some(file) = dir.as_deref().and_then(|d| index_file(d, &folder)) {
+            // Speed only: an index that cannot be written is read from the files next time.
+            let _ = write_index(&file, &folder, &snapshot);
+        }
+    }
+    let mut all = folders();
+    if all.values().map(|f| f.bytes).sum::<usize>() > MAX_MEMORY_BYTES {
+        // The disk index has them: the next listing reads it again.
+        all.retain(|_, f| f.dirty);
+    }
+}
+
+/// Forgets every in-memory entry (the benchmark times listings with nothing cached, or
+/// with the disk index only, as a fresh process has).
+pub fn clear_memory() {
+    folders().clear();
+}
+
+// -----------------------------------------------------------------------------
+// The file format. All integers little-endian.
+//
+//   magic "PSNLIDX\0" | format u32 | producer: u16 len + bytes | folder: u32 len + bytes
+//   | frame count u32 | per frame: raw length u64, compressed length u64 | the frames
+//
+// Each frame is one zstd frame with a content checksum, of about `FRAME_BYTES` of records
+// (frames are compressed and decompressed in parallel; smaller ones also decompress faster
+// in cache). A frame's records: count u32, then per file:
+//   name: u32 len + bytes | dev u64 | ino u64 | size u64 | mtime i64 + u32 ns
+//   | ctime i64 + u32 ns
+//   | header: u8 0 unknown / 1 not a header / 2 header + str / 3 none in the first MiB
+//   | row: u8 0 unknown / 1 null / 2 fallback / 3 info + str head + text first
+//     + text all + str tail
+//   str: u32 byte length + UTF-8; text: u8 0 Latin-1 / 1 UTF-16 + u32 byte length + the
+//   Latin-1 bytes, or the UTF-16 units as WTF-8 (half the bytes of UTF-16 for the mostly
+//   ASCII texts of sessions, so half the decompression).
+
+const FRAME_BYTES: usize = 1 << 20;
+
+fn put_u32(out: &mut Vec<u8>, v: usize) {
+    out.extend_from_slice(&(v as u32).to_le_bytes());
+}
+
+fn put_bytes(out: &mut Vec<u8>, b: &[u8]) {
+    put_u32(out, b.len());
+    out.extend_from_slice(b);
+}
+
+fn put_text(out: &mut Vec<u8>, t: &Decoded) {
+    match t {
+        Decoded::Latin1(b) => {
+            out.push(0);
+            put_bytes(out, b);
+        }
+        Decoded::Utf16(u) => {
+            out.push(1);
+            let at = out.len();
+            put_u32(out, 0);
+            crate::text::utf16_to_wtf8(u, out);
+            let len = out.len() - at - 4;
+            out[at..at + 4].copy_from_slice(&(len as u32).to_le_bytes());
+        }
+    }
+}
+
+fn put_entry(raw: &mut Vec<u8>, name: &OsString, e: &Entry) {
+    put_bytes(raw, &crate::platform::name_bytes(name));
+    let s = &e.state;
+    for v in [s.dev, s.ino, s.size] {
+        raw.extend_from_slice(&v.to_le_bytes());
+    }
+    for (sec, ns) in [s.mtime, s.ctime] {
+        raw.extend_from_slice(&sec.to_le_bytes());
+        raw.extend_from_slice(&ns.to_le_bytes());
+    }
+    match &e.header {
+        None => raw.push(0),
+        Some(Head::NotHeader) => raw.push(1),
+        Some(Head::Line(line)) => {
+            raw.push(2);
+            put_bytes(raw, line.as_bytes());
+        }
+        Some(Head::LimitExceeded) => raw.push(3),
+    }
+    match e.row.as_deref() {
+        None => raw.push(0),
+        Some(Row::Null) => raw.push(1),
+        Some(Row::Fallback) => raw.push(2),
+        Some(Row::Info { head, first, all, tail }) => {
+            raw.push(3);
+            put_bytes(raw, head.as_bytes());
+            put_text(raw, first);
+            put_text(raw, all);
+            put_bytes(raw, tail.as_bytes());
+        }
+    }
+}
+
+/// `f` over a few heavy `items` (frames) on up to `available_parallelism` threads, each
+/// taking the next item when it is done; results in order.
+fn parallel<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let threads = std::thread::available_parallelism().map_or(2, |n| n.get()).clamp(1, 8).min(items.len());
+    if threads <= 1 {
+        return items.iter().map(f).collect();
+    }
+    let next = AtomicUsize::new(0);
+    let slots: Vec<Mutex<Option<R>>> = items.iter().map(|_| Mutex::new(None)).collect();
+    std::thread::scope(|s| {
+        for _ in 0..threads {
+            s.spawn(|| {
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(item) = items.get(i) else { break };
+                    let r = f(item);
+                    *slots[i].lock().unwrap_or_else(|e| e.into_inner()) = Some(r);
+                }
+            });
+        }
+    });
+    slots.into_iter().map(|m| m.into_inner().unwrap_or_else(|e| e.into_inner()).expect("every item is done")).collect()
+}
+
+fn encode(folder: &Path, entries: &[(OsString, Entry)]) -> std::io::Result<Vec<u8>> {
+    // Records into frames of about FRAME_BYTES.
+    let mut frames: Vec<Vec<u8>> = Vec::new();
+    let mut counts: Vec<usize> = Vec::new();
+    for (name, e) in entries {
+        if frames.last().is_none_or(|f| f.len() >= FRAME_BYTES) {
+            frames.push(vec![0; 4]);
+            counts.push(0);
+        }
+        let (raw, n) = (frames.last_mut().expect("a frame"), counts.last_mut().expect("a count"));
+        put_entry(raw, name, e);
+        *n += 1;
+    }
+    for (raw, n) in frames.iter_mut().zip(&counts) {
+        raw[..4].copy_from_slice(&(*n as u32).to_le_bytes());
+    }
+    let compressed = parallel(&frames, |raw| -> std::io::Result<Vec<u8>> {
+        let mut enc = zstd::Encoder::new(Vec::with_capacity(raw.len() / 4), ZSTD_LEVEL)?;
+        enc.include_checksum(true)?;
+        enc.set_pledged_src_size(Some(raw.len() as u64))?;
+        enc.write_all(raw)?;
+        enc.finish()
+    });
+    let mut out = Vec::new();
+    out.extend_from_slice(MAGIC);
+    out.extend_from_slice(&FORMAT.to_le_bytes());
+    out.extend_from_slice(&(PRODUCER.len() as u16).to_le_bytes());
+    out.extend_from_slice(PRODUCER.as_bytes());
+    put_bytes(&mut out, &crate::platform::name_bytes(folder.as_os_str()));
+    put_u32(&mut out, frames.len());
+    let compressed = compressed.into_iter().collect::<std::io::Result<Vec<_>>>()?;
+    for (raw, z) in frames.iter().zip(&compressed) {
+        out.extend_from_slice(&(raw.len() as u64).to_le_bytes());
+        out.extend_from_slice(&(z.len() as u64).to_le_bytes());
+    }
+    for z in &compressed {
+        out.extend_from_slice(z);
+    }
+    Ok(out)
+}
+
+/// A bounds-checked reader: every `None` means a damaged index.
+struct Cursor<'a>(&'a [u8]);
+
+impl<'a> Cursor<'a> {
+    fn take(&mut self, n: usize) -> Option<&'a [u8]> {
+        if n > self.0.len() {
+            return None;
+        }
+        let (head, rest) = self.0.split_at(n);
+        self.0 = rest;
+        Some(head)
+    }
+    fn array<const N: usize>(&mut self) -> Option<[u8; N]> {
+        self.take(N)?.try_into().ok()
+    }
+    fn u8(&mut self) -> Option<u8> {
+        Some(self.array::<1>()?[0])
+    }
+    fn u32(&mut self) -> Option<usize> {
+        Some(u32::from_le_bytes(self.array()?) as usize)
+    }
+    fn u64(&mut self) -> Option<u64> {
+        Some(u64::from_le_bytes(self.array()?))
+    }
+    fn i64(&mut self) -> Option<i64> {
+        Some(i64::from_le_bytes(self.array()?))
+    }
+    fn bytes(&mut self) -> Option<&'a [u8]> {
+        let n = self.u32()?;
+        self.take(n)
+    }
+    fn str(&mut self) -> Option<String> {
+        String::from_utf8(self.bytes()?.to_vec()).ok()
+    }
+    fn text(&mut self) -> Option<Decoded> {
+        match self.u8()? {
+            0 => Some(Decoded::Latin1(self.bytes()?.to_vec())),
+            1 => {
+                let mut units = Vec::new();
+                crate::text::wtf8_to_utf16(self.bytes()?, &mut units)?;
+                Some(Decoded::Utf16(units))
+            }
+            _ => None,
+        }
+    }
+}
+
+fn os_name(b: &[u8]) -> Option<OsString> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        Some(std::ffi::OsStr::from_bytes(b).to_os_string())
+    }
+    #[cfg(not(unix))]
+    {
+        String::from_utf8(b.to_vec()).ok().map(OsString::from)
+    }
+}
+
+fn decode(bytes: &[u8], folder: &Path) -> Option<Vec<(OsString, Entry)>> {
+    let mut c = Cursor(bytes);
+    if c.take(8)? != MAGIC || u32::from_le_bytes(c.array()?) != FORMAT {
+        return None;
+    }
+    let producer_len = u16::from_le_bytes(c.array()?) as usize;
+    if c.take(producer_len)? != PRODUCER.as_bytes() {
+        return None;
+    }
+    if c.bytes()? != &*crate::platform::name_bytes(folder.as_os_str()) {
+        return None;
+    }
+    let count = c.u32()?;
+    let mut sizes = Vec::with_capacity(count.min(c.0.len() / 16));
+    for _ in 0..count {
+        sizes.push((c.u64()?, c.u64()?));
+    }
+    // The frames, end to end, to the end of the file.
+    let mut frames = Vec::with_capacity(sizes.len());
+    for &(raw, z) in &sizes {
+        frames.push((raw, c.take(usize::try_from(z).ok()?)?));
+    }
+    if !c.0.is_empty() || sizes.iter().map(|s| s.0).sum::<u64>() > MAX_RAW_BYTES {
+        return None;
+    }
+    let decoded = parallel(&frames, |&(raw_len, frame)| decode_frame(frame, raw_len));
+    let mut out = Vec::new();
+    for part in decoded {
+        out.extend(part?);
+    }
+    Some(out)
+}
+
+fn decode_frame(frame: &[u8], raw_len: u64) -> Option<Vec<(OsString, Entry)>> {
+    // Exactly one frame, announcing that length and carrying a content checksum
+    // (Frame_Header_Descriptor bit 2), which the decoder verifies.
+    if frame.len() < 5
+        || frame[4] & 0x04 == 0
+        || zstd::zstd_safe::find_frame_compressed_size(frame).ok()? != frame.len()
+        || zstd::zstd_safe::get_frame_content_size(frame).ok()? != Some(raw_len)
+    {
+        return None;
+    }
+    let raw = zstd::bulk::decompress(frame, raw_len as usize).ok()?;
+    if raw.len() as u64 != raw_len {
+        return None;
+    }
+    let mut r = Cursor(&raw);
+    let count = r.u32()?;
+    let mut out = Vec::with_capacity(count.min(raw.len() / 40));
+    for _ in 0..count {
+        let name = os_name(r.bytes()?)?;
+        let (dev, ino, size) = (r.u64()?, r.u64()?, r.u64()?);
+        let mtime = (r.i64()?, r.u32()? as u32);
+        let ctime = (r.i64()?, r.u32()? as u32);
+        let header = match r.u8()? {
+            0 => None,
+            1 => Some(Head::NotHeader),
+            2 => Some(Head::Line(Arc::from(r.str()?.as_str()))),
+            3 => Some(Head::LimitExceeded),
+            _ => return None,
+        };
+        let row = match r.u8()? {
+            0 => None,
+            1 => Some(Row::Null),
+            2 => Some(Row::Fallback),
+            3 => Some(Row::Info { head: r.str()?, first: r.text()?, all: r.text()?, tail: r.str()? }),
+            _ => return None,
+        };
+        let state = FileState { dev, ino, size, mtime, ctime };
+        out.push((name, Entry { state, row: row.map(Arc::new), header }));
+    }
+    r.0.is_empty().then_some(out)
+}
+
+fn read_index(file: &Path, folder: &Path) -> Option<Vec<(OsString, Entry)>> {
+    let mut f = fs::File::open(file).ok()?;
+    let meta = f.metadata().ok()?;
+    if !owned_by_us(&meta) || meta.len() > MAX_RAW_BYTES {
+        return None;
+    }
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    f.read_to_end(&mut bytes).ok()?;
+    decode(&bytes, folder)
+}
+
+/// Another user's index is never trusted (a shared `PI_SESSION_NATIVE_INDEX_DIR`).
+fn owned_by_us(meta: &fs::Metadata) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        // SAFETY: geteuid has no preconditions and cannot fail.
+        meta.uid() == unsafe { libc::geteuid() }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = meta;
+        true
+    }
+}
+
+fn write_index(file: &Path, folder: &Path, entries: &[(OsString, Entry)]) -> std::io::Result<()> {
+    let dir = file.parent().ok_or_else(|| std::io::Error::other("no parent"))?;
+    let mut builder = fs::DirBuilder::new();
+    builder.recursive(true);
+    #[cfg(unix)]
+    std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+    builder.create(dir)?;
+    let bytes = encode(folder, entries)?;
+    let name = file.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let tmp = dir.join(format!("{name}.{}-{}.tmp", std::process::id(), uuid::Uuid::new_v4().simple()));
+    let written = (|| {
+        let mut out = fs::File::create(&tmp)?;
+        out.write_all(&bytes)?;
+        drop(out);
+        fs::rename(&tmp, file)
+    })();
+    if written.is_err() {
+        let _ = fs::remove_file(&tmp);
+    }
+    remove_stale_temps(dir);
+    written
+}
+
+/// Temp files of writers that died before their rename (an hour old or more).
+fn remove_stale_temps(dir: &Path) {
+    let Ok(read) = fs::read_dir(dir) else { return };
+    let hour_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+    for e in read.flatten() {
+        let name = e.file_name();
+        let name = name.to_string_lossy();
+        if name.ends_with(".tmp")
+            && name.contains(".idx.")
+            && e.metadata().and_then(|m| m.modified()).is_ok_and(|t| t < hour_ago)
+        {
+            let _ = fs::remove_file(e.path());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::listing::{Rows, scan_rows};
+    use std::sync::atomic::AtomicBool;
+
+    fn entry(ino: u64, row: Option<Row>, header: Option<Option<&str>>) -> Entry {
+        let header = header.map(|h| h.map_or(Head::NotHeader, |l| Head::Line(Arc::from(l))));
+        let state = FileState { dev: 7, ino, size: 100 + ino, mtime: (1_700_000_000, 5), ctime: (1_700_000_001, 999) };
+        Entry { state, row: row.map(Arc::new), header }
+    }
+
+    fn sample() -> Vec<(OsString, Entry)> {
+        let info = Row::Info {
+            head: "[{\"type\":\"session\"},null,2,null,[],".into(),
+            first: Decoded::Latin1(b"caf\xe9".to_vec()),
+            all: Decoded::Utf16("\u{2192} x".encode_utf16().chain([0xd800]).collect()),
+            tail: "1700000000000.5]".into(),
+        };
+        vec![
+            ("a.jsonl".into(), entry(1, Some(info), Some(Some("{\"type\":\"session\"}")))),
+            ("b.jsonl".into(), entry(2, Some(Row::Null), Some(None))),
+            ("c.jsonl".into(), entry(3, Some(Row::Fallback), None)),
+            ("d.jsonl".into(), entry(4, None, Some(Some("{}")))),
+            ("e.jsonl".into(), Entry { header: Some(Head::LimitExceeded), ..entry(5, None, None) }),
+        ]
+    }
+
+    fn debug(v: &Option<Vec<(OsString, Entry)>>) -> String {
+        format!("{v:?}")
+    }
+
+    #[test]
+    fn format_round_trips_and_never_accepts_damage() {
+        let folder = Path::new("/home/u/.pi/agent/sessions/--p--");
+        let entries = sample();
+        let bytes = encode(folder, &entries).unwrap();
+        let want = debug(&Some(entries));
+        assert_eq!(debug(&decode(&bytes, folder)), want);
+        // Another folder, a truncation anywhere, a byte more.
+        assert!(decode(&bytes, Path::new("/other")).is_none());
+        for n in 0..bytes.len() {
+            assert!(decode(&bytes[..n], folder).is_none(), "truncated to {n}");
+        }
+        assert!(decode(&[&bytes[..], b"\0"].concat(), folder).is_none());
+        // Any flipped bit: rejected, or (where the bit means nothing) the same entries.
+        for i in 0..bytes.len() {
+            for bit in [0x01u8, 0x10, 0x80] {
+                let mut bad = bytes.clone();
+                bad[i] ^= bit;
+                let got = decode(&bad, folder);
+                assert!(got.is_none() || debug(&got) == want, "byte {i} bit {bit:#x} gave {got:?}");
+            }
+        }
+        // Several frames: big texts, decoded in parallel, in order.
+        let big: Vec<(OsString, Entry)> = (0..5)
+            .map(|i| {
+                let text: Vec<u16> = format!("{i} \u{2192} ").repeat(90_000).encode_utf16().collect();
+                let row = Row::Info {
+                    head: "[".into(),
+                    first: Decoded::Latin1(vec![b'a'; 10]),
+                    all: Decoded::Utf16(text),
+                    tail: "1]".into(),
+                };
+                (OsString::from(format!("{i}.jsonl")), entry(i, Some(row), None))
+            })
+            .collect();
+        let bytes_big = encode(folder, &big).unwrap();
+        assert!(
+            u32::from_le_bytes(
+                bytes_big[MAGIC.len() + 6 + PRODUCER.len() + 4 + folder.as_os_str().len()..][..4].try_into().unwrap()
+            ) >= 3
+        );
+        let want_big = debug(&Some(big));
+        assert_eq!(debug(&decode(&bytes_big, folder)), want_big);
+        for n in (0..bytes_big.len()).step_by(997) {
+            assert!(decode(&bytes_big[..n], folder).is_none(), "truncated to {n}");
+        }
+        for i in (0..bytes_big.len()).step_by(1009) {
+            let mut bad = bytes_big.clone();
+            bad[i] ^= 0x20;
+            let got = decode(&bad, folder);
+            assert!(got.is_none() || debug(&got) == want_big, "byte {i}");
+        }
+        // Another producer version: the same length, other bytes.
+        let at = bytes.windows(PRODUCER.len()).position(|w| w == PRODUCER.as_bytes()).unwrap();
+        let mut other = bytes.clone();
+        other[at + PRODUCER.len() - 1] ^= 1;
+        assert!(decode(&other, folder).is_none());
+    }
+
+    #[test]
+    fn the_index_is_never_inside_the_folder() {
+        let folder = Path::new("/s/sessions/--p--");
+        assert!(index_file(Path::new("/s/sessions/--p--"), folder).is_none());
+        assert!(index_file(Path::new("/s/sessions/--p--/cache"), folder).is_none());
+        let f = index_file(Path::new("/cache/psn"), folder).unwrap();
+        assert_eq!(f.parent().unwrap(), Path::new("/cache/psn"));
+        assert_ne!(f, index_file(Path::new("/cache/psn"), Path::new("/s/sessions/--q--")).unwrap());
+    }
+
+    fn session(text: &str) -> String {
+        format!(
+            "{{\"type\":\"session\",\"version\":3,\"id\":\"s\",\"timestamp\":\"2024-01-01T00:00:00.000Z\",\"cwd\":\"/p\"}}\n\
+             {{\"type\":\"message\",\"id\":\"m\",\"parentId\":null,\"timestamp\":\"2024-01-01T00:00:01.000Z\",\
+             \"message\":{{\"role\":\"user\",\"content\":\"{text}\"}}}}\n"
+        )
+    }
+
+    fn stamp(p: &str) -> FileStamp {
+        FileStamp::of(&fs::metadata(p).unwrap())
+    }
+
+    fn rows(paths: &[String]) -> Rows {
+        scan_rows(paths, &AtomicBool::new(false))
+    }
+
+    /// Settling, the disk index across a "fresh process" (memory cleared), every kind of
+    /// change, a damaged or foreign index file. One test: the settle time is global.
+    #[test]
+    fn rows_persist_and_follow_every_change() {
+        let dir = std::env::temp_dir().join(format!("psn-index-rows-{}", uuid::Uuid::new_v4()));
+        fs::create_dir_all(&dir).unwrap();
+        let paths: Vec<String> = (0..3)
+            .map(|i| {
+                let p = dir.join(format!("{i}.jsonl"));
+                fs::write(&p, session(&format!("hello {i}"))).unwrap();
+                p.to_string_lossy().into_owned()
+            })
+            .collect();
+        let index = index_file(&index_dir().unwrap(), &dir).unwrap();
+        let fresh = rows(&paths);
+
+        // Files changed just now are not recorded (rule 2).
+        TEST_SETTLE_NS.store(i64::MAX, std::sync::atomic::Ordering::Relaxed);
+        clear_memory();
+        assert_eq!(rows(&paths).json, fresh.json);
+        assert!(row(Path::new(&paths[0]), &stamp(&paths[0])).is_none());
+        assert!(!index.exists());
+
+        TEST_SETTLE_NS.store(0, std::sync::atomic::Ordering::Relaxed);
+        assert_eq!(rows(&paths).json, fresh.json);
+        assert!(index.exists(), "the last batch waits for the index");
+        clear_memory(); // a fresh process
+        let from_disk = row(Path::new(&paths[1]), &stamp(&paths[1])).expect("row from the disk index");
+        assert_eq!(
+            format!("{from_disk:?}"),
+            format!("{:?}", Row::new(&crate::listing::scan_info(Path::new(&paths[1]), &AtomicBool::new(false))))
+        );
+        assert!(matches!(header(Path::new(&paths[1]), &stamp(&paths[1]), true), Some(HeaderScan::Header(_))));
+        assert_eq!(rows(&paths).json, fresh.json);
+
+        // Appended, rewritten with the same size, replaced by a rename, truncated: each
+        // misses, and the listing shows the new content.
+        type Change = (&'static str, fn(&str), &'static str);
+        let changes: [Change; 4] = [
+            (
+                "append",
+                |p| {
+                    let mut f = fs::OpenOptions::new().append(true).open(p).unwrap();
+                    f.write_all(b"{\"type\":\"session_info\",\"id\":\"n\",\"parentId\":\"m\",\"timestamp\":\"2024-01-01T00:00:02.000Z\",\"name\":\"N1\"}\n").unwrap();
+                },
+                "\"N1\"",
+            ),
+            (
+                "same size, mtime set back",
+                |p| {
+                    let old = fs::metadata(p).unwrap().modified().unwrap();
+                    fs::write(p, fs::read_to_string(p).unwrap().replace("hello", "HELLO")).unwrap();
+                    fs::File::options().write(true).open(p).unwrap().set_modified(old).unwrap();
+                },
+                "HELLO 2",
+            ),
+            (
+                "replaced by a rename",
+                |p| {
+                    let tmp = format!("{p}.new");
+                    fs::write(&tmp, fs::read_to_string(p).unwrap().replace("HELLO", "howdy")).unwrap();
+                    fs::rename(&tmp, p).unwrap();
+                },
+                "howdy 2",
+            ),
+            (
+                "truncated",
+                |p| {
+                    fs::OpenOptions::new().write(true).open(p).unwrap().set_len(10).unwrap();
+                },
+                "],null]",
+            ),
+        ];
+        for (i, (what, change, shows)) in changes.into_iter().enumerate() {
+            let before = stamp(&paths[2]);
+            change(&paths[2]);
+            assert_ne!(stamp(&paths[2]).state, before.state, "{what}");
+            if i % 2 == 0 {
+                clear_memory(); // a fresh process, with the index of the old state on disk
+            }
+            assert!(row(Path::new(&paths[2]), &stamp(&paths[2])).is_none(), "{what}");
+            let now = rows(&paths);
+            let text = format!("{}{}", now.json, String::from_utf8_lossy(&now.latin1));
+            assert!(text.contains(shows), "{what}: {text}");
+            assert!(row(Path::new(&paths[2]), &stamp(&paths[2])).is_some(), "{what}: recorded");
+        }
+
+        // A deleted file leaves the index with the next listing.
+        fs::remove_file(&paths[2]).unwrap();
+        rows(&paths[..2]);
+        let names: Vec<OsString> = read_index(&index, &dir).unwrap().into_iter().map(|e| e.0).collect();
+        assert_eq!(names, [OsString::from("0.jsonl"), OsString::from("1.jsonl")]);
+
+        // Damaged, or another user's: ignored, and rebuilt by the next listing.
+        let good = fs::read(&index).unwrap();
+        fs::write(&index, &good[..good.len() / 2]).unwrap();
+        clear_memory();
+        assert!(row(Path::new(&paths[0]), &stamp(&paths[0])).is_none());
+        assert_eq!(rows(&paths[..2]).json, rows(&paths[..2]).json);
+        clear_memory();
+        assert!(row(Path::new(&paths[0]), &stamp(&paths[0])).is_some(), "rebuilt");
+        #[cfg(unix)]
+        {
+            std::os::unix::fs::chown(&index, Some(12345), None).unwrap();
+            clear_memory();
+            assert!(row(Path::new(&paths[0]), &stamp(&paths[0])).is_none(), "another user's index");
+        }
+        TEST_SETTLE_NS.store(-1, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    #[test]
+    fn an_unwritable_index_costs_nothing_but_speed() {
+        let file = std::env::temp_dir().join(format!("psn-index-file-{}", uuid::Uuid::new_v4()));
+        fs::write(&file, b"a file, not a folder").unwrap();
+        assert!(write_index(&file.join("x.idx"), Path::new("/f"), &sample()).is_err());
+        assert!(
+            fs::read_dir(std::env::temp_dir())
+                .unwrap()
+                .flatten()
+                .all(|e| !e.file_name().to_string_lossy().starts_with("x.idx."))
+        );
+    }
+}
