@@ -157,6 +157,37 @@ function projectContextEntry(entry, edit) {
   });
 }
 
+/** `appendContextEdit`'s first check, on the replacement alone. */
+function assertEditReplacement(replacement) {
+  if (
+    replacement !== null &&
+    (typeof replacement !== "object" ||
+      !("content" in replacement) ||
+      (typeof replacement.content !== "string" && !Array.isArray(replacement.content)))
+  ) {
+    throw new Error("Context edit replacement must be null or contain string/array content");
+  }
+}
+
+/**
+ * The replacement a context edit of `target` stores: string content becomes a text block for
+ * the roles whose content is an array (as `projectContextEntry` reads it). Throws for a target
+ * that contributes no editable model content.
+ */
+function editReplacementFor(target, targetId, replacement) {
+  const editable =
+    target.type === "custom_message" ||
+    (target.type === "message" &&
+      (target.message.role === "user" || target.message.role === "assistant" || target.message.role === "toolResult"));
+  if (!editable) throw new Error(`Entry ${targetId} does not contribute editable model content`);
+  const targetRole = target.type === "message" ? target.message.role : "custom";
+  return replacement !== null &&
+    (targetRole === "assistant" || targetRole === "toolResult") &&
+    typeof replacement.content === "string"
+    ? { content: [{ type: "text", text: replacement.content }] }
+    : replacement;
+}
+
 /** The projection from already-selected context entries (shared with the class). */
 function projectEntries(contextEntries, thinkingLevel, model) {
   const edits = new Map();
@@ -168,6 +199,48 @@ function projectEntries(contextEntries, thinkingLevel, model) {
     messages:
       sourceEntry.type === "compaction" && index > 0 ? [] : projectContextEntry(sourceEntry, edits.get(sourceEntry.id)),
   }));
+  return {
+    entries: projectedEntries,
+    messages: projectedEntries.flatMap((entry) => entry.messages),
+    thinkingLevel,
+    model,
+  };
+}
+
+/** The positions of the context entries in the core's context plan (`tree::context_plan`). */
+function planPositions(plan) {
+  const positions = [];
+  for (let i = 2; i < plan.length; i += 3) positions.push(plan[i]);
+  return positions;
+}
+
+/**
+ * The class's projection from the core's context plan `[thinking, model, (position, edit,
+ * noMessages)…]`: the core chose the entries, this builds their messages from the objects
+ * (`at(position)`, `atMany(positions)`).
+ */
+function projectPlan(plan, entries) {
+  let thinkingLevel = "off";
+  if (plan[0] >= 0) thinkingLevel = entries.at(plan[0]).thinkingLevel;
+  let model = null;
+  if (plan[1] >= 0) {
+    const e = entries.at(plan[1]);
+    model =
+      e.type === "model_change"
+        ? { provider: e.provider, modelId: e.modelId }
+        : { provider: e.message.provider, modelId: e.message.model };
+  }
+  const sources = entries.atMany(planPositions(plan));
+  const projectedEntries = new Array(sources.length);
+  for (let k = 0; k < sources.length; k++) {
+    const edit = plan[3 + 3 * k];
+    const noMessages = plan[4 + 3 * k] === 1;
+    const sourceEntry = sources[k];
+    projectedEntries[k] = {
+      sourceEntry,
+      messages: noMessages ? [] : projectContextEntry(sourceEntry, edit >= 0 ? entries.at(edit) : undefined),
+    };
+  }
   return {
     entries: projectedEntries,
     messages: projectedEntries.flatMap((entry) => entry.messages),
@@ -196,16 +269,20 @@ function getDefaultSessionDir(cwd, agentDir = getAgentDir()) {
 
 module.exports = {
   CURRENT_SESSION_VERSION,
+  assertEditReplacement,
   assertValidSessionId,
   buildContextEntries,
   buildSessionContext,
   buildSessionProjection,
+  editReplacementFor,
   getDefaultSessionDir,
   getLatestCompactionEntry,
   migrateSessionEntries,
   migrateToCurrentVersion,
   parseSessionEntries,
+  planPositions,
   projectContextEntry,
   projectEntries,
+  projectPlan,
   sessionEntryToContextMessages,
 };

@@ -3,6 +3,7 @@
 // `createBranchedSession` and `forkFrom`.
 
 const { join } = require("node:path");
+const { nowIso } = require("./ids.js");
 const { CURRENT_SESSION_VERSION } = require("./migrate.js");
 
 /** The header of a new session (`JSON.stringify` drops an undefined `parentSession`). */
@@ -15,4 +16,10 @@ function sessionFilePath(dir, timestamp, id) {
   return join(dir, `${timestamp.replace(/[:.]/g, "-")}_${id}.jsonl`);
 }
 
-module.exports = { sessionFilePath, sessionHeader };
+/** The header and file path of a new session `id` in `dir`, stamped now. */
+function newSessionParts(dir, cwd, parentSession, id) {
+  const timestamp = nowIso();
+  return { id, header: sessionHeader(id, timestamp, cwd, parentSession), file: sessionFilePath(dir, timestamp, id) };
+}
+
+module.exports = { newSessionParts };

@@ -3,38 +3,32 @@
 //
 // The core answers index, path, tree and context questions with positions; `Entries`
 // (entries.js) turns positions into the entry objects. This file shapes the reference's
-// API over them: appends, persistence, branching, construction.
+// API over them: appends, persistence timing, branching, construction. What it writes and
+// how is in persistence.js, the tree's nodes in tree.js, branched sessions in branching.js.
 
 const { existsSync, mkdirSync, statSync } = require("node:fs");
 const { resolve } = require("node:path");
-const { binding, call, toJsError } = require("./native.js");
-const { randomUUID } = require("node:crypto");
-const { keyOf, skeletonFlags, targetKey, timeOf, typeCode } = require("./keys.js");
-const { nowIso, shortId, uuidv7 } = require("./ids.js");
+const { binding, call } = require("./native.js");
+const { keyOf } = require("./keys.js");
+const { nowIso, uuidv7 } = require("./ids.js");
 const { Entries } = require("./entries.js");
-const { labelEntriesFor, withoutLabels } = require("./branching.js");
-const { sessionFilePath, sessionHeader } = require("./header.js");
+const { branchFromLines, branchedEntries } = require("./branching.js");
+const { newSessionParts } = require("./header.js");
 const { CURRENT_SESSION_VERSION, migrateToCurrentVersion } = require("./migrate.js");
 const { APP_NAME, getDefaultSessionDirPath, normalizePath, pathsEqual, resolvePath } = require("./paths.js");
+const persistence = require("./persistence.js");
+const { buildTree } = require("./tree.js");
 const context = require("./context.js");
 const { getCurrentSystemMessage } = require("./messages.js");
 const listing = require("./listing.js");
 
 const { NativeSession } = binding;
 const { assertValidSessionId } = context;
-
-/** Opt-in durability: fsync every append (`PI_SESSION_NATIVE_FSYNC=1`). */
-const SYNC_APPENDS = process.env.PI_SESSION_NATIVE_FSYNC === "1";
+const { SYNC_APPENDS, stringifyLines } = persistence;
 
 function getSessionHeaderCwd(header) {
   const cwd = header.cwd;
   return typeof cwd === "string" ? cwd : undefined;
-}
-
-function stringifyLines(entries) {
-  let out = "";
-  for (const e of entries) out += `${JSON.stringify(e)}\n`;
-  return out;
 }
 
 class SessionManager {
@@ -162,7 +156,7 @@ class SessionManager {
     if (!(version >= CURRENT_SESSION_VERSION)) {
       const entries = this.#allObjs();
       migrateToCurrentVersion(entries);
-      this.#backupBeforeMigration(version);
+      if (this.#persist && this.#sessionFile) persistence.backupBeforeMigration(this.#sessionFile, version);
       this.#replaceFromText(entries, stringifyLines(entries), false);
       return;
     }
@@ -182,13 +176,6 @@ class SessionManager {
     }
   }
 
-  /** Keeps the pre-migration file as `<file>.v<version>.bak` (the reference keeps none). */
-  #backupBeforeMigration(version) {
-    if (!this.#persist || !this.#sessionFile) return;
-    const tag = typeof version === "number" && Number.isFinite(version) ? version : "x";
-    call(() => binding.backupFile(this.#sessionFile, `${this.#sessionFile}.v${tag}.bak`));
-  }
-
   /** Atomic replacement of the whole file (`_rewriteFile`). */
   #rewriteFile() {
     if (!this.#persist || !this.#sessionFile) return;
@@ -198,11 +185,16 @@ class SessionManager {
 
   newSession(options) {
     if (options?.id !== undefined) assertValidSessionId(options.id);
-    this.#sessionId = options?.id ?? uuidv7();
-    const timestamp = nowIso();
-    this.#resetTo([sessionHeader(this.#sessionId, timestamp, this.#cwd, options?.parentSession)]);
+    const { id, header, file } = newSessionParts(
+      this.getSessionDir(),
+      this.#cwd,
+      options?.parentSession,
+      options?.id ?? uuidv7(),
+    );
+    this.#sessionId = id;
+    this.#resetTo([header]);
     this.#flushed = false;
-    if (this.#persist) this.#sessionFile = sessionFilePath(this.getSessionDir(), timestamp, this.#sessionId);
+    if (this.#persist) this.#sessionFile = file;
     return this.#sessionFile;
   }
 
@@ -281,49 +273,23 @@ class SessionManager {
   }
 
   /**
-   * Appends to a session file on disk (`Session::commit` in the core): the core checks the
-   * id is unused (else we build again with another id, as `generateId` would have picked
-   * one), writes the entry as one line and indexes what other processes appended before it,
-   * so the tree matches the file. Our leaf stays where it was: another writer's entries form
-   * their own branch.
+   * Appends to a session file on disk (`persistence.commitEntry`), with the id the core's
+   * check asks for. Our leaf moves to the entry; another writer's entries, indexed on the
+   * way, form their own branch.
    */
   #appendToFile(build) {
     // The file exists: the core is the authority on ids from here on.
     this.#entries.coreTakesIds();
-    const native = this.#n();
-    for (let attempt = 0; ; attempt++) {
-      this.#preparedId = attempt < 100 ? shortId() : randomUUID();
-      let entry;
+    const entry = persistence.commitEntry(this.#n(), this.#entries, this.#sessionFile, (id) => {
+      this.#preparedId = id;
       try {
-        entry = build();
+        return build();
       } finally {
         this.#preparedId = undefined;
       }
-      const json = JSON.stringify(entry);
-      const ty = typeCode(entry.type);
-      const before = this.#entries.length;
-      let count;
-      try {
-        count = native.commitLine(
-          skeletonFlags(ty, entry),
-          entry.id,
-          keyOf(entry.parentId),
-          targetKey(ty, entry),
-          typeof entry.timestamp === "string" ? entry.timestamp : "",
-          json,
-          this.#sessionFile,
-          SYNC_APPENDS,
-        );
-      } catch (error) {
-        this.#entries.padTo(native.count());
-        throw toJsError(error);
-      }
-      // The id is taken (nothing was written): build the entry again with another.
-      if (count === before) continue;
-      this.#entries.pushIndexed(entry, count);
-      this.#leafId = entry.id;
-      return entry;
-    }
+    });
+    this.#leafId = entry.id;
+    return entry;
   }
 
   // ---------------------------------------------------------------------------
@@ -447,34 +413,14 @@ class SessionManager {
   }
 
   appendContextEdit(targetId, replacement) {
-    if (
-      replacement !== null &&
-      (typeof replacement !== "object" ||
-        !("content" in replacement) ||
-        (typeof replacement.content !== "string" && !Array.isArray(replacement.content)))
-    ) {
-      throw new Error("Context edit replacement must be null or contain string/array content");
-    }
+    context.assertEditReplacement(replacement);
     return this.#append(() => {
       const target = this.getEntry(targetId);
       if (!target) throw new Error(`Entry ${targetId} not found`);
       if (!this.getBranch().some((entry) => entry.id === targetId)) {
         throw new Error(`Entry ${targetId} is not on the active branch`);
       }
-      const editable =
-        target.type === "custom_message" ||
-        (target.type === "message" &&
-          (target.message.role === "user" ||
-            target.message.role === "assistant" ||
-            target.message.role === "toolResult"));
-      if (!editable) throw new Error(`Entry ${targetId} does not contribute editable model content`);
-      const targetRole = target.type === "message" ? target.message.role : "custom";
-      const normalizedReplacement =
-        replacement !== null &&
-        (targetRole === "assistant" || targetRole === "toolResult") &&
-        typeof replacement.content === "string"
-          ? { content: [{ type: "text", text: replacement.content }] }
-          : replacement;
+      const normalizedReplacement = context.editReplacementFor(target, targetId, replacement);
       return {
         type: "context_edit",
         id: this.#newId(),
@@ -535,43 +481,13 @@ class SessionManager {
   buildContextEntries() {
     const plan = call(() => this.#n().contextPlan(keyOf(this.#leafId)));
     if (plan === null) return context.buildContextEntries(this.getEntries(), this.#leafId, this.#byIdMap());
-    const positions = [];
-    for (let i = 2; i < plan.length; i += 3) positions.push(plan[i]);
-    return this.#objsAt(positions);
+    return this.#objsAt(context.planPositions(plan));
   }
 
   buildSessionProjection() {
     const plan = call(() => this.#n().contextPlan(keyOf(this.#leafId)));
     if (plan === null) return context.buildSessionProjection(this.getEntries(), this.#leafId, this.#byIdMap());
-    let thinkingLevel = "off";
-    if (plan[0] >= 0) thinkingLevel = this.#obj(plan[0]).thinkingLevel;
-    let model = null;
-    if (plan[1] >= 0) {
-      const e = this.#obj(plan[1]);
-      model =
-        e.type === "model_change"
-          ? { provider: e.provider, modelId: e.modelId }
-          : { provider: e.message.provider, modelId: e.message.model };
-    }
-    const positions = [];
-    for (let i = 2; i < plan.length; i += 3) positions.push(plan[i]);
-    const sources = this.#objsAt(positions);
-    const projectedEntries = new Array(sources.length);
-    for (let k = 0; k < sources.length; k++) {
-      const edit = plan[3 + 3 * k];
-      const noMessages = plan[4 + 3 * k] === 1;
-      const sourceEntry = sources[k];
-      projectedEntries[k] = {
-        sourceEntry,
-        messages: noMessages ? [] : context.projectContextEntry(sourceEntry, edit >= 0 ? this.#obj(edit) : undefined),
-      };
-    }
-    return {
-      entries: projectedEntries,
-      messages: projectedEntries.flatMap((entry) => entry.messages),
-      thinkingLevel,
-      model,
-    };
+    return context.projectPlan(plan, this.#entries);
   }
 
   buildSessionContext() {
@@ -592,59 +508,8 @@ class SessionManager {
     return this.#objsAt(this.#n().entries());
   }
 
-  #labelMaps() {
-    const labels = new Map();
-    const stamps = new Map();
-    for (const e of this.#objsAt(this.#n().labels())) {
-      labels.set(e.targetId, e.label);
-      stamps.set(e.targetId, e.timestamp);
-    }
-    return { labels, stamps };
-  }
-
   getTree() {
-    const native = this.#n();
-    const positions = native.entries();
-    const entries = this.#objsAt(positions);
-    const { labels, stamps } = this.#labelMaps();
-    const links = call(() => native.treeLinks());
-    const times = native.times();
-    // Nodes and child lists by position; `treeLinks` already applied the reference's
-    // nodeMap rules (the last entry with an id owns its node; orphans become roots).
-    const nodes = new Array(this.#entries.length);
-    const kids = new Array(this.#entries.length);
-    for (let i = 0; i < entries.length; i++) {
-      const entry = entries[i];
-      nodes[positions[i]] = { entry, children: [], label: labels.get(entry.id), labelTimestamp: stamps.get(entry.id) };
-    }
-    const roots = [];
-    for (let i = 0; i < entries.length; i++) {
-      const node = links[2 * i];
-      const parent = links[2 * i + 1];
-      if (parent < 0) roots.push(node);
-      else (kids[parent] ??= []).push(node);
-    }
-    const time = (p) => {
-      let t = times[p];
-      if (t === Number.POSITIVE_INFINITY) times[p] = t = timeOf(nodes[p].entry.timestamp);
-      return t;
-    };
-    // The reference's iterative sort, on positions: same comparisons in the same order,
-    // so ties and NaN times come out identically.
-    const stack = [...roots];
-    while (stack.length > 0) {
-      const children = kids[stack.pop()];
-      if (children === undefined) continue;
-      children.sort((a, b) => time(a) - time(b));
-      stack.push(...children);
-    }
-    for (let p = 0; p < kids.length; p++) {
-      const children = kids[p];
-      if (children === undefined) continue;
-      const out = nodes[p].children;
-      for (const q of children) out.push(nodes[q]);
-    }
-    return roots.map((p) => nodes[p]);
+    return buildTree(this.#n(), this.#entries);
   }
 
   // ---------------------------------------------------------------------------
@@ -686,17 +551,19 @@ class SessionManager {
     const previousSessionFile = this.#sessionFile;
     const path = this.getBranch(leafId);
     if (path.length === 0) throw new Error(`Entry ${leafId} not found`);
-    const pathWithoutLabels = withoutLabels(path);
-    const { newSessionId, newSessionFile, header } = this.#branchHeader(
+    const fresh = branchedEntries(
+      path,
+      this.#n(),
+      this.#entries,
+      this.getSessionDir(),
+      this.#cwd,
       this.#persist ? previousSessionFile : undefined,
     );
-    const pathIds = pathWithoutLabels.map((e) => e.id);
-    const labelEntries = this.#branchLabels(pathIds);
-    const entries = [header, ...pathWithoutLabels, ...labelEntries];
+    const { entries } = fresh;
     this.#resetTo(entries);
-    this.#sessionId = newSessionId;
+    this.#sessionId = fresh.id;
     if (!this.#persist) return undefined;
-    this.#sessionFile = newSessionFile;
+    this.#sessionFile = fresh.file;
     if (this.#hasConversation()) {
       // Serialise once: the same text is written and indexed.
       this.#replaceFromText(entries, stringifyLines(entries), false);
@@ -704,60 +571,26 @@ class SessionManager {
     } else {
       this.#flushed = false;
     }
-    return newSessionFile;
+    return fresh.file;
   }
 
-  /** The new session id, file and header of a branched session. */
-  #branchHeader(parentSession) {
-    const newSessionId = uuidv7();
-    const timestamp = nowIso();
-    const newSessionFile = sessionFilePath(this.getSessionDir(), timestamp, newSessionId);
-    const header = sessionHeader(newSessionId, timestamp, this.#cwd, parentSession);
-    return { newSessionId, newSessionFile, header };
-  }
-
-  /**
-   * The label entries a branched session re-creates for the labels on its path, chained
-   * after its last entry, with the label's original timestamp (the reference's rules).
-   */
-  #branchLabels(pathIds) {
-    const { labels, stamps } = this.#labelMaps();
-    return labelEntriesFor(pathIds, labels, stamps);
-  }
-
-  /**
-   * `createBranchedSession` for a persisted session whose path lines are loaded and
-   * canonical: the core rewrites the path's lines (`parentId`, `firstKeptEntryId`) as bytes,
-   * so no entry is parsed into JS. Returns undefined to take the JS path (entries built in
-   * JS, unusual lines, or a branch without a conversation, which stays in memory).
-   */
+  /** `createBranchedSession` on the path's lines as bytes (`branchFromLines`), if it can. */
   #createBranchedFromLines(leafId) {
-    const native = this.#n();
-    const positions = call(() => native.branch(keyOf(leafId ?? this.#leafId)));
-    if (positions.length === 0) return undefined;
-    // Only lines nobody has parsed: a JS object may hold what its line does not (values
-    // built in JS, or a caller's changes), and the reference copies the objects.
-    for (const p of positions) if (this.#entries.isMaterialised(p)) return undefined;
-    const rewritten = call(() => native.branchedLines(positions));
-    if (rewritten === null) return undefined;
-    const [idsJson, conversation] = rewritten;
-    if (!conversation) return undefined;
-    const previousSessionFile = this.#sessionFile;
-    const pathIds = JSON.parse(idsJson);
-    const { newSessionId, newSessionFile, header } = this.#branchHeader(previousSessionFile);
-    const labelEntries = this.#branchLabels(pathIds);
-    const next = call(() =>
-      native.commitBranched(newSessionFile, `${JSON.stringify(header)}\n`, stringifyLines(labelEntries)),
+    const branched = branchFromLines(
+      this.#n(),
+      this.#entries,
+      leafId ?? this.#leafId,
+      this.getSessionDir(),
+      this.#cwd,
+      this.#sessionFile,
     );
-    const objs = new Array(1 + pathIds.length + labelEntries.length);
-    objs[0] = header;
-    for (let i = 0; i < labelEntries.length; i++) objs[1 + pathIds.length + i] = labelEntries[i];
-    this.#sessionId = newSessionId;
-    this.#sessionFile = newSessionFile;
-    this.#entries.adopt(next, objs);
+    if (branched === undefined) return undefined;
+    this.#sessionId = branched.id;
+    this.#sessionFile = branched.file;
+    this.#entries.adopt(branched.next, branched.objs);
     this.#leafId = this.#entries.lastEntryId();
     this.#flushed = true;
-    return newSessionFile;
+    return branched.file;
   }
 
   // ---------------------------------------------------------------------------
@@ -773,15 +606,7 @@ class SessionManager {
     let header = null;
     let preloaded;
     if (cwdOverride === undefined && existsSync(resolvedPath)) {
-      const scan = call(() => binding.readHeader(resolvedPath));
-      if (scan.kind === "limitExceeded") {
-        // The bounded scan is only a discovery optimisation; a full load is authoritative.
-        preloaded = call(() => NativeSession.load(normalizePath(resolvedPath)));
-        const first = preloaded.status === "loaded" ? JSON.parse(preloaded.line(0)) : undefined;
-        header = first?.type === "session" ? first : null;
-      } else {
-        header = scan.kind === "header" ? JSON.parse(scan.line) : null;
-      }
+      ({ header, preloaded } = persistence.readOpenHeader(resolvedPath));
     }
     const cwd = cwdOverride ?? (header ? getSessionHeaderCwd(header) : undefined) ?? process.cwd();
     const dir = sessionDir ? normalizePath(sessionDir) : resolve(resolvedPath, "..");
@@ -810,34 +635,9 @@ class SessionManager {
     const dir = sessionDir ? normalizePath(sessionDir) : context.getDefaultSessionDir(resolvedTargetCwd);
     if (!existsSync(dir)) mkdirSync(dir, { recursive: true });
     if (options?.id !== undefined) assertValidSessionId(options.id);
-    const newSessionId = options?.id ?? uuidv7();
-    const timestamp = nowIso();
-    const newSessionFile = sessionFilePath(dir, timestamp, newSessionId);
-    const newHeader = sessionHeader(newSessionId, timestamp, resolvedTargetCwd, resolvedSourcePath);
-    // Every non-header entry is written as JSON.stringify(JSON.parse(line)): lines that are
-    // already canonical go through as bytes, the rest are re-serialised here.
-    const positions = source.entries();
-    const canonical = binding.canonicalLines(source, positions);
-    const overridePos = [];
-    const overrideText = [];
-    for (let i = 0; i < positions.length; i++) {
-      if (!canonical[i]) {
-        overridePos.push(positions[i]);
-        overrideText.push(JSON.stringify(JSON.parse(source.line(positions[i]))));
-      }
-    }
-    call(() =>
-      binding.writeSessionFile(
-        newSessionFile,
-        `${JSON.stringify(newHeader)}\n`,
-        source,
-        positions,
-        Uint32Array.from(overridePos),
-        overrideText,
-        true,
-      ),
-    );
-    return new SessionManager(resolvedTargetCwd, dir, newSessionFile, true);
+    const fresh = newSessionParts(dir, resolvedTargetCwd, resolvedSourcePath, options?.id ?? uuidv7());
+    persistence.writeFork(fresh.file, fresh.header, source);
+    return new SessionManager(resolvedTargetCwd, dir, fresh.file, true);
   }
 
   static findById(cwd, id, sessionDir) {

@@ -2,6 +2,7 @@
 //!
 //! The core (everything but `binding`) has no Node types and is tested with `cargo test`.
 
+pub mod blocks;
 pub mod branch;
 pub mod discovery;
 pub mod entry;

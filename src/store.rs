@@ -11,6 +11,7 @@ use std::fs::{self, File, OpenOptions};
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
+use crate::blocks::Blocks;
 use crate::entry::{EntryType, Skeleton};
 use crate::error::{Error, Result};
 use crate::json::{self, Kind};
@@ -50,77 +51,44 @@ pub fn load(path: &Path) -> Result<Loaded> {
     if fs::symlink_metadata(path).is_err() && fs::metadata(path).is_err() {
         return Ok(Loaded::Missing);
     }
-    let mut file = File::open(path).map_err(|e| Error::io(e, "open", Some(path)))?;
+    let file = File::open(path).map_err(|e| Error::io(e, "open", Some(path)))?;
     let size = file.metadata().map(|m| m.len()).unwrap_or(0);
     let file_backed = size >= FILE_BACKED_MIN;
     let mut parsed = Parsed::new(file_backed);
-    // Filled by `read_to_end`, which reads into spare capacity without zeroing it (a
-    // zeroed 8 MiB chunk cost ~110 us per open, most of the time for a small file); sized
-    // to the file so a small one takes one read.
-    let mut chunk: Vec<u8> = Vec::with_capacity((size as usize).saturating_add(1).min(CHUNK));
-    let mut carry: Vec<u8> = Vec::new();
-    let mut carry_off = 0u64;
-    let mut offset = 0u64;
-    loop {
-        chunk.clear();
-        let n = (&mut file).take(CHUNK as u64).read_to_end(&mut chunk).map_err(|e| Error::io(e, "read", None))?;
-        if n == 0 {
-            break;
+    // Sized to the file, so a small one takes one read; each block is parsed where it lies.
+    let mut blocks = Blocks::new(file, CHUNK, (size as usize).saturating_add(1).min(CHUNK));
+    // The end of the last complete line, and the last line if it has no newline.
+    let mut complete = 0u64;
+    let mut tail: Option<(u64, Vec<u8>)> = None;
+    while let Some((off, block)) = blocks.next_block().map_err(|e| Error::io(e, "read", None))? {
+        if block.ends_with(b"\n") {
+            parsed.add(block, off);
+            complete = off + block.len() as u64;
+        } else {
+            tail = Some((off, block.to_vec()));
         }
-        // Finish the line cut by the previous chunk (only its bytes are copied, not the
-        // whole chunk), then parse the complete lines of this chunk where they lie.
-        let mut begin = 0;
-        if !carry.is_empty() {
-            match memchr::memchr(b'\n', &chunk) {
-                None => {
-                    carry.extend_from_slice(&chunk);
-                    offset += n as u64;
-                    continue;
-                }
-                Some(nl) => {
-                    carry.extend_from_slice(&chunk[..=nl]);
-                    parsed.add(&carry, carry_off);
-                    carry.clear();
-                    begin = nl + 1;
-                }
-            }
-        }
-        let rest = &chunk[begin..];
-        let rest_off = offset + begin as u64;
-        match memchr::memrchr(b'\n', rest) {
-            None => carry.extend_from_slice(rest),
-            Some(last_nl) => {
-                parsed.add(&rest[..=last_nl], rest_off);
-                carry.extend_from_slice(&rest[last_nl + 1..]);
-            }
-        }
-        carry_off = offset + n as u64 - carry.len() as u64;
-        offset += n as u64;
     }
     // A last line without its newline was torn by a crash, or another process is writing
     // it right now (a reader can see part of a write in progress). If the file grew since
     // it was read, a writer is live: its line is left out (a later append of ours picks it
     // up whole) and the file is not touched; otherwise the line is repaired as the
     // reference repairs it, with a newline.
-    let torn = !carry.is_empty() && !file.metadata().is_ok_and(|m| m.len() > offset);
-    if torn {
-        parsed.add(&carry, carry_off);
+    let torn = match &tail {
+        Some((off, line)) => !blocks.file().metadata().is_ok_and(|m| m.len() > off + line.len() as u64),
+        None => false,
+    };
+    if let (true, Some((off, line))) = (torn, &tail) {
+        parsed.add(line, *off);
     }
     match parsed.skeletons.first() {
         None => return Ok(Loaded::NotSession),
         Some(first) if !is_header(first) => return Ok(Loaded::NotSession),
         _ => {}
     }
-    let len = if torn {
-        append_bytes(path, b"\n", false)?
-    } else if carry.is_empty() {
-        offset
-    } else {
-        carry_off
-    };
+    let len = if torn { append_bytes(path, b"\n", false)? } else { complete };
     let Parsed { skeletons, mut store, .. } = parsed;
     if file_backed {
-        store.set_file(file);
+        store.set_file(blocks.into_file());
     }
     Ok(Loaded::Session { skeletons, store, len })
 }

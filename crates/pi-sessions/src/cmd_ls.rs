@@ -119,6 +119,13 @@ impl Basic {
 
 /// The reference algorithm on JSON views, for the shapes the core's fast scan leaves to JS
 /// (escaped keys, non-string text blocks, non-finite timestamps).
+///
+/// The CLI's own on purpose: the core reports `InfoScan::Fallback` because these shapes need
+/// JS semantics (`String(value)` in `join`, lone surrogates in the text), and the facade runs
+/// the reference there, in JS, on the parsed objects (`buildSessionInfoSlow` in
+/// `lib/listing.js`). A listing for the terminal needs only the row it shows, decoded: this
+/// follows the same steps on the core's JSON views, with `js_string` for the coercions, and
+/// leaves out `allMessagesText`.
 fn slow_info(path: &Path) -> Option<Basic> {
     let bytes = fs::read(path).ok()?;
     let text = String::from_utf8_lossy(&bytes);

@@ -8,6 +8,7 @@ use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 
 use memchr::memmem;
+use pi_session_native::blocks::{Blocks, each_line};
 use pi_session_native::entry::EntryType;
 use pi_session_native::json::{self, Kind, Value};
 
@@ -17,7 +18,6 @@ use serde::Serialize;
 
 use super::jout;
 use super::jv::{self, J};
-use super::lines::{Blocks, each_line};
 use super::needle::Needle;
 use super::{CliError, Ctx, Out, cmd_ls, paths};
 
@@ -297,7 +297,7 @@ fn search_file(path: &Path, o: &Opts) -> Option<FileHits> {
     let finders: Vec<memmem::Finder> = o.needle.pre.iter().map(memmem::Finder::new).collect();
     let mut folded: Vec<u8> = Vec::new();
     let mut lines_before: u64 = 0;
-    while let Some(block) = blocks.next_block().ok()? {
+    while let Some((_, block)) = blocks.next_block().ok()? {
         let mut counted = 0usize;
         let mut block_lines = 0u64;
         if !header_seen {

@@ -184,7 +184,7 @@ pub fn run(ctx: &Ctx, a: &ShowArgs, out: Out) -> Result<i32, CliError> {
     // Lines the loader skips (malformed or falsy), and the final newline.
     let original = &s.bytes[..];
     let mut nonblank = 0u64;
-    super::lines::each_line(original, |l| {
+    pi_session_native::blocks::each_line(original, |l| {
         if l.iter().any(|b| !matches!(b, b' ' | b'\t' | b'\r')) {
             nonblank += 1;
         }

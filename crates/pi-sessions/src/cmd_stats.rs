@@ -3,6 +3,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
+use pi_session_native::blocks::{Blocks, each_line};
 use pi_session_native::entry::{EntryType, Role, Skeleton};
 use pi_session_native::store;
 
@@ -14,7 +15,6 @@ use serde_json::value::RawValue;
 
 use super::jout;
 use super::jv::J;
-use super::lines::{Blocks, each_line};
 use super::session::{self, ModelJson, Usage, UsageFields, UsageJson};
 use super::{CliError, Ctx, Out, paths};
 
@@ -97,7 +97,7 @@ fn scan_file(path: &Path, cwd_filter: Option<&Path>, cwd: &Path) -> Option<Acc> 
     let mut days: BTreeSet<String> = BTreeSet::new();
     let mut unique = 0u64;
     let mut fail = false;
-    while let Some(block) = blocks.next_block().ok()? {
+    while let Some((_, block)) = blocks.next_block().ok()? {
         each_line(block, |raw| {
             let text = String::from_utf8_lossy(raw);
             let line = text.as_bytes();

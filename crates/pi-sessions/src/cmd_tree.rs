@@ -170,6 +170,9 @@ pub fn run(ctx: &Ctx, a: &TreeArgs, out: Out) -> Result<i32, CliError> {
     }
 
     // Parent links: `null` or itself → root; a parent that is not found → orphan root.
+    // Not the core's `Tree::tree_links` on purpose: that one applies `getTree`'s nodeMap rules
+    // (the last entry with an id owns it, duplicates vanish), while this view draws every
+    // line and names what is wrong with it (duplicate id, orphan, self-parent, cycle).
     let entries = s.tree.entries();
     let mut parent: Vec<Option<u32>> = vec![None; n];
     let mut note: Vec<&str> = vec![""; n];
@@ -203,6 +206,10 @@ pub fn run(ctx: &Ctx, a: &TreeArgs, out: Out) -> Result<i32, CliError> {
             None => roots.push(pos),
         }
     }
+    // Oldest child first, as `getTree` sorts, but with a total order: a time that is not a
+    // date sorts last and ties keep file order. The facade's sort (`lib/tree.js`) must be V8's
+    // with the reference's `a - b` comparator, whose NaN results make the order depend on the
+    // sort algorithm; a drawing needs a stable one, so this one is the CLI's own.
     for c in children.iter_mut().filter(|c| c.len() > 1) {
         c.sort_by(|a, b| time(*a).total_cmp(&time(*b)));
     }

@@ -18,7 +18,6 @@ mod cmd_tree;
 pub mod fmt;
 pub mod jout;
 pub mod jv;
-pub mod lines;
 mod needle;
 pub mod paths;
 pub mod session;
