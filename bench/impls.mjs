@@ -5,7 +5,7 @@
 //              sanity-checked (every ratio should be ~1×) before ours exists.
 
 import { createHash } from "node:crypto";
-import { cpSync, existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { cpSync, existsSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -23,7 +23,8 @@ export const IMPL_NAMES = ["reference", "ours"];
 
 /**
  * `clearCaches()` forgets what an implementation keeps between calls (ours: listing rows
- * of unchanged files), so an operation can be timed as on its first call in a process.
+ * of unchanged files, in memory and in the listing index on disk), so an operation can be
+ * timed as on the very first listing.
  * @returns {Promise<{name: string, mod: any, clearCaches: () => void}>}
  */
 export async function loadImpl(name) {
@@ -39,7 +40,13 @@ export async function loadImpl(name) {
   }
   const require = createRequire(import.meta.url);
   const { binding } = require(join(dirname(path), "lib", "native.js"));
-  return { name, mod: require(path), clearCaches: () => binding.clearScanCache() };
+  const clearCaches = () => {
+    binding.clearScanCache();
+    // And the listing index on disk: nothing cached at all, as on the very first listing.
+    if (process.env.PI_SESSION_NATIVE_INDEX_DIR)
+      rmSync(process.env.PI_SESSION_NATIVE_INDEX_DIR, { recursive: true, force: true });
+  };
+  return { name, mod: require(path), clearCaches };
 }
 
 export function describeOurs() {

@@ -5,6 +5,7 @@ import { execSync } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import { basename, dirname, relative } from "node:path";
+import { freshMarkdown } from "./fresh.mjs";
 
 export function machineInfo() {
   const cpus = os.cpus();
@@ -54,7 +55,7 @@ function mark(ratio, target) {
   return "❌ slower";
 }
 
-export function writeReport({ results, rss, machine, D, args, self, ours, elapsed, mdPath, svgPath }) {
+export function writeReport({ results, rss, fresh, machine, D, args, self, ours, elapsed, mdPath, svgPath }) {
   const floors = Object.fromEntries(
     results.filter((r) => r.single && r.status === "ok").map((r) => [r.op.key.replace("floor-", ""), r.floor.median]),
   );
@@ -127,6 +128,7 @@ export function writeReport({ results, rss, machine, D, args, self, ours, elapse
         L.push(`  - \`${String(d).replace(/`/g, "'").replace(/\n\s*/g, " ⏎ ").slice(0, 600)}\``);
     }
   }
+  L.push(...freshMarkdown(fresh));
   if (rss.length) {
     L.push("");
     L.push("## Peak RSS");

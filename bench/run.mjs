@@ -5,7 +5,7 @@
 //   npm run bench -- --quick       subset with fewer rounds (~1-2 min)
 //   BENCH_SELF=1 npm run bench     reference against itself (develop the suite; ratios ~1×)
 //
-// Options: --quick, --only key,key  --skip key,key  --no-rss  --seed N  --data DIR
+// Options: --quick, --only key,key  --skip key,key  --no-rss  --no-fresh  --seed N  --data DIR
 //          --out results.md  --chart chart.svg  --list (print operation keys)
 //
 // For each operation: both implementations run it once and must agree (entry counts,
@@ -25,6 +25,7 @@ import v8 from "node:v8";
 import vm from "node:vm";
 import { compareSigs } from "./agree.mjs";
 import { ensureBenchData } from "./gen.mjs";
+import { measureFresh } from "./fresh.mjs";
 import { describeOurs, IMPL_NAMES, loadImpl, oursBuildId, SELF, snapshotOurs } from "./impls.mjs";
 import { dataContext, defineOps } from "./ops.mjs";
 import { fmt, machineInfo, writeReport } from "./report.mjs";
@@ -36,6 +37,7 @@ function parseArgs(argv) {
   const a = {
     quick: false,
     rss: true,
+    fresh: true,
     only: null,
     skip: [],
     seed: 42,
@@ -49,6 +51,7 @@ function parseArgs(argv) {
     const val = () => argv[++i];
     if (k === "--quick") a.quick = true;
     else if (k === "--no-rss") a.rss = false;
+    else if (k === "--no-fresh") a.fresh = false;
     else if (k === "--only") a.only = val().split(",");
     else if (k === "--skip") a.skip = val().split(",");
     else if (k === "--seed") a.seed = Number(val());
@@ -58,7 +61,7 @@ function parseArgs(argv) {
     else if (k === "--list") a.list = true;
     else if (k === "--help" || k === "-h") {
       console.log(
-        "usage: node bench/run.mjs [--quick] [--only k,k] [--skip k,k] [--no-rss] [--seed N] [--data DIR] [--out FILE.md] [--chart FILE.svg] [--list]",
+        "usage: node bench/run.mjs [--quick] [--only k,k] [--skip k,k] [--no-rss] [--no-fresh] [--seed N] [--data DIR] [--out FILE.md] [--chart FILE.svg] [--list]",
       );
       process.exit(0);
     } else throw new Error(`unknown option ${k}`);
@@ -232,6 +235,8 @@ async function main() {
   // (the RSS children load the addon afresh). Children inherit BENCH_OURS_DIR.
   const oursDir = join(tmp, "ours");
   mkdirSync(oursDir);
+  // Ours keeps its listing index here, not in the user's cache dir.
+  process.env.PI_SESSION_NATIVE_INDEX_DIR = join(tmp, "index");
   snapshotOurs(oursDir);
   const D = dataContext(data, tmp);
   console.log(
@@ -271,6 +276,12 @@ async function main() {
     }
   }
 
+  let fresh;
+  if (args.fresh && !SELF) {
+    console.log("  fresh processes (list over the 1,000-session folder):");
+    fresh = measureFresh(D, { rounds: args.quick ? 3 : 7, tmp });
+  }
+
   const rss = [];
   if (args.rss) {
     console.log("  peak RSS (fresh process per implementation and family):");
@@ -300,6 +311,7 @@ async function main() {
   writeReport({
     results,
     rss,
+    fresh,
     machine,
     D,
     args,

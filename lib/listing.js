@@ -225,6 +225,7 @@ async function scanInfos(paths, onLoaded, signal) {
   const flag = new binding.AbortFlag();
   const onAbort = () => flag.abort();
   signal?.addEventListener("abort", onAbort, { once: true });
+  let complete = false;
   try {
     // The core scans ahead, in order, while the batches before are handed out.
     const scanner = new binding.InfoScanner(paths, flag);
@@ -251,10 +252,15 @@ async function scanInfos(paths, onLoaded, signal) {
       }
       start += rows.length;
     }
+    // The listing is complete: the index is written in the background (not awaited; Node
+    // stays up until it is done). It never fails the listing.
+    complete = true;
+    scanner.finish().catch(() => {});
   } finally {
     signal?.removeEventListener("abort", onAbort);
-    // Stops the core's threads if this ended early (they are done otherwise).
-    flag.abort();
+    // Stops the core's threads if this ended early (they are done otherwise; an aborted
+    // scan leaves the index as it was).
+    if (!complete) flag.abort();
   }
   return results;
 }

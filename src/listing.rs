@@ -49,11 +49,29 @@ pub fn mtime_ms(meta: &fs::Metadata) -> f64 {
 /// Scans one session file. `abort` is polled between chunks. Lines are processed in place
 /// in 1 MiB reads (a longer line grows the buffer), so memory stays bounded.
 pub fn scan_info(path: &Path, abort: &AtomicBool) -> InfoScan {
+    scan_info_and_header(path, abort).0
+}
+
+/// `scan_info`, and the file's `store::read_header` from the same first read (`None` when
+/// the file could not be read).
+pub fn scan_info_and_header(path: &Path, abort: &AtomicBool) -> (InfoScan, Option<crate::store::HeaderScan>) {
+    let mut header = None;
+    let Ok(meta) = fs::metadata(path) else { return (InfoScan::Null, header) };
+    let Ok(mut file) = File::open(path) else { return (InfoScan::Null, header) };
+    let info = scan_file(&mut file, &meta, abort, &mut header);
+    (info, header)
+}
+
+fn scan_file(
+    file: &mut File,
+    meta: &fs::Metadata,
+    abort: &AtomicBool,
+    header: &mut Option<crate::store::HeaderScan>,
+) -> InfoScan {
+    use crate::store::{MAX_HEADER_SCAN_BYTES, header_in};
     use std::io::Read;
-    let Ok(meta) = fs::metadata(path) else { return InfoScan::Null };
-    let Ok(mut file) = File::open(path) else { return InfoScan::Null };
     let mut state =
-        Scan { info: Info { mtime_ms: mtime_ms(&meta), ..Info::default() }, has_header: false, first_text: false };
+        Scan { info: Info { mtime_ms: mtime_ms(meta), ..Info::default() }, has_header: false, first_text: false };
     let mut buf: Vec<u8> = Vec::with_capacity(1 << 20);
     let mut start = 0; // first unprocessed byte in buf
     loop {
@@ -66,10 +84,15 @@ pub fn scan_info(path: &Path, abort: &AtomicBool) -> InfoScan {
         let old = buf.len();
         // `read_to_end` reads into the spare capacity without zeroing it first (a `resize`
         // would memset a whole MiB for every file, however small).
-        let n = match (&mut file).take(1 << 20).read_to_end(&mut buf) {
+        let n = match (&mut *file).take(1 << 20).read_to_end(&mut buf) {
             Ok(n) => n,
             Err(_) => return InfoScan::Null,
         };
+        if header.is_none() {
+            // The first read holds the first MiB (or the whole file): all `read_header` reads.
+            let more = buf.len() >= MAX_HEADER_SCAN_BYTES && meta.len() > MAX_HEADER_SCAN_BYTES as u64;
+            *header = Some(header_in(&buf, more));
+        }
         let eof = n == 0;
         // Complete lines (all the rest at EOF).
         let end = if eof { buf.len() } else { memchr::memrchr(b'\n', &buf[old..]).map_or(0, |i| old + i + 1) };
@@ -503,7 +526,7 @@ struct Shared {
     paths: Vec<String>,
     /// The next path to scan.
     next: AtomicUsize,
-    /// Rows scanned: the last one writes the listing index (`list_index::finish_listing`).
+    /// Rows scanned (all of them: `finish` may update the listing index).
     done: AtomicUsize,
     state: std::sync::Mutex<State>,
     changed: std::sync::Condvar,
@@ -521,8 +544,6 @@ struct State {
     running: usize,
     /// The end of the furthest batch taken.
     taken: usize,
-    /// The listing index has been written (see `Scanner`).
-    indexed: bool,
 }
 
 /// Files the scan may run ahead of the batches taken.
@@ -541,7 +562,6 @@ impl Scanner {
                 rows: vec![None; paths.len()],
                 running: wanted,
                 taken: 0,
-                indexed: false,
             }),
             paths,
             next: AtomicUsize::new(0),
@@ -578,6 +598,16 @@ impl Scanner {
         self.take_from(range, true)
     }
 
+    /// After the last row was taken: updates the listing index with the rows of this scan
+    /// (see `list_index::finish_listing`; it may compress and write for a while, so the
+    /// facade runs it after handing out the listing). Nothing when the scan did not finish.
+    pub fn finish(&self) {
+        let sh = &self.shared;
+        if sh.done.load(Ordering::Acquire) == sh.paths.len() && !sh.cancelled() {
+            crate::list_index::finish_listing(&sh.paths);
+        }
+    }
+
     fn take_from(&self, range: std::ops::Range<usize>, more: bool) -> Rows {
         let sh = &self.shared;
         let len = sh.paths.len();
@@ -599,11 +629,7 @@ impl Scanner {
                 while more && !gave_up && stop < len && state.rows[stop].is_some() {
                     stop += 1;
                 }
-                // The last batch also waits for the index to be written: a process that
-                // exits right after its listing still leaves the index for the next one.
-                if gave_up || stop < len || state.indexed {
-                    break stop;
-                }
+                break stop;
             }
             state = sh.changed.wait(state).unwrap_or_else(|e| e.into_inner());
         };
@@ -657,16 +683,10 @@ impl Shared {
         let Some(path) = self.paths.get(i) else { return false };
         let row =
             std::panic::catch_unwind(|| row_of(path, &self.abort)).unwrap_or_else(|_| std::sync::Arc::new(Row::Null));
+        // Counted before it is published: whoever takes the last row sees them all done.
+        self.done.fetch_add(1, Ordering::AcqRel);
         self.lock().rows[i] = Some(row);
         self.changed.notify_all();
-        if self.done.fetch_add(1, Ordering::AcqRel) + 1 == self.paths.len() {
-            if !self.cancelled() {
-                // The batches before the last are handed out meanwhile.
-                let _ = std::panic::catch_unwind(|| crate::list_index::finish_listing(&self.paths));
-            }
-            self.lock().indexed = true;
-            self.changed.notify_all();
-        }
         true
     }
 }
@@ -685,10 +705,10 @@ fn row_of(path: &str, abort: &AtomicBool) -> std::sync::Arc<Row> {
     if let Some(row) = before.as_ref().and_then(|st| crate::list_index::row(path, st)) {
         return row;
     }
-    let row = std::sync::Arc::new(Row::new(&scan_info(path, abort)));
+    let (info, header) = scan_info_and_header(path, abort);
+    let row = std::sync::Arc::new(Row::new(&info));
     if let (false, Some(before)) = (abort.load(Ordering::Relaxed), before) {
         // The header too: discovery (`findById`) then reads no file the listing has seen.
-        let header = crate::store::read_header(path).ok();
         if let Some(after) = fs::metadata(path).ok().map(|m| FileStamp::of(&m)) {
             crate::list_index::record(path, &before, &after, Some(row.clone()), header.as_ref());
         }
@@ -699,7 +719,10 @@ fn row_of(path: &str, abort: &AtomicBool) -> std::sync::Arc<Row> {
 /// The rows of all `paths` at once (see `Scanner`).
 pub fn scan_rows(paths: &[String], abort: &AtomicBool) -> Rows {
     let flag = std::sync::Arc::new(AtomicBool::new(abort.load(Ordering::Relaxed)));
-    Scanner::start(paths.to_vec(), flag).take(0..paths.len())
+    let scanner = Scanner::start(paths.to_vec(), flag);
+    let rows = scanner.take(0..paths.len());
+    scanner.finish();
+    rows
 }
 
 fn js_number(v: f64) -> String {

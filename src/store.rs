@@ -241,6 +241,24 @@ pub fn read_header(path: &Path) -> Result<HeaderScan> {
     Ok(header_candidate(&buf[line_start..]).unwrap_or(HeaderScan::NotHeader))
 }
 
+/// `read_header` of a file whose first `min(len, MAX_HEADER_SCAN_BYTES)` bytes are `prefix`
+/// (`more`: the file is longer than that), for a caller that read them anyway (the listing).
+pub fn header_in(prefix: &[u8], more: bool) -> HeaderScan {
+    let prefix = &prefix[..prefix.len().min(MAX_HEADER_SCAN_BYTES)];
+    let mut line_start = 0;
+    while let Some(i) = memchr::memchr(b'\n', &prefix[line_start..]) {
+        let end = line_start + i;
+        if let Some(found) = header_candidate(&prefix[line_start..end]) {
+            return found;
+        }
+        line_start = end + 1;
+    }
+    if more {
+        return HeaderScan::LimitExceeded;
+    }
+    header_candidate(&prefix[line_start..]).unwrap_or(HeaderScan::NotHeader)
+}
+
 /// `read_header` through the listing index (`list_index`): a session's header never
 /// changes while its file does not, and discovery (`findById`, `continueRecent`) re-reads
 /// the same folders. A hit costs one `stat`.

@@ -58,6 +58,35 @@ impl InfoScanner {
     pub fn take(&self, start: u32, end: u32) -> AsyncTask<ScanTake> {
         AsyncTask::new(ScanTake { scanner: self.scanner.clone(), start: start as usize, end: end as usize })
     }
+
+    /// After the last take: updates the listing index (see `listing::Scanner::finish`), off
+    /// the main thread. The pending task keeps Node running until the index is written, so a
+    /// process that exits right after its listing still leaves it for the next one.
+    #[napi]
+    pub fn finish(&self) -> AsyncTask<ScanFinish> {
+        AsyncTask::new(ScanFinish { scanner: self.scanner.clone() })
+    }
+}
+
+/// `InfoScanner.finish`: updates the listing index once the listing is handed out.
+pub struct ScanFinish {
+    scanner: Arc<listing::Scanner>,
+}
+
+impl Task for ScanFinish {
+    type Output = ();
+    type JsValue = ();
+
+    fn compute(&mut self) -> Result<()> {
+        guard(|| {
+            self.scanner.finish();
+            Ok(())
+        })
+    }
+
+    fn resolve(&mut self, _env: Env, _output: ()) -> Result<()> {
+        Ok(())
+    }
 }
 
 pub struct ScanTake {
