@@ -21,5 +21,10 @@ const infos = await impl.mod.SessionManager.list(cwd, dir);
 const ms = performance.now() - t0;
 const after = io();
 console.log(
-  JSON.stringify({ ms, rchar: after.rchar - before.rchar, readBytes: after.readBytes - before.readBytes, n: infos.length }),
+  JSON.stringify({
+    ms,
+    rchar: after.rchar - before.rchar,
+    readBytes: after.readBytes - before.readBytes,
+    n: infos.length,
+  }),
 );

@@ -42,7 +42,8 @@ function child(name, D, indexDir) {
     encoding: "utf8",
     env: { ...process.env, PI_SESSION_NATIVE_INDEX_DIR: indexDir },
   });
-  if (r.status !== 0) throw new Error(`fresh ${name} failed: ${(r.stderr || r.stdout).trim().split("\n").slice(-3).join(" | ")}`);
+  if (r.status !== 0)
+    throw new Error(`fresh ${name} failed: ${(r.stderr || r.stdout).trim().split("\n").slice(-3).join(" | ")}`);
   return JSON.parse(r.stdout.trim().split("\n").pop());
 }
 
@@ -52,9 +53,15 @@ export function measureFresh(D, { rounds, tmp, log = console.log }) {
   const folderBytes = readdirSync(D.folder.dir).reduce((n, f) => n + statSync(join(D.folder.dir, f)).size, 0);
   const drop = canDropCaches();
   const cases = [
-    { key: "first", label: "fresh process, first run (no index yet)", before: () => rmSync(indexDir, { recursive: true, force: true }) },
+    {
+      key: "first",
+      label: "fresh process, first run (no index yet)",
+      before: () => rmSync(indexDir, { recursive: true, force: true }),
+    },
     { key: "warm", label: "fresh process, warm index", before: () => {} },
-    ...(drop ? [{ key: "cold", label: "fresh process, warm index, page cache dropped", before: dropCaches, both: true }] : []),
+    ...(drop
+      ? [{ key: "cold", label: "fresh process, warm index, page cache dropped", before: dropCaches, both: true }]
+      : []),
   ];
   // The index exists for "warm" and "cold" (the first-run samples leave one).
   mkdirSync(indexDir, { recursive: true });
@@ -68,7 +75,8 @@ export function measureFresh(D, { rounds, tmp, log = console.log }) {
       for (const name of order) {
         if (name === "ours" || c.both) c.before();
         const got = child(name, D, indexDir);
-        if (n !== undefined && got.n !== n) throw new Error(`fresh ${c.key}: ${name} listed ${got.n} sessions, not ${n}`);
+        if (n !== undefined && got.n !== n)
+          throw new Error(`fresh ${c.key}: ${name} listed ${got.n} sessions, not ${n}`);
         n = got.n;
         xs[name].push(got.ms);
         io[name].push(got);
@@ -86,7 +94,10 @@ export function measureFresh(D, { rounds, tmp, log = console.log }) {
       sessions: n,
       folderBytes,
       rchar: { reference: median(io.reference.map((x) => x.rchar)), ours: median(io.ours.map((x) => x.rchar)) },
-      readBytes: { reference: median(io.reference.map((x) => x.readBytes)), ours: median(io.ours.map((x) => x.readBytes)) },
+      readBytes: {
+        reference: median(io.reference.map((x) => x.readBytes)),
+        ours: median(io.ours.map((x) => x.readBytes)),
+      },
       indexBytes,
     };
     rows.push(row);
@@ -110,7 +121,9 @@ export function freshMarkdown(fresh) {
     `\`list(cwd, dir)\` over the ${f.sessions}-session folder (${mb(f.folderBytes)}), one new Node process per sample, interleaved rounds; the time is the call's, not Node's start-up. Bytes read are the call's \`rchar\` (through \`read(2)\`) and \`read_bytes\` (fetched from storage), from \`/proc/self/io\`. Index size on disk: **${mb(fresh.rows.at(-1).indexBytes)}** (${pct(fresh.rows.at(-1).indexBytes, f.folderBytes)} of the folder).${fresh.dropped ? "" : " The page cache could not be dropped here (not root): no cold-cache row."}`,
   );
   L.push("");
-  L.push("| case | reference median | ours median | ratio | ours read (rchar) | ours from storage | reference read | rounds |");
+  L.push(
+    "| case | reference median | ours median | ratio | ours read (rchar) | ours from storage | reference read | rounds |",
+  );
   L.push("|---|---:|---:|---:|---:|---:|---:|---:|");
   for (const r of fresh.rows)
     L.push(

@@ -30,8 +30,7 @@ use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
-use crate::json::Decoded;
-use crate::listing::Row;
+use crate::listing::{Block, Row, Text, Units};
 use crate::platform::{FileStamp, FileState};
 use crate::store::HeaderScan;
 
@@ -368,13 +367,13 @@ fn put_bytes(out: &mut Vec<u8>, b: &[u8]) {
     out.extend_from_slice(b);
 }
 
-fn put_text(out: &mut Vec<u8>, t: &Decoded) {
-    match t {
-        Decoded::Latin1(b) => {
+fn put_text(out: &mut Vec<u8>, t: &Text) {
+    match t.units() {
+        Units::Latin1(b) => {
             out.push(0);
             put_bytes(out, b);
         }
-        Decoded::Utf16(u) => {
+        Units::Utf16(u) => {
             out.push(1);
             let at = out.len();
             put_u32(out, 0);
@@ -518,13 +517,18 @@ impl<'a> Cursor<'a> {
     fn str(&mut self) -> Option<String> {
         String::from_utf8(self.bytes()?.to_vec()).ok()
     }
-    fn text(&mut self) -> Option<Decoded> {
+    /// A text, appended to its frame's block of that kind: `(utf16, range in the block)`.
+    fn text(&mut self, latin1: &mut Vec<u8>, utf16: &mut Vec<u16>) -> Option<(bool, std::ops::Range<usize>)> {
         match self.u8()? {
-            0 => Some(Decoded::Latin1(self.bytes()?.to_vec())),
+            0 => {
+                let b = self.bytes()?;
+                latin1.extend_from_slice(b);
+                Some((false, latin1.len() - b.len()..latin1.len()))
+            }
             1 => {
-                let mut units = Vec::new();
-                crate::text::wtf8_to_utf16(self.bytes()?, &mut units)?;
-                Some(Decoded::Utf16(units))
+                let start = utf16.len();
+                crate::text::wtf8_to_utf16(self.bytes()?, utf16)?;
+                Some((true, start..utf16.len()))
             }
             _ => None,
         }
@@ -592,7 +596,12 @@ fn decode_frame(frame: &[u8], raw_len: u64) -> Option<Vec<(OsString, Entry)>> {
     }
     let mut r = Cursor(&raw);
     let count = r.u32()?;
-    let mut out = Vec::with_capacity(count.min(raw.len() / 40));
+    // The frame's texts go into one block per kind, shared by its rows (and by the JS
+    // strings made of them): no copy per row, one string per block.
+    let (mut latin1, mut utf16) = (Vec::new(), Vec::new());
+    type Texts = ((bool, std::ops::Range<usize>), (bool, std::ops::Range<usize>));
+    let mut parsed: Vec<(OsString, FileState, Option<Head>, Option<Result<(String, Texts, String), Row>>)> =
+        Vec::with_capacity(count.min(raw.len() / 40));
     for _ in 0..count {
         let name = os_name(r.bytes()?)?;
         let (dev, ino, size) = (r.u64()?, r.u64()?, r.u64()?);
@@ -607,15 +616,35 @@ fn decode_frame(frame: &[u8], raw_len: u64) -> Option<Vec<(OsString, Entry)>> {
         };
         let row = match r.u8()? {
             0 => None,
-            1 => Some(Row::Null),
-            2 => Some(Row::Fallback),
-            3 => Some(Row::Info { head: r.str()?, first: r.text()?, all: r.text()?, tail: r.str()? }),
+            1 => Some(Err(Row::Null)),
+            2 => Some(Err(Row::Fallback)),
+            3 => {
+                let head = r.str()?;
+                let texts = (r.text(&mut latin1, &mut utf16)?, r.text(&mut latin1, &mut utf16)?);
+                Some(Ok((head, texts, r.str()?)))
+            }
             _ => return None,
         };
-        let state = FileState { dev, ino, size, mtime, ctime };
-        out.push((name, Entry { state, row: row.map(Arc::new), header }));
+        parsed.push((name, FileState { dev, ino, size, mtime, ctime }, header, row));
     }
-    r.0.is_empty().then_some(out)
+    if !r.0.is_empty() {
+        return None;
+    }
+    let (latin1, utf16) = (Arc::new(latin1), Arc::new(utf16));
+    let text = |(wide, range): (bool, std::ops::Range<usize>)| {
+        Text::Shared(if wide { Block::Utf16(utf16.clone()) } else { Block::Latin1(latin1.clone()) }, range)
+    };
+    let out = parsed
+        .into_iter()
+        .map(|(name, state, header, row)| {
+            let row = row.map(|row| match row {
+                Err(simple) => simple,
+                Ok((head, (first, all), tail)) => Row::Info { head, first: text(first), all: text(all), tail },
+            });
+            (name, Entry { state, row: row.map(Arc::new), header })
+        })
+        .collect();
+    Some(out)
 }
 
 fn read_index(file: &Path, folder: &Path) -> Option<Vec<(OsString, Entry)>> {
@@ -686,7 +715,8 @@ fn remove_stale_temps(dir: &Path) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::listing::{Rows, scan_rows};
+    use crate::json::Decoded;
+    use crate::listing::scan_rows;
     use std::sync::atomic::AtomicBool;
 
     fn entry(ino: u64, row: Option<Row>, header: Option<Option<&str>>) -> Entry {
@@ -698,8 +728,8 @@ mod tests {
     fn sample() -> Vec<(OsString, Entry)> {
         let info = Row::Info {
             head: "[{\"type\":\"session\"},null,2,null,[],".into(),
-            first: Decoded::Latin1(b"caf\xe9".to_vec()),
-            all: Decoded::Utf16("\u{2192} x".encode_utf16().chain([0xd800]).collect()),
+            first: Text::Own(Decoded::Latin1(b"caf\xe9".to_vec())),
+            all: Text::Own(Decoded::Utf16("\u{2192} x".encode_utf16().chain([0xd800]).collect())),
             tail: "1700000000000.5]".into(),
         };
         vec![
@@ -743,8 +773,8 @@ mod tests {
                 let text: Vec<u16> = format!("{i} \u{2192} ").repeat(90_000).encode_utf16().collect();
                 let row = Row::Info {
                     head: "[".into(),
-                    first: Decoded::Latin1(vec![b'a'; 10]),
-                    all: Decoded::Utf16(text),
+                    first: Text::Own(Decoded::Latin1(vec![b'a'; 10])),
+                    all: Text::Own(Decoded::Utf16(text)),
                     tail: "1]".into(),
                 };
                 (OsString::from(format!("{i}.jsonl")), entry(i, Some(row), None))
@@ -796,8 +826,8 @@ mod tests {
         FileStamp::of(&fs::metadata(p).unwrap())
     }
 
-    fn rows(paths: &[String]) -> Rows {
-        scan_rows(paths, &AtomicBool::new(false))
+    fn rows(paths: &[String]) -> Vec<String> {
+        scan_rows(paths, &AtomicBool::new(false)).rendered
     }
 
     /// Settling, the disk index across a "fresh process" (memory cleared), every kind of
@@ -819,12 +849,12 @@ mod tests {
         // Files changed just now are not recorded (rule 2).
         TEST_SETTLE_NS.store(i64::MAX, std::sync::atomic::Ordering::Relaxed);
         clear_memory();
-        assert_eq!(rows(&paths).json, fresh.json);
+        assert_eq!(rows(&paths), fresh);
         assert!(row(Path::new(&paths[0]), &stamp(&paths[0])).is_none());
         assert!(!index.exists());
 
         TEST_SETTLE_NS.store(0, std::sync::atomic::Ordering::Relaxed);
-        assert_eq!(rows(&paths).json, fresh.json);
+        assert_eq!(rows(&paths), fresh);
         assert!(index.exists(), "the last batch waits for the index");
         clear_memory(); // a fresh process
         let from_disk = row(Path::new(&paths[1]), &stamp(&paths[1])).expect("row from the disk index");
@@ -833,7 +863,7 @@ mod tests {
             format!("{:?}", Row::new(&crate::listing::scan_info(Path::new(&paths[1]), &AtomicBool::new(false))))
         );
         assert!(matches!(header(Path::new(&paths[1]), &stamp(&paths[1]), true), Some(HeaderScan::Header(_))));
-        assert_eq!(rows(&paths).json, fresh.json);
+        assert_eq!(rows(&paths), fresh);
 
         // Appended, rewritten with the same size, replaced by a rename, truncated: each
         // misses, and the listing shows the new content.
@@ -870,7 +900,7 @@ mod tests {
                 |p| {
                     fs::OpenOptions::new().write(true).open(p).unwrap().set_len(10).unwrap();
                 },
-                "],null]",
+                "\nNull",
             ),
         ];
         for (i, (what, change, shows)) in changes.into_iter().enumerate() {
@@ -882,7 +912,7 @@ mod tests {
             }
             assert!(row(Path::new(&paths[2]), &stamp(&paths[2])).is_none(), "{what}");
             let now = rows(&paths);
-            let text = format!("{}{}", now.json, String::from_utf8_lossy(&now.latin1));
+            let text = now.join("\n");
             assert!(text.contains(shows), "{what}: {text}");
             assert!(row(Path::new(&paths[2]), &stamp(&paths[2])).is_some(), "{what}: recorded");
         }
@@ -898,7 +928,7 @@ mod tests {
         fs::write(&index, &good[..good.len() / 2]).unwrap();
         clear_memory();
         assert!(row(Path::new(&paths[0]), &stamp(&paths[0])).is_none());
-        assert_eq!(rows(&paths[..2]).json, rows(&paths[..2]).json);
+        assert_eq!(rows(&paths[..2]), rows(&paths[..2]));
         clear_memory();
         assert!(row(Path::new(&paths[0]), &stamp(&paths[0])).is_some(), "rebuilt");
         #[cfg(unix)]

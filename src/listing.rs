@@ -404,6 +404,71 @@ fn scan_many_map<R: Send>(paths: &[String], abort: &AtomicBool, f: impl Fn(InfoS
     slots.into_iter().map(|r| r.unwrap_or_else(|| f(InfoScan::Null))).collect()
 }
 
+/// Texts of many rows end to end, shared: the listing index decodes each frame's texts
+/// into one block per kind, which JS gets as one string (without a copy where the host
+/// allows) and slices the rows' texts out of.
+#[derive(Clone, Debug)]
+pub enum Block {
+    Latin1(std::sync::Arc<Vec<u8>>),
+    Utf16(std::sync::Arc<Vec<u16>>),
+}
+
+impl Block {
+    fn same(&self, other: &Block) -> bool {
+        match (self, other) {
+            (Block::Latin1(a), Block::Latin1(b)) => std::sync::Arc::ptr_eq(a, b),
+            (Block::Utf16(a), Block::Utf16(b)) => std::sync::Arc::ptr_eq(a, b),
+            _ => false,
+        }
+    }
+}
+
+/// A row's text: its own, or a range of a shared block.
+#[derive(Clone)]
+pub enum Text {
+    Own(Decoded),
+    Shared(Block, std::ops::Range<usize>),
+}
+
+/// A text's code units, wherever they are kept.
+#[derive(Debug, PartialEq)]
+pub enum Units<'a> {
+    Latin1(&'a [u8]),
+    Utf16(&'a [u16]),
+}
+
+impl Text {
+    pub fn units(&self) -> Units<'_> {
+        match self {
+            Text::Own(Decoded::Latin1(b)) => Units::Latin1(b),
+            Text::Own(Decoded::Utf16(u)) => Units::Utf16(u),
+            // The ranges were made within their blocks (`list_index`); empty if not.
+            Text::Shared(Block::Latin1(b), r) => Units::Latin1(b.get(r.clone()).unwrap_or_default()),
+            Text::Shared(Block::Utf16(u), r) => Units::Utf16(u.get(r.clone()).unwrap_or_default()),
+        }
+    }
+
+    fn bytes(&self) -> usize {
+        match self.units() {
+            Units::Latin1(b) => b.len(),
+            Units::Utf16(u) => u.len() * 2,
+        }
+    }
+}
+
+/// Equal when the units are: where they are kept does not matter.
+impl PartialEq for Text {
+    fn eq(&self, other: &Text) -> bool {
+        self.units() == other.units()
+    }
+}
+
+impl std::fmt::Debug for Text {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.units().fmt(f)
+    }
+}
+
 /// One file's scan result as the facade takes it: the JSON of the row around its two
 /// texts, and the texts decoded (JS gets them as strings, not JSON to parse).
 #[derive(Debug, PartialEq)]
@@ -413,8 +478,8 @@ pub enum Row {
     Info {
         /// `[header,name|null,count,lastActivity|null,[pendingTimes],`
         head: String,
-        first: Decoded,
-        all: Decoded,
+        first: Text,
+        all: Text,
         /// `mtimeMs]`
         tail: String,
     },
@@ -440,8 +505,8 @@ impl Row {
         head.push_str("],");
         Row::Info {
             head,
-            first: Decoded::new(info.first_message.as_bytes()),
-            all: Decoded::new(info.all_text.as_bytes()),
+            first: Text::Own(Decoded::new(info.first_message.as_bytes())),
+            all: Text::Own(Decoded::new(info.all_text.as_bytes())),
             tail: format!("{}]", js_number(info.mtime_ms)),
         }
     }
@@ -461,19 +526,36 @@ pub struct Rows {
     /// A JSON array with one item per file: `null` (not a session), `0` (the facade runs
     /// the reference algorithm) or `[header, name|null, count, lastActivity|null,
     /// [pendingTimes], fw, fs, fe, aw, as, ae, mtimeMs]`, where `firstMessage` is `fs..fe`
-    /// of `latin1` (fw 0) or `utf16` (fw 1), and `allMessagesText` likewise.
+    /// of `latin1` (fw 0), of `utf16` (fw 1) or of `blocks[fw - 2]`, and `allMessagesText`
+    /// likewise.
     pub json: String,
     /// Texts whose code units all fit in a byte, end to end.
     pub latin1: Vec<u8>,
     /// The other texts, end to end.
     pub utf16: Vec<u16>,
+    /// Shared blocks the rows' texts are in (rows from the listing index).
+    pub blocks: Vec<Block>,
     /// How many rows.
     pub len: usize,
+    /// Each row with its texts in place (tests compare rows wherever their texts are kept).
+    #[cfg(test)]
+    pub rendered: Vec<String>,
 }
 
 impl Rows {
     fn push(&mut self, row: &Row) {
         self.len += 1;
+        #[cfg(test)]
+        self.rendered.push(match row {
+            Row::Info { head, first, all, tail } => {
+                let text = |t: &Text| match t.units() {
+                    Units::Latin1(b) => b.iter().map(|&c| char::from(c)).collect::<String>(),
+                    Units::Utf16(u) => String::from_utf16_lossy(u),
+                };
+                format!("{head}«{}»«{}»{tail}", text(first), text(all))
+            }
+            other => format!("{other:?}"),
+        });
         self.json.push(if self.json.is_empty() { '[' } else { ',' });
         match row {
             Row::Null => self.json.push_str("null"),
@@ -482,11 +564,21 @@ impl Rows {
                 self.json.push_str(head);
                 for text in [first, all] {
                     let (which, start, end) = match text {
-                        Decoded::Latin1(b) => {
+                        Text::Shared(block, r) => {
+                            let k = match self.blocks.iter().position(|b| b.same(block)) {
+                                Some(k) => k,
+                                None => {
+                                    self.blocks.push(block.clone());
+                                    self.blocks.len() - 1
+                                }
+                            };
+                            (2 + k, r.start, r.end)
+                        }
+                        Text::Own(Decoded::Latin1(b)) => {
                             self.latin1.extend_from_slice(b);
                             (0, self.latin1.len() - b.len(), self.latin1.len())
                         }
-                        Decoded::Utf16(u) => {
+                        Text::Own(Decoded::Utf16(u)) => {
                             self.utf16.extend_from_slice(u);
                             (1, self.utf16.len() - u.len(), self.utf16.len())
                         }
@@ -558,11 +650,7 @@ impl Scanner {
     fn start_with(paths: Vec<String>, abort: std::sync::Arc<AtomicBool>, lookahead: usize) -> Scanner {
         let wanted = std::thread::available_parallelism().map_or(2, |n| n.get()).clamp(1, 8).min(paths.len());
         let shared = std::sync::Arc::new(Shared {
-            state: std::sync::Mutex::new(State {
-                rows: vec![None; paths.len()],
-                running: wanted,
-                taken: 0,
-            }),
+            state: std::sync::Mutex::new(State { rows: vec![None; paths.len()], running: wanted, taken: 0 }),
             paths,
             next: AtomicUsize::new(0),
             done: AtomicUsize::new(0),

@@ -274,16 +274,27 @@ impl JsUnit for u16 {
 /// Bytes of external strings not yet finalized (a diagnostic: see `externalStringBytes`).
 static EXTERNAL_BYTES: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
-/// Frees the units of an external string once V8 no longer needs them (`hint` is the
-/// `Box<Vec<T>>`). `env` may be null (the environment is shutting down): unused.
-unsafe extern "C" fn free_external<T>(
+/// Frees (or releases, for a shared block) the units of an external string once V8 no
+/// longer needs them (`hint` is the `Box<O>`). `env` may be null (the environment is
+/// shutting down): unused.
+unsafe extern "C" fn free_external<T, O: AsRef<[T]>>(
     _env: napi::sys::napi_env,
     _data: *mut std::ffi::c_void,
     hint: *mut std::ffi::c_void,
 ) {
     // SAFETY: `hint` is the box `external_string` leaked for this string; Node calls this once.
-    let units = unsafe { Box::from_raw(hint.cast::<Vec<T>>()) };
-    EXTERNAL_BYTES.fetch_sub(std::mem::size_of_val(units.as_slice()), Ordering::Relaxed);
+    let units = unsafe { Box::from_raw(hint.cast::<O>()) };
+    EXTERNAL_BYTES.fetch_sub(std::mem::size_of_val(units.as_ref().as_ref()), Ordering::Relaxed);
+}
+
+/// A shared block's units as an external string's owner (see `listing::Block`): the string
+/// keeps the block alive, not a copy of it.
+pub struct SharedUnits<T>(pub std::sync::Arc<Vec<T>>);
+
+impl<T> AsRef<[T]> for SharedUnits<T> {
+    fn as_ref(&self) -> &[T] {
+        &self.0
+    }
 }
 
 /// Bytes held by the strings handed to V8 without a copy (`linesAsciiPieces`, `InfoScanner.take`)
@@ -300,14 +311,18 @@ pub fn external_string_bytes() -> f64 {
 ///
 /// # Safety
 /// `env` is the current Node-API environment.
-pub unsafe fn external_string<T: JsUnit>(env: napi::sys::napi_env, units: Vec<T>) -> Result<napi::sys::napi_value> {
+pub unsafe fn external_string<T: JsUnit, O: AsRef<[T]>>(
+    env: napi::sys::napi_env,
+    units: O,
+) -> Result<napi::sys::napi_value> {
     let mut out = std::ptr::null_mut();
     let failed = || Err(napi::Error::from_reason("failed to create a string"));
-    let Some(create) = T::create_external().filter(|_| !units.is_empty()) else {
+    let Some(create) = T::create_external().filter(|_| !units.as_ref().is_empty()) else {
         // SAFETY: per this function's contract.
-        return if unsafe { T::create_copy(env, &units, &mut out) } { Ok(out) } else { failed() };
+        return if unsafe { T::create_copy(env, units.as_ref(), &mut out) } { Ok(out) } else { failed() };
     };
-    let (ptr, len, bytes) = (units.as_ptr(), units.len(), std::mem::size_of_val(units.as_slice()));
+    let slice = units.as_ref();
+    let (ptr, len, bytes) = (slice.as_ptr(), slice.len(), std::mem::size_of_val(slice));
     // Counted before: the finalizer runs at once if Node copies the units instead.
     EXTERNAL_BYTES.fetch_add(bytes, Ordering::Relaxed);
     let hint = Box::into_raw(Box::new(units));
@@ -315,7 +330,7 @@ pub unsafe fn external_string<T: JsUnit>(env: napi::sys::napi_env, units: Vec<T>
     // SAFETY: `ptr..ptr + len` stays allocated (owned by `hint`) until the finalizer runs,
     // which Node calls exactly once on success, at once if it copied instead.
     let status =
-        unsafe { create(env, ptr, len as isize, Some(free_external::<T>), hint.cast(), &mut out, &mut copied) };
+        unsafe { create(env, ptr, len as isize, Some(free_external::<T, O>), hint.cast(), &mut out, &mut copied) };
     if status != napi::sys::Status::napi_ok {
         // No finalizer will run: the units are still ours.
         // SAFETY: `hint` came from `Box::into_raw` above and was not handed over.
