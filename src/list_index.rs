@@ -600,8 +600,9 @@ fn decode_frame(frame: &[u8], raw_len: u64) -> Option<Vec<(OsString, Entry)>> {
     // strings made of them): no copy per row, one string per block.
     let (mut latin1, mut utf16) = (Vec::new(), Vec::new());
     type Texts = ((bool, std::ops::Range<usize>), (bool, std::ops::Range<usize>));
-    let mut parsed: Vec<(OsString, FileState, Option<Head>, Option<Result<(String, Texts, String), Row>>)> =
-        Vec::with_capacity(count.min(raw.len() / 40));
+    /// A row before its blocks exist: `Ok` an info row's head, texts and tail.
+    type Pending = Option<Result<(String, Texts, String), Row>>;
+    let mut parsed: Vec<(OsString, FileState, Option<Head>, Pending)> = Vec::with_capacity(count.min(raw.len() / 40));
     for _ in 0..count {
         let name = os_name(r.bytes()?)?;
         let (dev, ino, size) = (r.u64()?, r.u64()?, r.u64()?);
