@@ -785,8 +785,9 @@ pub fn clear_cache() {
 }
 
 /// The row of one file: from the listing index (see `list_index`), or scanned (and
-/// recorded there, with its header, unless the scan was aborted).
-fn row_of(path: &str, abort: &AtomicBool) -> std::sync::Arc<Row> {
+/// recorded there, with its header, unless the scan was aborted). After rows of every
+/// session file of a folder, `list_index::finish_listing` writes its index.
+pub fn row_of(path: &str, abort: &AtomicBool) -> std::sync::Arc<Row> {
     use crate::platform::FileStamp;
     let path = Path::new(path);
     let before = fs::metadata(path).ok().map(|m| FileStamp::of(&m));

@@ -6,7 +6,8 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 
 use pi_session_native::json::Kind;
-use pi_session_native::listing::{self, InfoScan};
+use pi_session_native::list_index;
+use pi_session_native::listing::{self, Row as ScanRow, Units};
 
 use super::args::LsArgs;
 use super::fmt::{self, date_value};
@@ -14,7 +15,7 @@ use serde::Serialize;
 use serde_json::value::RawValue;
 
 use super::jout;
-use super::jv::{self, J};
+use super::jv::J;
 use super::{CliError, Ctx, Out, paths};
 
 /// One listed session (pi's `SessionInfo`, plus size).
@@ -49,12 +50,15 @@ struct Row<'a> {
     parent_session_path: Box<RawValue>,
 }
 
-/// `buildSessionInfo` for one file (`None`: not a session / unreadable).
+/// `buildSessionInfo` for one file (`None`: not a session / unreadable), through the
+/// listing index the addon keeps (`list_index`): an unchanged file is not read again, by
+/// this command or by pi.
 pub fn info(path: &Path) -> Option<Listed> {
-    let basic = match listing::scan_info(path, &AtomicBool::new(false)) {
-        InfoScan::Null => return None,
-        InfoScan::Info(i) => Basic::from_core(i),
-        InfoScan::Fallback => slow_info(path)?,
+    let row = listing::row_of(&path.to_string_lossy(), &AtomicBool::new(false));
+    let basic = match &*row {
+        ScanRow::Null => return None,
+        ScanRow::Info { head, first, .. } => Basic::from_row(head, first.units())?,
+        ScanRow::Fallback => slow_info(path)?,
     };
     let meta = fs::metadata(path).ok()?;
     let h = J::parse(basic.header.as_bytes())?;
@@ -93,27 +97,31 @@ struct Basic {
 }
 
 impl Basic {
-    fn from_core(i: listing::Info) -> Basic {
-        let mut last = i.last_activity;
-        for raw in &i.pending_times {
-            let t = date_value(J::parse(raw.as_bytes()));
+    /// From the core's row: `head` is `[header,name|null,count,lastActivity|null,[pendingTimes],`
+    /// (see `listing::Row`), `first` the decoded first message.
+    fn from_row(head: &str, first: Units) -> Option<Basic> {
+        let array = format!("{head}0]");
+        let row = J::parse(array.as_bytes())?;
+        let items = row.items();
+        let [header, name, count, last, pending] = [0, 1, 2, 3, 4].map(|i| items.get(i).copied());
+        let mut last = last.and_then(|l| l.num());
+        for raw in pending.map(|p| p.items()).unwrap_or_default() {
+            let t = date_value(Some(raw));
             if !t.is_nan() {
                 last = Some(last.unwrap_or(0.0).max(t));
             }
         }
-        let name = i
-            .name
-            .as_deref()
-            .and_then(|raw| J::parse(raw.as_bytes()))
-            .and_then(|j| j.str())
-            .map(|s| s.trim().to_string());
-        Basic {
-            header: i.header,
+        let name = name.and_then(|j| j.str()).map(|s| s.trim().to_string());
+        Some(Basic {
+            header: header?.raw_str().into_owned(),
             name: name.filter(|n| !n.is_empty()),
-            count: i.message_count,
+            count: count?.num()? as u64,
             last_activity: last,
-            first_message: jv::decode(i.first_message.as_bytes()).into_owned(),
-        }
+            first_message: match first {
+                Units::Latin1(b) => b.iter().map(|&c| char::from(c)).collect(),
+                Units::Utf16(u) => String::from_utf16_lossy(u),
+            },
+        })
     }
 }
 
@@ -217,6 +225,8 @@ pub fn list(ctx: &Ctx, scope: &paths::Scope) -> Vec<Listed> {
         files.sort_by(|a, b| b.file_name().cmp(&a.file_name()));
     }
     let infos = super::work::map(&files, ctx.jobs, "scanning", |p| info(p));
+    // Every session file of the scope's folders was seen: their indexes can be written.
+    list_index::finish_listing(&files.iter().map(|p| p.to_string_lossy().into_owned()).collect::<Vec<_>>());
     let mut out: Vec<Listed> = infos.into_iter().flatten().collect();
     if let Some(want) = scope.cwd_filter() {
         out.retain(|s| paths::cwd_matches(Some(&s.cwd), want, &ctx.cwd));

@@ -227,6 +227,8 @@ impl Out {
 fn run(args: &[&str], env: &[(&str, &str)]) -> Out {
     let mut c = Command::new(BIN);
     c.args(args).env_remove("PI_CODING_AGENT_DIR").env_remove("NO_COLOR").env_remove("COLUMNS");
+    // The listing index of these runs stays out of the user's cache dir.
+    c.env("PI_SESSION_NATIVE_INDEX_DIR", std::env::temp_dir().join(format!("psn-cli-index-{}", std::process::id())));
     for (k, v) in env {
         c.env(k, v);
     }
@@ -281,6 +283,31 @@ fn ls_lists_newest_first_with_session_info_fields() {
 
     let limited = a.run(&["ls", "--all", "--json", "-n", "1"]);
     assert_eq!(strs(limited.json(), "id"), ["other-1"]);
+}
+
+#[test]
+fn ls_writes_the_listing_index_and_answers_the_same_from_it() {
+    let a = Agent::new();
+    let index = Tmp::new("index");
+    let env = [("PI_SESSION_NATIVE_INDEX_DIR", index.0.to_str().unwrap()), ("PI_SESSION_NATIVE_INDEX_SETTLE_MS", "0")];
+    let ls = |env: &[(&str, &str)]| run(&["--agent-dir", a.dir().to_str().unwrap(), "ls", "--all", "--json"], env);
+    let first = ls(&env);
+    assert_eq!(first.code, 0, "{}", first.stderr);
+    let written: Vec<_> = fs::read_dir(&index.0).unwrap().flatten().map(|e| e.file_name()).collect();
+    assert_eq!(written.len(), 2, "one index per folder: {written:?}");
+    let again = ls(&env);
+    assert_eq!(again.stdout, first.stdout);
+    // A session changed since: the index row is not used for it.
+    let rich = a.dir().join("sessions/--work-demo--/2025-01-02T09-00-00-000Z_abc12345-rich.jsonl");
+    let mut text = fs::read_to_string(&rich).unwrap();
+    text.push_str(&format!(
+        "{}\n",
+        r#"{"type":"session_info","id":"n9","parentId":"a6","timestamp":"2025-01-02T09:10:00.000Z","name":"Renamed"}"#
+    ));
+    fs::write(&rich, text).unwrap();
+    let changed = ls(&env);
+    assert!(changed.stdout.contains("\"Renamed\""), "{}", changed.stdout);
+    assert_eq!(ls(&[]).stdout, changed.stdout, "the same without the index");
 }
 
 #[test]
