@@ -685,7 +685,12 @@ fn write_index(file: &Path, folder: &Path, entries: &[(OsString, Entry)]) -> std
     let name = file.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     let tmp = dir.join(format!("{name}.{}-{}.tmp", std::process::id(), uuid::Uuid::new_v4().simple()));
     let written = (|| {
-        let mut out = fs::File::create(&tmp)?;
+        // The index holds conversation text: readable by this user only.
+        let mut options = fs::OpenOptions::new();
+        options.write(true).create_new(true);
+        #[cfg(unix)]
+        std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+        let mut out = options.open(&tmp)?;
         out.write_all(&bytes)?;
         drop(out);
         fs::rename(&tmp, file)
@@ -934,6 +939,8 @@ mod tests {
         assert!(row(Path::new(&paths[0]), &stamp(&paths[0])).is_some(), "rebuilt");
         #[cfg(unix)]
         {
+            use std::os::unix::fs::PermissionsExt;
+            assert_eq!(fs::metadata(&index).unwrap().permissions().mode() & 0o777, 0o600, "this user's only");
             std::os::unix::fs::chown(&index, Some(12345), None).unwrap();
             clear_memory();
             assert!(row(Path::new(&paths[0]), &stamp(&paths[0])).is_none(), "another user's index");
