@@ -831,6 +831,89 @@ export function corpus() {
     ),
     "a numeric role and object content",
   );
+  // getTree() sorts each child list with V8's Array.prototype.sort and the comparator
+  // `new Date(a.timestamp).getTime() - new Date(b.timestamp).getTime()`. What decides the order: the times
+  // (any value new Date() accepts, down to the millisecond), ties (the sort is stable), NaN results (invalid or
+  // missing timestamps: the sort reads NaN as 0, "equal", which is not transitive), and V8's TimSort itself
+  // (lists over 64 go through merges and galloping). Timestamps here are old and fixed, so the normaliser keeps them.
+  {
+    const kid = (n, parent, timestamp) => {
+      const e = entry("custom", n, parent, { customType: "sort", data: "kid" });
+      if (timestamp === undefined) delete e.timestamp;
+      else e.timestamp = timestamp;
+      return J(e);
+    };
+    const MISSING = undefined;
+    const rows = [J(user(1, "root", null))];
+    const group = (first, parentN, stamps) => {
+      for (const [i, t] of stamps.entries()) rows.push(kid(first + i, ID(parentN), t));
+    };
+    // parents of the groups: siblings under the root, themselves out of order
+    rows.push(kid(2, ID(1), "2024-03-01T00:00:00.000Z"), kid(3, ID(1), "2024-01-01T00:00:00.000Z"));
+    rows.push(kid(4, ID(1), "2024-02-01T00:00:00.000Z"), kid(5, ID(1), "2024-01-01T00:00:00.000Z"));
+    rows.push(kid(6, ID(1), "2023-12-31T23:59:59.999Z"), kid(7, ID(1), "bad"));
+    // descending starts with NaNs inside
+    group(10, 2, ["2024-03-01T00:00:00.000Z", "2024-02-01T00:00:00.000Z", "not a date", "2024-01-01T00:00:00.000Z"]);
+    group(20, 3, ["2024-03-01T00:00:00.000Z", "2024-02-01T00:00:00.000Z", MISSING, {}, "2024-01-01T00:00:00.000Z"]);
+    group(30, 4, ["2024-05-01T00:00:00.000Z", "x", "2024-04-01T00:00:00.000Z", "2024-03-01T00:00:00.000Z", "y"]);
+    // one instant spelt many ways (ties keep file order), around earlier and later ones
+    group(40, 5, [
+      "2024-01-01T00:00:00.001Z",
+      "2024-01-01T00:00:00.000Z",
+      Date.UTC(2024, 0, 1),
+      "2024-01-01T00:00:00Z",
+      "2024-01-01T00:00:00.000+00:00",
+      "2024-01-01t00:00:00.000z",
+      ["2024-01-01T00:00:00.000Z"],
+      "+002024-01-01T00:00:00.000Z",
+      "2023-12-31T23:59:59.999Z",
+      "2024-01-01T00:00:00.000Z",
+    ]);
+    // milliseconds apart, values new Date() turns into small numbers, and dates V8 rolls over
+    group(60, 6, [
+      "2024-01-01T00:00:00.002Z",
+      "2024-01-01T00:00:00.001Z",
+      "1969-12-31T23:59:59.999Z",
+      true,
+      false,
+      null,
+      0,
+      -1,
+      1.5,
+      "1970-01-01T00:00:00.001Z",
+      "2023-02-29T00:00:00.000Z",
+      "2023-03-01T00:00:00.000Z",
+      "2024-01-01T24:00:00.000Z",
+      "2024-01-02T00:00:00.000Z",
+      "0000-01-01T00:00:00.000Z",
+      "2024-13-01T00:00:00.000Z",
+    ]);
+    // nested: the sort runs at every depth
+    group(80, 10, ["2024-02-01T00:00:00.000Z", "2024-01-01T00:00:00.000Z", "nope"]);
+    group(84, 80, ["2024-02-02T00:00:00.000Z", "2024-02-01T00:00:00.000Z"]);
+    add("81-tree-sort-order", lines(H, ...rows), "getTree(): NaN times, ties, milliseconds, odd timestamp values");
+
+    // 150 siblings: TimSort's runs, merges and galloping, with ties and NaNs mixed in (a fixed LCG)
+    let seed = 12345;
+    const next = () => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return seed;
+    };
+    const many = [J(user(1, "root", null))];
+    for (let i = 0; i < 150; i++) {
+      const r = next() % 100;
+      let t;
+      if (r < 8) t = "invalid";
+      else if (r < 12) t = MISSING;
+      else if (r < 40)
+        t = TS(i % 5); // frequent ties
+      else if (i % 37 < 12)
+        t = TS(1000 - i); // descending stretches
+      else t = TS(next() % 500);
+      many.push(kid(100 + i, ID(1), t));
+    }
+    add("82-tree-sort-many-siblings", lines(H, ...many), "getTree(): 150 siblings (TimSort merges)");
+  }
   return out;
 }
 
