@@ -914,6 +914,28 @@ export function corpus() {
     }
     add("82-tree-sort-many-siblings", lines(H, ...many), "getTree(): 150 siblings (TimSort merges)");
   }
+  // new Date(value) throws for an object with no callable valueOf/toString: the reference's getTree() throws
+  // that TypeError when the comparator first meets it, which needs a sibling; an only child is never compared.
+  add(
+    "83-tree-timestamp-throws",
+    lines(
+      H,
+      J(user(1, "root", null)),
+      J(user(2, "valid sibling", ID(1))),
+      J({ ...user(3, "timestamp new Date() rejects", ID(1)), timestamp: { toString: 1 } }),
+    ),
+    "getTree(): TypeError: Cannot convert object to primitive value",
+  );
+  add(
+    "84-tree-timestamp-throws-only-child",
+    lines(
+      H,
+      J(user(1, "root", null)),
+      J({ ...user(2, "only child", ID(1)), timestamp: { toString: 1 } }),
+      J(user(3, "grandchild", ID(2))),
+    ),
+    "getTree(): never compares an only child, so no TypeError",
+  );
   return out;
 }
 
