@@ -936,6 +936,47 @@ export function corpus() {
     ),
     "getTree(): never compares an only child, so no TypeError",
   );
+  // forkFrom copies each entry as JSON.stringify(JSON.parse(line)); ours copies the bytes of lines it finds
+  // canonical and re-serialises the rest. One non-canonical form per line (String.raw: the escapes reach the file),
+  // between canonical lines, so a form wrongly taken as canonical shows up as copied bytes.
+  {
+    const c = (n, parent, data) =>
+      `{"type":"custom","customType":"form","data":${data},"id":"${ID(n)}","parentId":${J(parent)},"timestamp":"${TS(n)}"}`;
+    const forms = [
+      String.raw`{"b":1,"2":0,"1":0}`,
+      String.raw`{"b":1,"4294967294":"last array index, ordered first"}`,
+      String.raw`{"b":1,"4294967295":"not an index, stays"}`,
+      String.raw`{"b":1,"01":"not an index","-1":"nor this","1.5":"nor this"}`,
+      String.raw`{"b":1,"b":2}`,
+      String.raw`{"__proto__":{"x":1},"":0,"\u0000":1}`,
+      String.raw`{ "a" : [ 1 , 2 ] }`,
+      String.raw`[100000000000000000000,1e21,123456789012345678,9999999999999999,1000000000000000]`,
+      String.raw`[0.000001,1e-7,1e-6,1.7976931348623157e308,2e308,0.1000000000000000055,12e-1,5E-1]`,
+      String.raw`["\u0022\u005c\u000a\u001F\u007f\u2028\u00E9"]`,
+      String.raw`["\uD800","\ud800\ud83d\ude00","\udc00\ud800"]`,
+    ];
+    const rows = [J(user(1, "root", null))];
+    let n = 2;
+    for (const f of forms) {
+      rows.push(c(n, ID(n - 1), f));
+      n++;
+      rows.push(c(n, ID(n - 1), J({ canonical: n })));
+      n++;
+    }
+    const prev = () => ID(n - 1);
+    rows.push(
+      String.raw`{"ty\u0070e":"custom","customType":"escaped key","data":1,"id":"${ID(n)}","parentId":"${prev()}","timestamp":"${TS(n)}"}`,
+    );
+    n++;
+    rows.push(
+      `{"type":"custom", "customType":"spaced","data":1,"id":"${ID(n)}","parentId":"${prev()}","timestamp":"${TS(n)}"} `,
+    );
+    n++;
+    rows.push(
+      `{"id":"${ID(n)}","type":"custom","customType":"key order kept","parentId":"${prev()}","timestamp":"${TS(n)}"}`,
+    );
+    add("85-fork-non-canonical", lines(` ${H}`, ...rows), "forkFrom re-serialises each non-canonical line");
+  }
   return out;
 }
 
