@@ -55,13 +55,12 @@ function roleCode(message) {
   return typeof role === "string" ? (ROLE_CODES.get(role) ?? ROLE_OTHER) : ROLE_OTHER;
 }
 
-/** `new Date(timestamp).getTime()`, or Infinity ("compute later") if that would throw. */
+/**
+ * `new Date(timestamp).getTime()`. It throws where the reference's getTree comparator throws (a
+ * timestamp like `{ "toString": 1 }` has no primitive value), so the TypeError is not swallowed.
+ */
 function timeOf(timestamp) {
-  try {
-    return new Date(timestamp).getTime();
-  } catch {
-    return Number.POSITIVE_INFINITY;
-  }
+  return new Date(timestamp).getTime();
 }
 
 /**

@@ -831,6 +831,152 @@ export function corpus() {
     ),
     "a numeric role and object content",
   );
+  // getTree() sorts each child list with V8's Array.prototype.sort and the comparator
+  // `new Date(a.timestamp).getTime() - new Date(b.timestamp).getTime()`. What decides the order: the times
+  // (any value new Date() accepts, down to the millisecond), ties (the sort is stable), NaN results (invalid or
+  // missing timestamps: the sort reads NaN as 0, "equal", which is not transitive), and V8's TimSort itself
+  // (lists over 64 go through merges and galloping). Timestamps here are old and fixed, so the normaliser keeps them.
+  {
+    const kid = (n, parent, timestamp) => {
+      const e = entry("custom", n, parent, { customType: "sort", data: "kid" });
+      if (timestamp === undefined) delete e.timestamp;
+      else e.timestamp = timestamp;
+      return J(e);
+    };
+    const MISSING = undefined;
+    const rows = [J(user(1, "root", null))];
+    const group = (first, parentN, stamps) => {
+      for (const [i, t] of stamps.entries()) rows.push(kid(first + i, ID(parentN), t));
+    };
+    // parents of the groups: siblings under the root, themselves out of order
+    rows.push(kid(2, ID(1), "2024-03-01T00:00:00.000Z"), kid(3, ID(1), "2024-01-01T00:00:00.000Z"));
+    rows.push(kid(4, ID(1), "2024-02-01T00:00:00.000Z"), kid(5, ID(1), "2024-01-01T00:00:00.000Z"));
+    rows.push(kid(6, ID(1), "2023-12-31T23:59:59.999Z"), kid(7, ID(1), "bad"));
+    // descending starts with NaNs inside
+    group(10, 2, ["2024-03-01T00:00:00.000Z", "2024-02-01T00:00:00.000Z", "not a date", "2024-01-01T00:00:00.000Z"]);
+    group(20, 3, ["2024-03-01T00:00:00.000Z", "2024-02-01T00:00:00.000Z", MISSING, {}, "2024-01-01T00:00:00.000Z"]);
+    group(30, 4, ["2024-05-01T00:00:00.000Z", "x", "2024-04-01T00:00:00.000Z", "2024-03-01T00:00:00.000Z", "y"]);
+    // one instant spelt many ways (ties keep file order), around earlier and later ones
+    group(40, 5, [
+      "2024-01-01T00:00:00.001Z",
+      "2024-01-01T00:00:00.000Z",
+      Date.UTC(2024, 0, 1),
+      "2024-01-01T00:00:00Z",
+      "2024-01-01T00:00:00.000+00:00",
+      "2024-01-01t00:00:00.000z",
+      ["2024-01-01T00:00:00.000Z"],
+      "+002024-01-01T00:00:00.000Z",
+      "2023-12-31T23:59:59.999Z",
+      "2024-01-01T00:00:00.000Z",
+    ]);
+    // milliseconds apart, values new Date() turns into small numbers, and dates V8 rolls over
+    group(60, 6, [
+      "2024-01-01T00:00:00.002Z",
+      "2024-01-01T00:00:00.001Z",
+      "1969-12-31T23:59:59.999Z",
+      true,
+      false,
+      null,
+      0,
+      -1,
+      1.5,
+      "1970-01-01T00:00:00.001Z",
+      "2023-02-29T00:00:00.000Z",
+      "2023-03-01T00:00:00.000Z",
+      "2024-01-01T24:00:00.000Z",
+      "2024-01-02T00:00:00.000Z",
+      "0000-01-01T00:00:00.000Z",
+      "2024-13-01T00:00:00.000Z",
+    ]);
+    // nested: the sort runs at every depth
+    group(80, 10, ["2024-02-01T00:00:00.000Z", "2024-01-01T00:00:00.000Z", "nope"]);
+    group(84, 80, ["2024-02-02T00:00:00.000Z", "2024-02-01T00:00:00.000Z"]);
+    add("81-tree-sort-order", lines(H, ...rows), "getTree(): NaN times, ties, milliseconds, odd timestamp values");
+
+    // 150 siblings: TimSort's runs, merges and galloping, with ties and NaNs mixed in (a fixed LCG)
+    let seed = 12345;
+    const next = () => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return seed;
+    };
+    const many = [J(user(1, "root", null))];
+    for (let i = 0; i < 150; i++) {
+      const r = next() % 100;
+      let t;
+      if (r < 8) t = "invalid";
+      else if (r < 12) t = MISSING;
+      else if (r < 40)
+        t = TS(i % 5); // frequent ties
+      else if (i % 37 < 12)
+        t = TS(1000 - i); // descending stretches
+      else t = TS(next() % 500);
+      many.push(kid(100 + i, ID(1), t));
+    }
+    add("82-tree-sort-many-siblings", lines(H, ...many), "getTree(): 150 siblings (TimSort merges)");
+  }
+  // new Date(value) throws for an object with no callable valueOf/toString: the reference's getTree() throws
+  // that TypeError when the comparator first meets it, which needs a sibling; an only child is never compared.
+  add(
+    "83-tree-timestamp-throws",
+    lines(
+      H,
+      J(user(1, "root", null)),
+      J(user(2, "valid sibling", ID(1))),
+      J({ ...user(3, "timestamp new Date() rejects", ID(1)), timestamp: { toString: 1 } }),
+    ),
+    "getTree(): TypeError: Cannot convert object to primitive value",
+  );
+  add(
+    "84-tree-timestamp-throws-only-child",
+    lines(
+      H,
+      J(user(1, "root", null)),
+      J({ ...user(2, "only child", ID(1)), timestamp: { toString: 1 } }),
+      J(user(3, "grandchild", ID(2))),
+    ),
+    "getTree(): never compares an only child, so no TypeError",
+  );
+  // forkFrom copies each entry as JSON.stringify(JSON.parse(line)); ours copies the bytes of lines it finds
+  // canonical and re-serialises the rest. One non-canonical form per line (String.raw: the escapes reach the file),
+  // between canonical lines, so a form wrongly taken as canonical shows up as copied bytes.
+  {
+    const c = (n, parent, data) =>
+      `{"type":"custom","customType":"form","data":${data},"id":"${ID(n)}","parentId":${J(parent)},"timestamp":"${TS(n)}"}`;
+    const forms = [
+      String.raw`{"b":1,"2":0,"1":0}`,
+      String.raw`{"b":1,"4294967294":"last array index, ordered first"}`,
+      String.raw`{"b":1,"4294967295":"not an index, stays"}`,
+      String.raw`{"b":1,"01":"not an index","-1":"nor this","1.5":"nor this"}`,
+      String.raw`{"b":1,"b":2}`,
+      String.raw`{"__proto__":{"x":1},"":0,"\u0000":1}`,
+      String.raw`{ "a" : [ 1 , 2 ] }`,
+      String.raw`[100000000000000000000,1e21,123456789012345678,9999999999999999,1000000000000000]`,
+      String.raw`[0.000001,1e-7,1e-6,1.7976931348623157e308,2e308,0.1000000000000000055,12e-1,5E-1]`,
+      String.raw`["\u0022\u005c\u000a\u001F\u007f\u2028\u00E9"]`,
+      String.raw`["\uD800","\ud800\ud83d\ude00","\udc00\ud800"]`,
+    ];
+    const rows = [J(user(1, "root", null))];
+    let n = 2;
+    for (const f of forms) {
+      rows.push(c(n, ID(n - 1), f));
+      n++;
+      rows.push(c(n, ID(n - 1), J({ canonical: n })));
+      n++;
+    }
+    const prev = () => ID(n - 1);
+    rows.push(
+      String.raw`{"ty\u0070e":"custom","customType":"escaped key","data":1,"id":"${ID(n)}","parentId":"${prev()}","timestamp":"${TS(n)}"}`,
+    );
+    n++;
+    rows.push(
+      `{"type":"custom", "customType":"spaced","data":1,"id":"${ID(n)}","parentId":"${prev()}","timestamp":"${TS(n)}"} `,
+    );
+    n++;
+    rows.push(
+      `{"id":"${ID(n)}","type":"custom","customType":"key order kept","parentId":"${prev()}","timestamp":"${TS(n)}"}`,
+    );
+    add("85-fork-non-canonical", lines(` ${H}`, ...rows), "forkFrom re-serialises each non-canonical line");
+  }
   return out;
 }
 

@@ -167,9 +167,17 @@ export function snapshotManager(sm, { prevEntries, perId = "all", extraIds = [] 
 /** For every projected message: does its timestamp equal the ms of its source entry's ISO timestamp? */
 function relationTimestamps(proj) {
   if (!proj || !Array.isArray(proj.entries)) return null;
+  // new Date() throws for a timestamp like { toString: 1 } (corpus 83, 84)
+  const ms = (t) => {
+    try {
+      return new Date(t).getTime();
+    } catch {
+      return "<new Date() throws>";
+    }
+  };
   return proj.entries.map((pe) =>
     Array.isArray(pe?.messages)
-      ? pe.messages.map((m) => Object.is(m?.timestamp, new Date(pe?.sourceEntry?.timestamp).getTime()))
+      ? pe.messages.map((m) => Object.is(m?.timestamp, ms(pe?.sourceEntry?.timestamp)))
       : null,
   );
 }
