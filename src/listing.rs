@@ -195,9 +195,14 @@ impl Scan {
         // isMessageWithContent: typeof role === "string" && "content" in message
         let Some(role) = fields.role.filter(|r| r.kind == Kind::String) else { return Step::Continue };
         let Some(content) = fields.content else { return Step::Continue };
+        // `"\u0061ssistant"` is the role `assistant` to `JSON.parse`.
         let role = &src[role.start + 1..role.end - 1];
-        let is_user = role == b"user";
-        if !is_user && role != b"assistant" {
+        let role: std::borrow::Cow<'_, [u8]> = match role.contains(&b'\\') {
+            true => json::decode_string(role).map_or(std::borrow::Cow::Borrowed(&b""[..]), |r| r.into_bytes().into()),
+            false => role.into(),
+        };
+        let is_user = *role == *b"user";
+        if !is_user && *role != *b"assistant" {
             return Step::Continue;
         }
         // Activity time.
@@ -285,7 +290,11 @@ fn text_block(src: &[u8], block: Value) -> Result<Option<&[u8]>, ()> {
     if escaped {
         return Err(());
     }
-    let is_text = ty.is_some_and(|t| t.kind == Kind::String && &src[t.start + 1..t.end - 1] == b"text");
+    let ty = ty.filter(|t| t.kind == Kind::String).map(|t| &src[t.start + 1..t.end - 1]);
+    if ty.is_some_and(|t| t.contains(&b'\\')) {
+        return Err(()); // an escaped value (`"t\u0065xt"`): the reference algorithm decides
+    }
+    let is_text = ty == Some(b"text");
     if !is_text {
         return Ok(None);
     }

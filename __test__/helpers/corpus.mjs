@@ -654,11 +654,11 @@ export function corpus() {
   add(
     "69-escaped-keys-and-ids",
     lines(
-      `{"ty\u0070e":"session","version":3,"i\u0064":"${SID(69)}","timestamp":"${TS(0)}","cwd":"${CWD}"}`,
-      `{"type":"mess\u0061ge","id":"a\u0030000001","parent\u0049d":null,"timestamp":"${TS(1)}","message":{"role":"user","content":"escaped keys","timestamp":${MS(1)}}}`,
-      `{"type":"message","id":"${ID(2)}","parentId":"\u00610000001","timestamp":"${TS(2)}","message":{"role":"\u0061ssistant","content":[],"provider":"p","model":"m","timestamp":${MS(2)}}}`,
-      `{"type":"label","id":"${ID(3)}","parentId":"${ID(2)}","timestamp":"${TS(3)}","target\u0049d":"${ID(1)}","label":"esc"}`,
-      `{"type":"Message","id":"${ID(4)}","parentId":"${ID(3)}","timestamp":"${TS(4)}","message":{"role":"user","content":"wrong-case type"}}`,
+      String.raw`{"ty\u0070e":"session","version":3,"i\u0064":"${SID(69)}","timestamp":"${TS(0)}","cwd":"${CWD}"}`,
+      String.raw`{"type":"mess\u0061ge","id":"a\u0030000001","parent\u0049d":null,"timestamp":"${TS(1)}","message":{"role":"user","content":"escaped keys","timestamp":${MS(1)}}}`,
+      String.raw`{"type":"message","id":"${ID(2)}","parentId":"\u00610000001","timestamp":"${TS(2)}","message":{"role":"\u0061ssistant","content":[],"provider":"p","model":"m","timestamp":${MS(2)}}}`,
+      String.raw`{"type":"label","id":"${ID(3)}","parentId":"${ID(2)}","timestamp":"${TS(3)}","target\u0049d":"${ID(1)}","label":"esc"}`,
+      String.raw`{"type":"Message","id":"${ID(4)}","parentId":"${ID(3)}","timestamp":"${TS(4)}","message":{"role":"user","content":"wrong-case type"}}`,
     ),
     "escapes in keys and ids: JSON.parse decodes them",
   );
@@ -977,6 +977,15 @@ export function corpus() {
     );
     add("85-fork-non-canonical", lines(` ${H}`, ...rows), "forkFrom re-serialises each non-canonical line");
   }
+  add(
+    "86-escaped-values-in-listing",
+    lines(
+      J(header(86)),
+      String.raw`{"type":"message","id":"${ID(1)}","parentId":null,"timestamp":"${TS(1)}","message":{"role":"\u0075ser","content":[{"type":"t\u0065xt","text":"escaped block type"},{"type":"text","text":"plain"}],"timestamp":${MS(1)}}}`,
+      String.raw`{"type":"message","id":"${ID(2)}","parentId":"${ID(1)}","timestamp":"${TS(2)}","message":{"role":"\u0061ssistant","content":[{"type":"\u0074ext","text":"answer"}],"provider":"p","model":"m","timestamp":${MS(5)}}}`,
+    ),
+    "escaped role and block-type values: JSON.parse decodes them (listing: activity time, texts)",
+  );
   return out;
 }
 
