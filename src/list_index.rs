@@ -590,15 +590,33 @@ fn decode_frame(frame: &[u8], raw_len: u64) -> Option<Vec<(OsString, Entry)>> {
     {
         return None;
     }
-    let raw = zstd::bulk::decompress(frame, raw_len as usize).ok()?;
-    if raw.len() as u64 != raw_len {
-        return None;
-    }
-    let mut r = Cursor(&raw);
+    // Into a buffer each thread keeps: the records are copied out of it, and fresh pages
+    // for every frame would cost a page fault per 4 KiB.
+    type Scratch = (Vec<u8>, Option<zstd::bulk::Decompressor<'static>>);
+    thread_local!(static SCRATCH: std::cell::RefCell<Scratch> = const { std::cell::RefCell::new((Vec::new(), None)) });
+    SCRATCH.with_borrow_mut(|(raw, dctx)| {
+        raw.clear();
+        raw.reserve(raw_len as usize);
+        if dctx.is_none() {
+            *dctx = zstd::bulk::Decompressor::new().ok();
+        }
+        let n = dctx.as_mut()?.decompress_to_buffer(frame, raw).ok()?;
+        if n as u64 != raw_len || raw.len() != n {
+            return None;
+        }
+        frame_entries(raw)
+    })
+}
+
+/// The entries of one decompressed frame.
+fn frame_entries(raw: &[u8]) -> Option<Vec<(OsString, Entry)>> {
+    let mut r = Cursor(raw);
     let count = r.u32()?;
     // The frame's texts go into one block per kind, shared by its rows (and by the JS
     // strings made of them): no copy per row, one string per block.
-    let (mut latin1, mut utf16) = (Vec::new(), Vec::new());
+    // Sized for the worst case up front: untouched capacity costs no memory, and growing
+    // would copy (and fault in) the blocks again.
+    let (mut latin1, mut utf16) = (Vec::with_capacity(raw.len()), Vec::with_capacity(raw.len()));
     type Texts = ((bool, std::ops::Range<usize>), (bool, std::ops::Range<usize>));
     /// A row before its blocks exist: `Ok` an info row's head, texts and tail.
     type Pending = Option<Result<(String, Texts, String), Row>>;
