@@ -423,12 +423,21 @@ pub enum Block {
 }
 
 impl Block {
-    fn same(&self, other: &Block) -> bool {
-        match (self, other) {
-            (Block::Latin1(a), Block::Latin1(b)) => std::sync::Arc::ptr_eq(a, b),
-            (Block::Utf16(a), Block::Utf16(b)) => std::sync::Arc::ptr_eq(a, b),
-            _ => false,
+    /// Its identity (the shared allocation).
+    fn key(&self) -> usize {
+        match self {
+            Block::Latin1(a) => std::sync::Arc::as_ptr(a) as usize,
+            Block::Utf16(u) => std::sync::Arc::as_ptr(u) as usize,
         }
+    }
+
+    /// A text of its own, as a block: JS gets it as a string without a copy per batch.
+    fn of(d: Decoded) -> Text {
+        let (len, block) = match d {
+            Decoded::Latin1(b) => (b.len(), Block::Latin1(std::sync::Arc::new(b))),
+            Decoded::Utf16(u) => (u.len(), Block::Utf16(std::sync::Arc::new(u))),
+        };
+        Text::Shared(block, 0..len)
     }
 }
 
@@ -514,8 +523,8 @@ impl Row {
         head.push_str("],");
         Row::Info {
             head,
-            first: Text::Own(Decoded::new(info.first_message.as_bytes())),
-            all: Text::Own(Decoded::new(info.all_text.as_bytes())),
+            first: Block::of(Decoded::new(info.first_message.as_bytes())),
+            all: Block::of(Decoded::new(info.all_text.as_bytes())),
             tail: format!("{}]", js_number(info.mtime_ms)),
         }
     }
@@ -542,8 +551,10 @@ pub struct Rows {
     pub latin1: Vec<u8>,
     /// The other texts, end to end.
     pub utf16: Vec<u16>,
-    /// Shared blocks the rows' texts are in (rows from the listing index).
+    /// Shared blocks the rows' texts are in.
     pub blocks: Vec<Block>,
+    /// `blocks` by identity.
+    block_at: std::collections::HashMap<usize, usize>,
     /// How many rows.
     pub len: usize,
     /// Each row with its texts in place (tests compare rows wherever their texts are kept).
@@ -573,14 +584,13 @@ impl Rows {
                 self.json.push_str(head);
                 for text in [first, all] {
                     let (which, start, end) = match text {
+                        Text::Shared(_, r) if r.is_empty() => (0, 0, 0),
                         Text::Shared(block, r) => {
-                            let k = match self.blocks.iter().position(|b| b.same(block)) {
-                                Some(k) => k,
-                                None => {
-                                    self.blocks.push(block.clone());
-                                    self.blocks.len() - 1
-                                }
-                            };
+                            let next = self.blocks.len();
+                            let k = *self.block_at.entry(block.key()).or_insert(next);
+                            if k == next {
+                                self.blocks.push(block.clone());
+                            }
                             (2 + k, r.start, r.end)
                         }
                         Text::Own(Decoded::Latin1(b)) => {
@@ -884,13 +894,14 @@ mod tests {
         let no = AtomicBool::new(false);
         let first = scan_rows(&paths, &no);
         assert!(first.json.contains(",1,"), "{first:?}");
-        assert_eq!(first.latin1, b"hihi"); // firstMessage, then allMessagesText
+        assert!(first.rendered[0].contains("«hi»«hi»"), "{first:?}"); // firstMessage, allMessagesText
         let again = scan_rows(&paths, &no);
-        assert_eq!((again.json, again.latin1), (first.json, first.latin1));
+        // (The texts may come back in a shared block: compare them, not where they are.)
+        assert_eq!(again.rendered, first.rendered);
         fs::write(&p, format!("{head}{msg}{msg}")).unwrap();
         let second = scan_rows(&paths, &no);
         assert!(second.json.contains(",2,"), "an appended file is scanned again: {second:?}");
-        assert_eq!(second.latin1, b"hihi hi");
+        assert!(second.rendered[0].contains("«hi»«hi hi»"), "{second:?}");
     }
 
     #[test]
@@ -911,13 +922,18 @@ mod tests {
         let rows = scan_rows(&paths, &AtomicBool::new(false));
         // firstMessage and allMessagesText: `q"` and `café \n q"` (Latin-1), then `→ 😀`
         // twice (UTF-16), then two empty texts; the second file is not a session.
-        assert_eq!(rows.latin1, "q\"café \n q\"".chars().map(|c| c as u8).collect::<Vec<u8>>());
-        let arrow: Vec<u16> = "\u{2192} \u{1f600}".encode_utf16().collect();
-        assert_eq!(rows.utf16, [arrow.clone(), arrow].concat());
+        let r = &rows.rendered;
+        assert!(r[0].contains("«q\"»«café \n q\"»"), "{r:?}");
+        assert_eq!(r[1], "Null");
+        assert!(r[2].contains("«\u{2192} \u{1f600}»«\u{2192} \u{1f600}»"), "{r:?}");
+        assert!(r[3].contains("«»«»"), "{r:?}");
+        // Each text is a block of its own (`which` 2, 3, …: JS gets it as one string);
+        // an empty one is no block.
         let json = rows.json;
-        assert!(json.starts_with("[[{\"type\":\"session\",\"id\":\"s\"},null,2,null,[],0,0,2,0,2,11,"), "{json}");
-        assert!(json.contains("],null,[{\"type\":\"session\",\"id\":\"s\"},null,1,null,[],1,0,4,1,4,8,"), "{json}");
-        assert!(json.contains("],[{\"type\":\"session\",\"id\":\"s\"},null,0,null,[],0,11,11,0,11,11,"), "{json}");
+        assert_eq!(rows.blocks.len(), 4);
+        assert!(json.starts_with("[[{\"type\":\"session\",\"id\":\"s\"},null,2,null,[],2,0,2,3,0,9,"), "{json}");
+        assert!(json.contains("],null,[{\"type\":\"session\",\"id\":\"s\"},null,1,null,[],4,0,4,5,0,4,"), "{json}");
+        assert!(json.contains("],[{\"type\":\"session\",\"id\":\"s\"},null,0,null,[],0,0,0,0,0,0,"), "{json}");
         assert!(json.ends_with("]]"), "{json}");
     }
 
