@@ -86,10 +86,10 @@ function findById(cwd, id, sessionDir) {
 
 /**
  * Builds a SessionInfo from the core's scan row (see `listing::Rows`): its two texts are
- * `start..end` of the batch's Latin-1 text (`which` 0), UTF-16 text (1) or shared block
- * `which - 2` (rows from the listing index).
+ * `start..end` of the batch's block `which` (a string V8 reads in place; one per scanned
+ * text, one per index frame).
  */
-function infoFromRow(path, row, latin1, utf16, blocks) {
+function infoFromRow(path, row, blocks) {
   const [header, rawName, messageCount, lastActivity, pendingTimes, fw, fs, fe, aw, as, ae, mtimeMs] = row;
   let lastActivityTime = lastActivity === null ? undefined : lastActivity;
   for (const ts of pendingTimes) {
@@ -97,8 +97,7 @@ function infoFromRow(path, row, latin1, utf16, blocks) {
     if (!Number.isNaN(t)) lastActivityTime = Math.max(lastActivityTime ?? 0, t);
   }
   const name = rawName === null ? undefined : rawName.trim() || undefined;
-  const text = (which, start, end) =>
-    start === end ? "" : (which === 0 ? latin1 : which === 1 ? utf16 : blocks[which - 2]).slice(start, end);
+  const text = (which, start, end) => (start === end ? "" : blocks[which].slice(start, end));
   return makeInfo(path, header, name, lastActivityTime, () => new Date(Math.round(mtimeMs)), {
     messageCount,
     firstMessage: text(fw, fs, fe),
@@ -234,7 +233,7 @@ async function scanInfos(paths, onLoaded, signal) {
     for (let start = 0; start < paths.length; ) {
       signal?.throwIfAborted();
       // At least SCAN_BATCH rows, and all after them that are ready (from the index).
-      const [rowsText, latin1, utf16, ...blocks] = await scanner.take(start, start + SCAN_BATCH);
+      const [rowsText, ...blocks] = await scanner.take(start, start + SCAN_BATCH);
       const rows = JSON.parse(rowsText);
       signal?.throwIfAborted();
       if (rows.length === 0) break;
@@ -248,7 +247,7 @@ async function scanInfos(paths, onLoaded, signal) {
             ? null
             : row === 0
               ? await buildSessionInfoSlow(paths[index], signal)
-              : infoFromRow(paths[index], row, latin1, utf16, blocks);
+              : infoFromRow(paths[index], row, blocks);
         results[index] = info;
         onLoaded(info, index);
       }

@@ -650,8 +650,9 @@ fn frame_entries(raw: &[u8]) -> Option<Vec<(OsString, Entry)>> {
         return None;
     }
     let (latin1, utf16) = (Arc::new(latin1), Arc::new(utf16));
-    let text = |(wide, range): (bool, std::ops::Range<usize>)| {
-        Text::Shared(if wide { Block::Utf16(utf16.clone()) } else { Block::Latin1(latin1.clone()) }, range)
+    let text = |(wide, range): (bool, std::ops::Range<usize>)| Text {
+        block: if wide { Block::Utf16(utf16.clone()) } else { Block::Latin1(latin1.clone()) },
+        range,
     };
     let out = parsed
         .into_iter()
@@ -752,8 +753,8 @@ mod tests {
     fn sample() -> Vec<(OsString, Entry)> {
         let info = Row::Info {
             head: "[{\"type\":\"session\"},null,2,null,[],".into(),
-            first: Text::Own(Decoded::Latin1(b"caf\xe9".to_vec())),
-            all: Text::Own(Decoded::Utf16("\u{2192} x".encode_utf16().chain([0xd800]).collect())),
+            first: Block::of(Decoded::Latin1(b"caf\xe9".to_vec())),
+            all: Block::of(Decoded::Utf16("\u{2192} x".encode_utf16().chain([0xd800]).collect())),
             tail: "1700000000000.5]".into(),
         };
         vec![
@@ -797,8 +798,8 @@ mod tests {
                 let text: Vec<u16> = format!("{i} \u{2192} ").repeat(90_000).encode_utf16().collect();
                 let row = Row::Info {
                     head: "[".into(),
-                    first: Text::Own(Decoded::Latin1(vec![b'a'; 10])),
-                    all: Text::Own(Decoded::Utf16(text)),
+                    first: Block::of(Decoded::Latin1(vec![b'a'; 10])),
+                    all: Block::of(Decoded::Utf16(text)),
                     tail: "1]".into(),
                 };
                 (OsString::from(format!("{i}.jsonl")), entry(i, Some(row), None))

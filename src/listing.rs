@@ -432,20 +432,20 @@ impl Block {
     }
 
     /// A text of its own, as a block: JS gets it as a string without a copy per batch.
-    fn of(d: Decoded) -> Text {
+    pub fn of(d: Decoded) -> Text {
         let (len, block) = match d {
             Decoded::Latin1(b) => (b.len(), Block::Latin1(std::sync::Arc::new(b))),
             Decoded::Utf16(u) => (u.len(), Block::Utf16(std::sync::Arc::new(u))),
         };
-        Text::Shared(block, 0..len)
+        Text { block, range: 0..len }
     }
 }
 
-/// A row's text: its own, or a range of a shared block.
+/// A row's text: a range of a block (its own, or one shared by many rows).
 #[derive(Clone)]
-pub enum Text {
-    Own(Decoded),
-    Shared(Block, std::ops::Range<usize>),
+pub struct Text {
+    pub block: Block,
+    pub range: std::ops::Range<usize>,
 }
 
 /// A text's code units, wherever they are kept.
@@ -457,12 +457,10 @@ pub enum Units<'a> {
 
 impl Text {
     pub fn units(&self) -> Units<'_> {
-        match self {
-            Text::Own(Decoded::Latin1(b)) => Units::Latin1(b),
-            Text::Own(Decoded::Utf16(u)) => Units::Utf16(u),
-            // The ranges were made within their blocks (`list_index`); empty if not.
-            Text::Shared(Block::Latin1(b), r) => Units::Latin1(b.get(r.clone()).unwrap_or_default()),
-            Text::Shared(Block::Utf16(u), r) => Units::Utf16(u.get(r.clone()).unwrap_or_default()),
+        // The ranges were made within their blocks; empty if not.
+        match &self.block {
+            Block::Latin1(b) => Units::Latin1(b.get(self.range.clone()).unwrap_or_default()),
+            Block::Utf16(u) => Units::Utf16(u.get(self.range.clone()).unwrap_or_default()),
         }
     }
 
@@ -544,14 +542,9 @@ pub struct Rows {
     /// A JSON array with one item per file: `null` (not a session), `0` (the facade runs
     /// the reference algorithm) or `[header, name|null, count, lastActivity|null,
     /// [pendingTimes], fw, fs, fe, aw, as, ae, mtimeMs]`, where `firstMessage` is `fs..fe`
-    /// of `latin1` (fw 0), of `utf16` (fw 1) or of `blocks[fw - 2]`, and `allMessagesText`
-    /// likewise.
+    /// of `blocks[fw]` (empty when `fs == fe`), and `allMessagesText` likewise.
     pub json: String,
-    /// Texts whose code units all fit in a byte, end to end.
-    pub latin1: Vec<u8>,
-    /// The other texts, end to end.
-    pub utf16: Vec<u16>,
-    /// Shared blocks the rows' texts are in.
+    /// The blocks the rows' texts are in, each once.
     pub blocks: Vec<Block>,
     /// `blocks` by identity.
     block_at: std::collections::HashMap<usize, usize>,
@@ -583,24 +576,15 @@ impl Rows {
             Row::Info { head, first, all, tail } => {
                 self.json.push_str(head);
                 for text in [first, all] {
-                    let (which, start, end) = match text {
-                        Text::Shared(_, r) if r.is_empty() => (0, 0, 0),
-                        Text::Shared(block, r) => {
-                            let next = self.blocks.len();
-                            let k = *self.block_at.entry(block.key()).or_insert(next);
-                            if k == next {
-                                self.blocks.push(block.clone());
-                            }
-                            (2 + k, r.start, r.end)
+                    let (which, start, end) = if text.range.is_empty() {
+                        (0, 0, 0)
+                    } else {
+                        let next = self.blocks.len();
+                        let k = *self.block_at.entry(text.block.key()).or_insert(next);
+                        if k == next {
+                            self.blocks.push(text.block.clone());
                         }
-                        Text::Own(Decoded::Latin1(b)) => {
-                            self.latin1.extend_from_slice(b);
-                            (0, self.latin1.len() - b.len(), self.latin1.len())
-                        }
-                        Text::Own(Decoded::Utf16(u)) => {
-                            self.utf16.extend_from_slice(u);
-                            (1, self.utf16.len() - u.len(), self.utf16.len())
-                        }
+                        (k, text.range.start, text.range.end)
                     };
                     self.json.push_str(&format!("{which},{start},{end},"));
                 }
@@ -927,12 +911,12 @@ mod tests {
         assert_eq!(r[1], "Null");
         assert!(r[2].contains("«\u{2192} \u{1f600}»«\u{2192} \u{1f600}»"), "{r:?}");
         assert!(r[3].contains("«»«»"), "{r:?}");
-        // Each text is a block of its own (`which` 2, 3, …: JS gets it as one string);
+        // Each text is a block of its own (`which` 0, 1, …: JS gets it as one string);
         // an empty one is no block.
         let json = rows.json;
         assert_eq!(rows.blocks.len(), 4);
-        assert!(json.starts_with("[[{\"type\":\"session\",\"id\":\"s\"},null,2,null,[],2,0,2,3,0,9,"), "{json}");
-        assert!(json.contains("],null,[{\"type\":\"session\",\"id\":\"s\"},null,1,null,[],4,0,4,5,0,4,"), "{json}");
+        assert!(json.starts_with("[[{\"type\":\"session\",\"id\":\"s\"},null,2,null,[],0,0,2,1,0,9,"), "{json}");
+        assert!(json.contains("],null,[{\"type\":\"session\",\"id\":\"s\"},null,1,null,[],2,0,4,3,0,4,"), "{json}");
         assert!(json.contains("],[{\"type\":\"session\",\"id\":\"s\"},null,0,null,[],0,0,0,0,0,0,"), "{json}");
         assert!(json.ends_with("]]"), "{json}");
     }
@@ -956,13 +940,13 @@ mod tests {
             json::for_each_element(json.as_bytes(), v, |e| kinds.push(e.kind));
             kinds
         };
-        let (mut units, mut rows) = (Vec::new(), Vec::new());
+        let (mut texts, mut rows) = (Vec::new(), Vec::new());
         for range in [0..3, 3..5, 5..7] {
             let batch = scanner.take(range.clone());
-            units.extend(batch.utf16);
+            texts.extend(batch.rendered);
             rows.extend(kinds(&batch.json));
         }
-        assert_eq!(units, whole.utf16);
+        assert_eq!(texts, whole.rendered);
         assert_eq!(rows, kinds(&whole.json));
         assert_eq!(rows.iter().filter(|&&k| k == Kind::Null).count(), 1, "{rows:?}"); // the junk file
         // Aborted before it starts: every row is null, and nothing waits forever.

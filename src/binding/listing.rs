@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
-use super::ffi::{SharedUnits, external_string, guard, js_array, js_null};
+use super::ffi::{SharedUnits, external_string, guard, js_array};
 use crate::discovery;
 use crate::entry::Key;
 use crate::listing;
@@ -54,7 +54,7 @@ impl InfoScanner {
 
     /// The rows of paths `start..end` and of those after it that are ready too (see
     /// `listing::Scanner::take_ready`, `listing::Rows`), off the main thread.
-    #[napi(ts_return_type = "Promise<[string, string | null, string | null, ...string[]]>")]
+    #[napi(ts_return_type = "Promise<[string, ...string[]]>")]
     pub fn take(&self, start: u32, end: u32) -> AsyncTask<ScanTake> {
         AsyncTask::new(ScanTake { scanner: self.scanner.clone(), start: start as usize, end: end as usize })
     }
@@ -115,13 +115,13 @@ pub fn clear_scan_cache() {
     listing::clear_cache();
 }
 
-/// `[rows, latin1, utf16, ...blocks]` of an `InfoScanner.take` call (see `listing::Rows`): the
-/// row JSON, and the texts as strings (null when empty), without a copy where the host allows.
+/// `[rows, ...blocks]` of an `InfoScanner.take` call (see `listing::Rows`): the row JSON, and
+/// the blocks of texts as strings, without a copy where the host allows.
 pub struct ScanJs(listing::Rows);
 
 impl TypeName for ScanJs {
     fn type_name() -> &'static str {
-        "[string, string | null, string | null, ...string[]]"
+        "[string, ...string[]]"
     }
     fn value_type() -> ValueType {
         ValueType::Object
@@ -130,17 +130,10 @@ impl TypeName for ScanJs {
 
 impl ToNapiValue for ScanJs {
     unsafe fn to_napi_value(env: napi::sys::napi_env, val: Self) -> Result<napi::sys::napi_value> {
-        let listing::Rows { json, latin1, utf16, blocks, .. } = val.0;
+        let listing::Rows { json, blocks, .. } = val.0;
         // SAFETY: Node-API calls on the current env (this conversion's contract).
         unsafe {
-            let null = js_null(env)?;
-            let mut out = vec![String::to_napi_value(env, json)?, null, null];
-            if !latin1.is_empty() {
-                out[1] = external_string(env, latin1)?;
-            }
-            if !utf16.is_empty() {
-                out[2] = external_string(env, utf16)?;
-            }
+            let mut out = vec![String::to_napi_value(env, json)?];
             for block in blocks {
                 out.push(match block {
                     listing::Block::Latin1(b) => external_string(env, SharedUnits(b))?,
