@@ -716,8 +716,9 @@ impl Scanner {
         let stop = loop {
             let gave_up = state.running == 0 || sh.cancelled();
             if gave_up || state.rows[start..end].iter().all(Option::is_some) {
+                // Every row that is ready, also once the workers are done.
                 let mut stop = end;
-                while more && !gave_up && stop < len && state.rows[stop].is_some() {
+                while more && stop < len && state.rows[stop].is_some() {
                     stop += 1;
                 }
                 break stop;
@@ -980,6 +981,23 @@ mod tests {
             std::thread::sleep(std::time::Duration::from_millis(10));
         }
         assert_eq!(shared.lock().running, 0);
+    }
+
+    #[test]
+    fn a_greedy_take_gets_every_ready_row_also_once_the_workers_are_done() {
+        let paths = write_files("greedy", (0..50).map(|i| format!("{{\"type\":\"session\",\"id\":\"{i}\"}}\n")));
+        let scanner = Scanner::start(paths, std::sync::Arc::new(AtomicBool::new(false)));
+        for _ in 0..500 {
+            if scanner.shared.lock().running == 0 {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        assert_eq!(scanner.shared.lock().running, 0, "the workers finished");
+        // One call for all of them, not one per batch.
+        let rows = scanner.take_ready(0..3);
+        assert_eq!(rows.json.matches("\"type\":\"session\"").count(), 50);
+        assert_eq!(scanner.take_ready(50..53).json, "[]");
     }
 
     #[test]
