@@ -26,7 +26,7 @@
 use std::collections::HashMap;
 use std::ffi::OsString;
 use std::fs;
-use std::io::{Read, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
@@ -43,7 +43,7 @@ pub const SETTLE_NS: i128 = 2_000_000_000;
 const MAX_MEMORY_BYTES: usize = 64 << 20;
 
 const MAGIC: &[u8; 8] = b"PSNLIDX\0";
-const FORMAT: u32 = 1;
+const FORMAT: u32 = 2;
 /// A different build may scan differently: its index is not ours to trust.
 const PRODUCER: &str = concat!("pi-session-native ", env!("CARGO_PKG_VERSION"));
 const ZSTD_LEVEL: i32 = 3;
@@ -342,21 +342,29 @@ pub fn clear_memory() {
 // The file format. All integers little-endian.
 //
 //   magic "PSNLIDX\0" | format u32 | producer: u16 len + bytes | folder: u32 len + bytes
-//   | frame count u32 | per frame: raw length u64, compressed length u64 | the frames
+//   | frame count u32 | per frame: raw length u64, compressed length u64, Latin-1 units
+//     u64, UTF-16 units u64 | the frames
 //
 // Each frame is one zstd frame with a content checksum, of about `FRAME_BYTES` of records
-// (frames are compressed and decompressed in parallel; smaller ones also decompress faster
-// in cache). A frame's records: count u32, then per file:
+// (frames are read and decompressed in parallel; smaller ones also decompress faster in
+// cache). A frame's records: count u32, then per file:
 //   name: u32 len + bytes | dev u64 | ino u64 | size u64 | mtime i64 + u32 ns
 //   | ctime i64 + u32 ns
 //   | header: u8 0 unknown / 1 not a header / 2 header + str / 3 none in the first MiB
 //   | row: u8 0 unknown / 1 null / 2 fallback / 3 info + str head + text first
 //     + text all + str tail
-//   str: u32 byte length + UTF-8; text: u8 0 Latin-1 / 1 UTF-16 + u32 byte length + the
-//   Latin-1 bytes, or the UTF-16 units as WTF-8 (half the bytes of UTF-16 for the mostly
-//   ASCII texts of sessions, so half the decompression).
+//   str: u32 byte length + UTF-8; text: u8 0 Latin-1 + u32 length + the bytes, or
+//   u8 1 UTF-16 + u32 units + u32 length + the units as WTF-8 (half the bytes of UTF-16
+//   for the mostly ASCII texts of sessions, so half the decompression).
+//
+// The table's unit counts are the frame's texts, end to end: a reader sizes one block per
+// kind for all frames up front and each frame decodes its texts straight into its part
+// (no copy, no growing; the blocks are what JS reads, see `listing::Block`).
 
 const FRAME_BYTES: usize = 1 << 20;
+/// Units per block at most: below V8's longest string (2^29 - 24 units), which JS gets
+/// each block as.
+const MAX_BLOCK_UNITS: u64 = 1 << 28;
 
 fn put_u32(out: &mut Vec<u8>, v: usize) {
     out.extend_from_slice(&(v as u32).to_le_bytes());
@@ -367,52 +375,69 @@ fn put_bytes(out: &mut Vec<u8>, b: &[u8]) {
     out.extend_from_slice(b);
 }
 
-fn put_text(out: &mut Vec<u8>, t: &Text) {
-    match t.units() {
-        Units::Latin1(b) => {
-            out.push(0);
-            put_bytes(out, b);
-        }
-        Units::Utf16(u) => {
-            out.push(1);
-            let at = out.len();
-            put_u32(out, 0);
-            crate::text::utf16_to_wtf8(u, out);
-            let len = out.len() - at - 4;
-            out[at..at + 4].copy_from_slice(&(len as u32).to_le_bytes());
-        }
-    }
+/// A frame being written, with its text unit counts.
+#[derive(Default)]
+struct RawFrame {
+    bytes: Vec<u8>,
+    count: usize,
+    latin1: u64,
+    utf16: u64,
 }
 
-fn put_entry(raw: &mut Vec<u8>, name: &OsString, e: &Entry) {
-    put_bytes(raw, &crate::platform::name_bytes(name));
-    let s = &e.state;
-    for v in [s.dev, s.ino, s.size] {
-        raw.extend_from_slice(&v.to_le_bytes());
-    }
-    for (sec, ns) in [s.mtime, s.ctime] {
-        raw.extend_from_slice(&sec.to_le_bytes());
-        raw.extend_from_slice(&ns.to_le_bytes());
-    }
-    match &e.header {
-        None => raw.push(0),
-        Some(Head::NotHeader) => raw.push(1),
-        Some(Head::Line(line)) => {
-            raw.push(2);
-            put_bytes(raw, line.as_bytes());
+impl RawFrame {
+    fn put_text(&mut self, t: &Text) {
+        let out = &mut self.bytes;
+        match t.units() {
+            Units::Latin1(b) => {
+                out.push(0);
+                put_bytes(out, b);
+                self.latin1 += b.len() as u64;
+            }
+            Units::Utf16(u) => {
+                out.push(1);
+                put_u32(out, u.len());
+                let at = out.len();
+                put_u32(out, 0);
+                crate::text::utf16_to_wtf8(u, out);
+                let len = out.len() - at - 4;
+                out[at..at + 4].copy_from_slice(&(len as u32).to_le_bytes());
+                self.utf16 += u.len() as u64;
+            }
         }
-        Some(Head::LimitExceeded) => raw.push(3),
     }
-    match e.row.as_deref() {
-        None => raw.push(0),
-        Some(Row::Null) => raw.push(1),
-        Some(Row::Fallback) => raw.push(2),
-        Some(Row::Info { head, first, all, tail }) => {
-            raw.push(3);
-            put_bytes(raw, head.as_bytes());
-            put_text(raw, first);
-            put_text(raw, all);
-            put_bytes(raw, tail.as_bytes());
+
+    fn put_entry(&mut self, name: &OsString, e: &Entry) {
+        self.count += 1;
+        let raw = &mut self.bytes;
+        put_bytes(raw, &crate::platform::name_bytes(name));
+        let s = &e.state;
+        for v in [s.dev, s.ino, s.size] {
+            raw.extend_from_slice(&v.to_le_bytes());
+        }
+        for (sec, ns) in [s.mtime, s.ctime] {
+            raw.extend_from_slice(&sec.to_le_bytes());
+            raw.extend_from_slice(&ns.to_le_bytes());
+        }
+        match &e.header {
+            None => raw.push(0),
+            Some(Head::NotHeader) => raw.push(1),
+            Some(Head::Line(line)) => {
+                raw.push(2);
+                put_bytes(raw, line.as_bytes());
+            }
+            Some(Head::LimitExceeded) => raw.push(3),
+        }
+        match e.row.as_deref() {
+            None => raw.push(0),
+            Some(Row::Null) => raw.push(1),
+            Some(Row::Fallback) => raw.push(2),
+            Some(Row::Info { head, first, all, tail }) => {
+                raw.push(3);
+                put_bytes(raw, head.as_bytes());
+                self.put_text(first);
+                self.put_text(all);
+                put_bytes(&mut self.bytes, tail.as_bytes());
+            }
         }
     }
 }
@@ -443,26 +468,22 @@ fn parallel<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R>
 }
 
 fn encode(folder: &Path, entries: &[(OsString, Entry)]) -> std::io::Result<Vec<u8>> {
-    // Records into frames of about FRAME_BYTES.
-    let mut frames: Vec<Vec<u8>> = Vec::new();
-    let mut counts: Vec<usize> = Vec::new();
+    // Records into frames of about FRAME_BYTES, each starting with its count.
+    let mut frames: Vec<RawFrame> = Vec::new();
     for (name, e) in entries {
-        if frames.last().is_none_or(|f| f.len() >= FRAME_BYTES) {
-            frames.push(vec![0; 4]);
-            counts.push(0);
+        if frames.last().is_none_or(|f| f.bytes.len() >= FRAME_BYTES) {
+            frames.push(RawFrame { bytes: vec![0; 4], ..RawFrame::default() });
         }
-        let (raw, n) = (frames.last_mut().expect("a frame"), counts.last_mut().expect("a count"));
-        put_entry(raw, name, e);
-        *n += 1;
+        frames.last_mut().expect("a frame").put_entry(name, e);
     }
-    for (raw, n) in frames.iter_mut().zip(&counts) {
-        raw[..4].copy_from_slice(&(*n as u32).to_le_bytes());
+    for f in &mut frames {
+        f.bytes[..4].copy_from_slice(&(f.count as u32).to_le_bytes());
     }
-    let compressed = parallel(&frames, |raw| -> std::io::Result<Vec<u8>> {
-        let mut enc = zstd::Encoder::new(Vec::with_capacity(raw.len() / 4), ZSTD_LEVEL)?;
+    let compressed = parallel(&frames, |f| -> std::io::Result<Vec<u8>> {
+        let mut enc = zstd::Encoder::new(Vec::with_capacity(f.bytes.len() / 4), ZSTD_LEVEL)?;
         enc.include_checksum(true)?;
-        enc.set_pledged_src_size(Some(raw.len() as u64))?;
-        enc.write_all(raw)?;
+        enc.set_pledged_src_size(Some(f.bytes.len() as u64))?;
+        enc.write_all(&f.bytes)?;
         enc.finish()
     });
     let mut out = Vec::new();
@@ -473,9 +494,10 @@ fn encode(folder: &Path, entries: &[(OsString, Entry)]) -> std::io::Result<Vec<u
     put_bytes(&mut out, &crate::platform::name_bytes(folder.as_os_str()));
     put_u32(&mut out, frames.len());
     let compressed = compressed.into_iter().collect::<std::io::Result<Vec<_>>>()?;
-    for (raw, z) in frames.iter().zip(&compressed) {
-        out.extend_from_slice(&(raw.len() as u64).to_le_bytes());
-        out.extend_from_slice(&(z.len() as u64).to_le_bytes());
+    for (f, z) in frames.iter().zip(&compressed) {
+        for v in [f.bytes.len() as u64, z.len() as u64, f.latin1, f.utf16] {
+            out.extend_from_slice(&v.to_le_bytes());
+        }
     }
     for z in &compressed {
         out.extend_from_slice(z);
@@ -517,21 +539,43 @@ impl<'a> Cursor<'a> {
     fn str(&mut self) -> Option<String> {
         String::from_utf8(self.bytes()?.to_vec()).ok()
     }
-    /// A text, appended to its frame's block of that kind: `(utf16, range in the block)`.
-    fn text(&mut self, latin1: &mut Vec<u8>, utf16: &mut Vec<u16>) -> Option<(bool, std::ops::Range<usize>)> {
-        match self.u8()? {
+}
+
+/// Where a frame's texts go: its parts of the blocks, filled from the start.
+struct Fill<'b> {
+    latin1: &'b mut [u8],
+    utf16: &'b mut [u16],
+    /// Where those parts start in their blocks.
+    base: (usize, usize),
+    at: (usize, usize),
+}
+
+impl Fill<'_> {
+    /// The next text of `c`, written into this frame's part of its block:
+    /// `(utf16, range in the block)`.
+    fn text(&mut self, c: &mut Cursor) -> Option<(bool, std::ops::Range<usize>)> {
+        match c.u8()? {
             0 => {
-                let b = self.bytes()?;
-                latin1.extend_from_slice(b);
-                Some((false, latin1.len() - b.len()..latin1.len()))
+                let b = c.bytes()?;
+                let start = self.at.0;
+                self.latin1.get_mut(start..start + b.len())?.copy_from_slice(b);
+                self.at.0 += b.len();
+                Some((false, self.base.0 + start..self.base.0 + self.at.0))
             }
             1 => {
-                let start = utf16.len();
-                crate::text::wtf8_to_utf16(self.bytes()?, utf16)?;
-                Some((true, start..utf16.len()))
+                let units = c.u32()?;
+                let start = self.at.1;
+                crate::text::wtf8_to_utf16(c.bytes()?, self.utf16.get_mut(start..start + units)?)?;
+                self.at.1 += units;
+                Some((true, self.base.1 + start..self.base.1 + self.at.1))
             }
             _ => None,
         }
+    }
+
+    /// Whether the frame's texts filled its parts exactly (as its table entry said).
+    fn full(&self) -> bool {
+        self.at == (self.latin1.len(), self.utf16.len())
     }
 }
 
@@ -547,8 +591,62 @@ fn os_name(b: &[u8]) -> Option<OsString> {
     }
 }
 
-fn decode(bytes: &[u8], folder: &Path) -> Option<Vec<(OsString, Entry)>> {
-    let mut c = Cursor(bytes);
+/// What an index is read from: its file, or (in tests) its bytes.
+trait Source: Sync {
+    fn len(&self) -> u64;
+    /// Exactly `buf.len()` bytes at `at`.
+    fn read_at(&self, at: u64, buf: &mut [u8]) -> Option<()>;
+}
+
+impl Source for [u8] {
+    fn len(&self) -> u64 {
+        <[u8]>::len(self) as u64
+    }
+    fn read_at(&self, at: u64, buf: &mut [u8]) -> Option<()> {
+        let at = usize::try_from(at).ok()?;
+        buf.copy_from_slice(self.get(at..at.checked_add(buf.len())?)?);
+        Some(())
+    }
+}
+
+struct IndexFile(fs::File, u64);
+
+impl Source for IndexFile {
+    fn len(&self) -> u64 {
+        self.1
+    }
+    fn read_at(&self, at: u64, buf: &mut [u8]) -> Option<()> {
+        crate::platform::read_exact_at(&self.0, buf, at).ok()
+    }
+}
+
+/// `len` bytes of `src` at `at`, into a fresh buffer.
+fn read_vec(src: &(impl Source + ?Sized), at: u64, len: u64) -> Option<Vec<u8>> {
+    let mut buf = vec![0; usize::try_from(len).ok()?];
+    src.read_at(at, &mut buf)?;
+    Some(buf)
+}
+
+/// One frame as the table describes it.
+struct FrameAt {
+    at: u64,
+    raw: u64,
+    z: u64,
+    /// Its block, and its texts' units in it.
+    block: usize,
+    latin1: std::ops::Range<usize>,
+    utf16: std::ops::Range<usize>,
+}
+
+/// A row before its blocks exist: an info row's head, texts and tail, or a simple row.
+type Pending = Option<Result<(String, [(bool, std::ops::Range<usize>); 2], String), Row>>;
+type Parsed = (OsString, FileState, Option<Head>, Pending);
+
+fn decode(src: &(impl Source + ?Sized), folder: &Path) -> Option<Vec<(OsString, Entry)>> {
+    let len = src.len();
+    // The header and the frame table; a folder path is far shorter than the first read.
+    let mut head = read_vec(src, 0, len.min(64 << 10))?;
+    let mut c = Cursor(&head);
     if c.take(8)? != MAGIC || u32::from_le_bytes(c.array()?) != FORMAT {
         return None;
     }
@@ -560,67 +658,116 @@ fn decode(bytes: &[u8], folder: &Path) -> Option<Vec<(OsString, Entry)>> {
         return None;
     }
     let count = c.u32()?;
-    let mut sizes = Vec::with_capacity(count.min(c.0.len() / 16));
-    for _ in 0..count {
-        sizes.push((c.u64()?, c.u64()?));
-    }
-    // The frames, end to end, to the end of the file.
-    let mut frames = Vec::with_capacity(sizes.len());
-    for &(raw, z) in &sizes {
-        frames.push((raw, c.take(usize::try_from(z).ok()?)?));
-    }
-    if !c.0.is_empty() || sizes.iter().map(|s| s.0).sum::<u64>() > MAX_RAW_BYTES {
+    let table_end = (head.len() - c.0.len()) as u64 + count as u64 * 32;
+    if table_end > len {
         return None;
     }
-    let decoded = parallel(&frames, |&(raw_len, frame)| decode_frame(frame, raw_len));
-    let mut out = Vec::new();
-    for part in decoded {
-        out.extend(part?);
+    if table_end > head.len() as u64 {
+        head = read_vec(src, 0, table_end)?;
+    }
+    let mut c = Cursor(&head[table_end as usize - count * 32..table_end as usize]);
+    // Frames, end to end after the table, to the end of the file; each block below
+    // MAX_BLOCK_UNITS of either kind.
+    let (mut frames, mut blocks) = (Vec::with_capacity(count), vec![(0usize, 0usize)]);
+    let (mut at, mut raw_total) = (table_end, 0u64);
+    for _ in 0..count {
+        let (raw, z, latin1, utf16) = (c.u64()?, c.u64()?, c.u64()?, c.u64()?);
+        // Each unit comes from at least one byte of the frame.
+        raw_total = raw_total.checked_add(raw)?;
+        if latin1.checked_add(utf16)? > raw || raw_total > MAX_RAW_BYTES || latin1.max(utf16) > MAX_BLOCK_UNITS {
+            return None;
+        }
+        let (latin1, utf16) = (latin1 as usize, utf16 as usize);
+        let last = blocks.last_mut().expect("a block");
+        if (last.0 + latin1) as u64 > MAX_BLOCK_UNITS || (last.1 + utf16) as u64 > MAX_BLOCK_UNITS {
+            blocks.push((0, 0));
+        }
+        let block = blocks.len() - 1;
+        let b = &mut blocks[block];
+        frames.push(FrameAt { at, raw, z, block, latin1: b.0..b.0 + latin1, utf16: b.1..b.1 + utf16 });
+        *b = (b.0 + latin1, b.1 + utf16);
+        at = at.checked_add(z)?;
+    }
+    if at != len {
+        return None;
+    }
+    // The blocks, zeroed by the kernel as they are first written (each frame writes its
+    // own part, at once).
+    let mut kept: Vec<(Vec<u8>, Vec<u16>)> = blocks.iter().map(|&(l, u)| (vec![0; l], vec![0; u])).collect();
+    let mut jobs = Vec::with_capacity(frames.len());
+    {
+        let mut rest: Vec<(&mut [u8], &mut [u16])> = kept.iter_mut().map(|(l, u)| (&mut l[..], &mut u[..])).collect();
+        for f in &frames {
+            let (l, u) = &mut rest[f.block];
+            let (latin1, l_rest) = std::mem::take(l).split_at_mut(f.latin1.len());
+            let (utf16, u_rest) = std::mem::take(u).split_at_mut(f.utf16.len());
+            (*l, *u) = (l_rest, u_rest);
+            let fill = Fill { latin1, utf16, base: (f.latin1.start, f.utf16.start), at: (0, 0) };
+            jobs.push(Mutex::new(Some((f, fill))));
+        }
+    }
+    let decoded = parallel(&jobs, |job| {
+        let (f, fill) = job.lock().unwrap_or_else(|e| e.into_inner()).take()?;
+        decode_frame(src, f, fill)
+    });
+    drop(jobs);
+    let parsed = decoded.into_iter().collect::<Option<Vec<_>>>()?;
+    let kept: Vec<[Block; 2]> =
+        kept.into_iter().map(|(l, u)| [Block::Latin1(Arc::new(l)), Block::Utf16(Arc::new(u))]).collect();
+    let mut out = Vec::with_capacity(parsed.iter().map(Vec::len).sum());
+    for (frame, part) in frames.iter().zip(parsed) {
+        let blocks = &kept[frame.block];
+        let text =
+            |(wide, range): (bool, std::ops::Range<usize>)| Text { block: blocks[usize::from(wide)].clone(), range };
+        out.extend(part.into_iter().map(|(name, state, header, row)| {
+            let row = row.map(|row| match row {
+                Err(simple) => simple,
+                Ok((head, [first, all], tail)) => Row::Info { head, first: text(first), all: text(all), tail },
+            });
+            (name, Entry { state, row: row.map(Arc::new), header })
+        }));
     }
     Some(out)
 }
 
-fn decode_frame(frame: &[u8], raw_len: u64) -> Option<Vec<(OsString, Entry)>> {
-    // Exactly one frame, announcing that length and carrying a content checksum
-    // (Frame_Header_Descriptor bit 2), which the decoder verifies.
-    if frame.len() < 5
-        || frame[4] & 0x04 == 0
-        || zstd::zstd_safe::find_frame_compressed_size(frame).ok()? != frame.len()
-        || zstd::zstd_safe::get_frame_content_size(frame).ok()? != Some(raw_len)
-    {
-        return None;
-    }
-    // Into a buffer each thread keeps: the records are copied out of it, and fresh pages
-    // for every frame would cost a page fault per 4 KiB.
-    type Scratch = (Vec<u8>, Option<zstd::bulk::Decompressor<'static>>);
-    thread_local!(static SCRATCH: std::cell::RefCell<Scratch> = const { std::cell::RefCell::new((Vec::new(), None)) });
-    SCRATCH.with_borrow_mut(|(raw, dctx)| {
+/// Reads, checks and decompresses one frame, and parses its records, writing their texts
+/// into `fill`.
+fn decode_frame(src: &(impl Source + ?Sized), f: &FrameAt, mut fill: Fill) -> Option<Vec<Parsed>> {
+    // Into buffers each thread keeps: fresh pages for every frame would cost a page fault
+    // per 4 KiB.
+    type Scratch = (Vec<u8>, Vec<u8>, Option<zstd::bulk::Decompressor<'static>>);
+    thread_local!(static SCRATCH: std::cell::RefCell<Scratch> = const { std::cell::RefCell::new((Vec::new(), Vec::new(), None)) });
+    SCRATCH.with_borrow_mut(|(frame, raw, dctx)| {
+        frame.resize(usize::try_from(f.z).ok()?, 0);
+        src.read_at(f.at, frame)?;
+        // Exactly one frame, announcing that length and carrying a content checksum
+        // (Frame_Header_Descriptor bit 2), which the decoder verifies.
+        if frame.len() < 5
+            || frame[4] & 0x04 == 0
+            || zstd::zstd_safe::find_frame_compressed_size(frame).ok()? != frame.len()
+            || zstd::zstd_safe::get_frame_content_size(frame).ok()? != Some(f.raw)
+        {
+            return None;
+        }
         raw.clear();
-        raw.reserve(raw_len as usize);
+        raw.reserve(usize::try_from(f.raw).ok()?);
         if dctx.is_none() {
             *dctx = zstd::bulk::Decompressor::new().ok();
         }
-        let n = dctx.as_mut()?.decompress_to_buffer(frame, raw).ok()?;
-        if n as u64 != raw_len || raw.len() != n {
+        let n = dctx.as_mut()?.decompress_to_buffer(&frame[..], raw).ok()?;
+        if n as u64 != f.raw || raw.len() != n {
             return None;
         }
-        frame_entries(raw)
+        let parsed = frame_entries(raw, &mut fill)?;
+        fill.full().then_some(parsed)
     })
 }
 
-/// The entries of one decompressed frame.
-fn frame_entries(raw: &[u8]) -> Option<Vec<(OsString, Entry)>> {
+/// The entries of one decompressed frame, their texts written into `fill`.
+fn frame_entries(raw: &[u8], fill: &mut Fill) -> Option<Vec<Parsed>> {
     let mut r = Cursor(raw);
     let count = r.u32()?;
-    // The frame's texts go into one block per kind, shared by its rows (and by the JS
-    // strings made of them): no copy per row, one string per block.
-    // Sized for the worst case up front: untouched capacity costs no memory, and growing
-    // would copy (and fault in) the blocks again.
-    let (mut latin1, mut utf16) = (Vec::with_capacity(raw.len()), Vec::with_capacity(raw.len()));
-    type Texts = ((bool, std::ops::Range<usize>), (bool, std::ops::Range<usize>));
-    /// A row before its blocks exist: `Ok` an info row's head, texts and tail.
-    type Pending = Option<Result<(String, Texts, String), Row>>;
-    let mut parsed: Vec<(OsString, FileState, Option<Head>, Pending)> = Vec::with_capacity(count.min(raw.len() / 40));
+    let mut parsed = Vec::with_capacity(count.min(raw.len() / 40));
     for _ in 0..count {
         let name = os_name(r.bytes()?)?;
         let (dev, ino, size) = (r.u64()?, r.u64()?, r.u64()?);
@@ -639,43 +786,23 @@ fn frame_entries(raw: &[u8]) -> Option<Vec<(OsString, Entry)>> {
             2 => Some(Err(Row::Fallback)),
             3 => {
                 let head = r.str()?;
-                let texts = (r.text(&mut latin1, &mut utf16)?, r.text(&mut latin1, &mut utf16)?);
+                let texts = [fill.text(&mut r)?, fill.text(&mut r)?];
                 Some(Ok((head, texts, r.str()?)))
             }
             _ => return None,
         };
         parsed.push((name, FileState { dev, ino, size, mtime, ctime }, header, row));
     }
-    if !r.0.is_empty() {
-        return None;
-    }
-    let (latin1, utf16) = (Arc::new(latin1), Arc::new(utf16));
-    let text = |(wide, range): (bool, std::ops::Range<usize>)| Text {
-        block: if wide { Block::Utf16(utf16.clone()) } else { Block::Latin1(latin1.clone()) },
-        range,
-    };
-    let out = parsed
-        .into_iter()
-        .map(|(name, state, header, row)| {
-            let row = row.map(|row| match row {
-                Err(simple) => simple,
-                Ok((head, (first, all), tail)) => Row::Info { head, first: text(first), all: text(all), tail },
-            });
-            (name, Entry { state, row: row.map(Arc::new), header })
-        })
-        .collect();
-    Some(out)
+    r.0.is_empty().then_some(parsed)
 }
 
 fn read_index(file: &Path, folder: &Path) -> Option<Vec<(OsString, Entry)>> {
-    let mut f = fs::File::open(file).ok()?;
+    let f = fs::File::open(file).ok()?;
     let meta = f.metadata().ok()?;
     if !owned_by_us(&meta) || meta.len() > MAX_RAW_BYTES {
         return None;
     }
-    let mut bytes = Vec::with_capacity(meta.len() as usize);
-    f.read_to_end(&mut bytes).ok()?;
-    decode(&bytes, folder)
+    decode(&IndexFile(f, meta.len()), folder)
 }
 
 /// Another user's index is never trusted (a shared `PI_SESSION_NATIVE_INDEX_DIR`).
@@ -776,19 +903,19 @@ mod tests {
         let entries = sample();
         let bytes = encode(folder, &entries).unwrap();
         let want = debug(&Some(entries));
-        assert_eq!(debug(&decode(&bytes, folder)), want);
+        assert_eq!(debug(&decode(&bytes[..], folder)), want);
         // Another folder, a truncation anywhere, a byte more.
-        assert!(decode(&bytes, Path::new("/other")).is_none());
+        assert!(decode(&bytes[..], Path::new("/other")).is_none());
         for n in 0..bytes.len() {
             assert!(decode(&bytes[..n], folder).is_none(), "truncated to {n}");
         }
-        assert!(decode(&[&bytes[..], b"\0"].concat(), folder).is_none());
+        assert!(decode(&[&bytes[..], b"\0"].concat()[..], folder).is_none());
         // Any flipped bit: rejected, or (where the bit means nothing) the same entries.
         for i in 0..bytes.len() {
             for bit in [0x01u8, 0x10, 0x80] {
                 let mut bad = bytes.clone();
                 bad[i] ^= bit;
-                let got = decode(&bad, folder);
+                let got = decode(&bad[..], folder);
                 assert!(got.is_none() || debug(&got) == want, "byte {i} bit {bit:#x} gave {got:?}");
             }
         }
@@ -812,21 +939,21 @@ mod tests {
             ) >= 3
         );
         let want_big = debug(&Some(big));
-        assert_eq!(debug(&decode(&bytes_big, folder)), want_big);
+        assert_eq!(debug(&decode(&bytes_big[..], folder)), want_big);
         for n in (0..bytes_big.len()).step_by(997) {
             assert!(decode(&bytes_big[..n], folder).is_none(), "truncated to {n}");
         }
         for i in (0..bytes_big.len()).step_by(1009) {
             let mut bad = bytes_big.clone();
             bad[i] ^= 0x20;
-            let got = decode(&bad, folder);
+            let got = decode(&bad[..], folder);
             assert!(got.is_none() || debug(&got) == want_big, "byte {i}");
         }
         // Another producer version: the same length, other bytes.
         let at = bytes.windows(PRODUCER.len()).position(|w| w == PRODUCER.as_bytes()).unwrap();
         let mut other = bytes.clone();
         other[at + PRODUCER.len() - 1] ^= 1;
-        assert!(decode(&other, folder).is_none());
+        assert!(decode(&other[..], folder).is_none());
     }
 
     #[test]

@@ -18,40 +18,33 @@ pub fn utf16_to_wtf8(units: &[u16], out: &mut Vec<u8>) {
     encode::<true>(units, out);
 }
 
-/// Appends the UTF-16 units of WTF-8 `bytes` to `out`; `None` (with `out` partly written)
-/// at a sequence `utf16_to_wtf8` does not write.
-pub fn wtf8_to_utf16(bytes: &[u8], out: &mut Vec<u16>) -> Option<()> {
-    const BLOCK: usize = 16;
-    out.reserve(bytes.len());
+/// Writes the UTF-16 units of WTF-8 `bytes` into `out`, which must be exactly as long as
+/// they are (the listing index records the count). `None` at a sequence `utf16_to_wtf8`
+/// does not write, or when the count is not `out.len()`; `out` is then partly written.
+pub fn wtf8_to_utf16(bytes: &[u8], out: &mut [u16]) -> Option<()> {
     let cont = |b: Option<&u8>| b.filter(|&&b| b & 0xC0 == 0x80).map(|&b| u32::from(b & 0x3F));
-    let mut i = 0;
+    let (mut i, mut o) = (0, 0);
     while i < bytes.len() {
-        while let Some(src) = bytes.get(i..i + BLOCK) {
-            let src: &[u8; BLOCK] = src.try_into().expect("block");
-            if src.iter().fold(0, |acc, &b| acc | b) >= 0x80 {
-                break;
-            }
-            out.extend(src.iter().map(|&b| u16::from(b)));
-            i += BLOCK;
+        // A run of ASCII, found a word at a time and widened in a loop the compiler
+        // vectorises.
+        let run = ascii_run(&bytes[i..]);
+        let dst = out.get_mut(o..o + run)?;
+        for (d, &b) in dst.iter_mut().zip(&bytes[i..i + run]) {
+            *d = u16::from(b);
         }
+        i += run;
+        o += run;
         let Some(&b) = bytes.get(i) else { break };
         let b0 = u32::from(b);
-        match b {
-            0..0x80 => {
-                out.push(u16::from(b));
-                i += 1;
-            }
-            0xC2..0xE0 => {
-                out.push((((b0 & 0x1F) << 6) | cont(bytes.get(i + 1))?) as u16);
-                i += 2;
-            }
+        let (unit, len) = match b {
+            0..0x80 => (b0, 1),
+            0xC2..0xE0 => (((b0 & 0x1F) << 6) | cont(bytes.get(i + 1))?, 2),
             0xE0..0xF0 => {
                 let c = ((b0 & 0x0F) << 12) | (cont(bytes.get(i + 1))? << 6) | cont(bytes.get(i + 2))?;
                 if c < 0x800 {
                     return None;
                 }
-                out.push(c as u16);
-                i += 3;
+                (c, 3)
             }
             0xF0..0xF5 => {
                 let c = ((b0 & 0x07) << 18)
@@ -62,13 +55,31 @@ pub fn wtf8_to_utf16(bytes: &[u8], out: &mut Vec<u16>) -> Option<()> {
                     return None;
                 }
                 let c = c - 0x10000;
-                out.extend([0xD800 | (c >> 10) as u16, 0xDC00 | (c & 0x3FF) as u16]);
-                i += 4;
+                *out.get_mut(o)? = 0xD800 | (c >> 10) as u16;
+                o += 1;
+                (0xDC00 | (c & 0x3FF), 4)
             }
             _ => return None,
-        }
+        };
+        *out.get_mut(o)? = unit as u16;
+        o += 1;
+        i += len;
     }
-    Some(())
+    (o == out.len()).then_some(())
+}
+
+/// How many bytes `bytes` starts with below 0x80.
+fn ascii_run(bytes: &[u8]) -> usize {
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let mut n = 0;
+    for chunk in bytes.chunks_exact(8) {
+        let w = u64::from_le_bytes(chunk.try_into().expect("8 bytes")) & HIGH;
+        if w != 0 {
+            return n + (w.trailing_zeros() / 8) as usize;
+        }
+        n += 8;
+    }
+    n + bytes[n..].iter().take_while(|&&b| b < 0x80).count()
 }
 
 fn encode<const WTF8: bool>(units: &[u16], out: &mut Vec<u8>) {
@@ -168,13 +179,18 @@ mod tests {
             assert_eq!(out, via_std(&units), "{units:x?}");
             let mut wtf8 = Vec::new();
             utf16_to_wtf8(&units, &mut wtf8);
-            let mut back = Vec::new();
+            let mut back = vec![0; units.len()];
             assert!(wtf8_to_utf16(&wtf8, &mut back).is_some());
             assert_eq!(back, units, "WTF-8 round trip");
+            // A count that is not the units' own is refused.
+            assert!(wtf8_to_utf16(&wtf8, &mut vec![0; units.len() + 1]).is_none());
+            if !units.is_empty() {
+                assert!(wtf8_to_utf16(&wtf8, &mut vec![0; units.len() - 1]).is_none());
+            }
         }
         // Overlong forms, stray continuation bytes, truncated sequences, beyond U+10FFFF.
         for bad in [&b"\xC0\x80"[..], b"\x80", b"a\xE2\x82", b"\xE0\x80\x80", b"\xF4\x90\x80\x80", b"\xF8"] {
-            assert!(wtf8_to_utf16(bad, &mut Vec::new()).is_none(), "{bad:x?}");
+            assert!(wtf8_to_utf16(bad, &mut [0; 4]).is_none(), "{bad:x?}");
         }
     }
 }
