@@ -1,7 +1,7 @@
 "use strict";
 // Session discovery and listing. The core scans files in parallel off the main thread;
-// this file orders them (`localeCompare`, mtime) and shapes `SessionInfo` objects and
-// progress calls exactly as pi 1.6.0 does.
+// this file orders them (`localeCompare` order, see collate.js; mtime) and shapes
+// `SessionInfo` objects and progress calls exactly as pi 1.6.0 does.
 
 const { createReadStream, existsSync } = require("node:fs");
 const { readdir, stat } = require("node:fs/promises");
@@ -9,6 +9,7 @@ const { basename, join } = require("node:path");
 const { createInterface } = require("node:readline");
 const { binding, call } = require("./native.js");
 const { keyOf } = require("./keys.js");
+const { asciiOrderKnown, compare } = require("./collate.js");
 const { getDefaultSessionDirPath, getSessionsDir, normalizePath, pathsEqual, resolvePath } = require("./paths.js");
 const { getDefaultSessionDir } = require("./context.js");
 
@@ -266,17 +267,25 @@ async function scanInfos(paths, onLoaded, signal) {
   return results;
 }
 
+/** `names.map((name) => join(dir, name))`: the folder part is the same for every name of
+ * it (a file name is one plain path segment), so it is normalised once. */
+function joinAll(dir, names) {
+  const prefix = join(dir, "a").slice(0, -1);
+  if (names.length > 0 && join(dir, names[0]) !== prefix + names[0]) return names.map((name) => join(dir, name));
+  return names.map((name) => prefix + name);
+}
+
 async function listSessionsFromDir(dir, onProgress, signal) {
   signal?.throwIfAborted();
   if (!existsSync(dir)) return [];
   // The index is read (decompressed) on another thread while this one lists and sorts.
   binding.preloadIndex([dir]);
   try {
-    const dirEntries = await readdir(dir);
-    const files = dirEntries
-      .filter((file) => file.endsWith(".jsonl"))
-      .sort((a, b) => b.localeCompare(a))
-      .map((file) => join(dir, file));
+    // Read and sorted by the core when the order needs no ICU (see collate.js).
+    const names =
+      (asciiOrderKnown() && binding.jsonlNamesDescending(dir)) ||
+      (await readdir(dir)).filter((file) => file.endsWith(".jsonl")).sort((a, b) => b.localeCompare(a));
+    const files = joinAll(dir, names);
     const total = files.length;
     const partialSessions = [];
     let loaded = 0;
@@ -302,7 +311,17 @@ async function list(cwd, sessionDir, onProgress, signal) {
   const dir = sessionDir ? normalizePath(sessionDir) : getDefaultSessionDir(cwd);
   const filterCwd = sessionDir !== undefined && !pathsEqual(dir, getDefaultSessionDirPath(cwd));
   const resolvedCwd = resolvePath(cwd);
-  const includeSession = (session) => !filterCwd || sessionCwdMatches(session.cwd, resolvedCwd);
+  // Each folder's sessions share a few cwds: an absolute POSIX one resolves the same every
+  // time (no process cwd, no home dir), so it is matched once per listing.
+  const matched = new Map();
+  const includeSession = (session) => {
+    if (!filterCwd) return true;
+    const cwd = session.cwd;
+    if (process.platform === "win32" || !cwd.startsWith("/")) return sessionCwdMatches(cwd, resolvedCwd);
+    let match = matched.get(cwd);
+    if (match === undefined) matched.set(cwd, (match = sessionCwdMatches(cwd, resolvedCwd)));
+    return match;
+  };
   const progress = onProgress
     ? (loaded, total, partialSessions) => onProgress(loaded, total, partialSessions?.filter(includeSession))
     : undefined;
@@ -369,7 +388,7 @@ async function listAll(sessionDirOrOnProgress, onProgressOrSignal, signal) {
     candidates.sort(
       (a, b) =>
         (b.stats?.mtimeMs ?? Number.NEGATIVE_INFINITY) - (a.stats?.mtimeMs ?? Number.NEGATIVE_INFINITY) ||
-        basename(b.path).localeCompare(basename(a.path)),
+        compare(basename(b.path), basename(a.path)),
     );
     const totalFiles = candidates.length;
     let loaded = 0;

@@ -41,9 +41,95 @@ pub fn headers_with_id(dir: &Path, id: &Key) -> Option<Vec<(PathBuf, String)>> {
     Some(paths.into_iter().zip(found).filter_map(|((p, _), line)| line.map(|l| (p, l))).collect())
 }
 
+/// The `.jsonl` names of `dir` in `b.localeCompare(a)` order for an English default locale
+/// (the facade decides that), when every one is printable ASCII: V8 orders those by the
+/// fixed weights of [`collate_ascii`], not by ICU. `None` when a name is anything else or
+/// the folder cannot be read (the facade then sorts with `localeCompare`).
+pub fn jsonl_names_descending(dir: &Path) -> Option<Vec<String>> {
+    let mut names = Vec::new();
+    for e in std::fs::read_dir(dir).ok()? {
+        let name = e.ok()?.file_name();
+        let bytes = name_bytes(&name);
+        if !bytes.ends_with(b".jsonl") {
+            continue;
+        }
+        if !bytes.iter().all(|b| (0x20..0x7F).contains(b)) {
+            return None;
+        }
+        names.push(String::from_utf8(bytes.into_owned()).ok()?);
+    }
+    names.sort_unstable_by(|a, b| collate_ascii(b.as_bytes(), a.as_bytes()));
+    Some(names)
+}
+
+/// V8's primary (L1) collation weights of 0x20..=0x7E (`kCollationWeightsL1` in
+/// src/objects/intl-objects.cc: ranks of the Unicode Collation Algorithm's primary
+/// weights). Letters share one across case.
+const ASCII_L1: [u8; 95] = [
+    6, 12, 16, 28, 38, 29, 27, 15, 17, 18, 24, 32, 9, 8, 14, 25, 39, 40, 41, 42, 43, 44, 45, 46, 47, 48, 11, 10, 33,
+    34, 35, 13, 23, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 62, 63, 64, 65, 66, 67, 68, 69, 70, 71, 72, 73,
+    74, 19, 26, 20, 31, 7, 30, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 62, 63, 64, 65, 66, 67, 68, 69, 70,
+    71, 72, 73, 74, 21, 36, 22, 37,
+];
+
+/// `a.localeCompare(b)` for printable ASCII under the locales V8 compares with its weight
+/// tables (`TryFastCompareStrings`): the first primary difference; else the shorter
+/// first; else the first difference of case (tertiary: lower before upper).
+pub fn collate_ascii(a: &[u8], b: &[u8]) -> Ordering {
+    let l1 = |c: u8| ASCII_L1.get(usize::from(c.wrapping_sub(0x20))).copied().unwrap_or(0);
+    let pairs = || a.iter().zip(b);
+    pairs().map(|(&x, &y)| l1(x).cmp(&l1(y))).find(|o| o.is_ne()).unwrap_or_else(|| a.len().cmp(&b.len())).then_with(
+        || {
+            pairs()
+                .find(|(x, y)| x != y)
+                .map_or(Ordering::Equal, |(x, y)| x.is_ascii_uppercase().cmp(&y.is_ascii_uppercase()))
+        },
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn ascii_names_collate_as_v8_compares_them() {
+        // The order `["…"].sort((x, y) => x.localeCompare(y))` gave on Node 22 (ICU 78) with
+        // LANG=en_US.UTF-8; __test__/diff/collation.test.mjs compares random names live.
+        let want = [
+            " ",
+            "_",
+            "-",
+            "!",
+            ".",
+            "~",
+            "0",
+            "2025-01-01T00-00-00-000z_x.jsonl",
+            "2025-01-01T00-00-00-000Z_x.jsonl",
+            "2025-01-01T00-00-00-000Z_X.jsonl",
+            "9",
+            "a",
+            "A",
+            "a_b",
+            "a-b",
+            "a.b",
+            "a~",
+            "a0",
+            "aa",
+            "ab",
+            "aB",
+            "Ab",
+            "ab.jsonl",
+            "b",
+            "B",
+            "z",
+            "Z",
+        ];
+        let mut got = want.to_vec();
+        got.reverse();
+        got.sort_by(|a, b| collate_ascii(a.as_bytes(), b.as_bytes()));
+        assert_eq!(got, want);
+        assert_eq!(collate_ascii(b"a", b"a"), Ordering::Equal);
+    }
 
     #[test]
     fn newest_first_and_by_id() {

@@ -168,6 +168,14 @@ pub fn files_by_mtime(dir: String, limit: Option<u32>) -> Result<Option<Vec<Stri
     })
 }
 
+/// The `.jsonl` names of `dir`, sorted as the facade's `localeCompare` would sort them
+/// under an English default locale; null when that order needs ICU, or on any error (see
+/// `discovery::jsonl_names_descending`).
+#[napi]
+pub fn jsonl_names_descending(dir: String) -> Result<Option<Vec<String>>> {
+    guard(|| Ok(discovery::jsonl_names_descending(Path::new(&dir))))
+}
+
 /// Flat `[path, headerLine, …]` of the `.jsonl` files in `dir` (directory order) whose
 /// header id equals `id` (see `discovery::headers_with_id`); null when the directory cannot
 /// be read.
