@@ -121,6 +121,9 @@ async function build(piDir, env = process.env) {
       entryFileNames: "cli.mjs",
       chunkFileNames: "c-[hash].mjs",
       sourcemap: false,
+      // Whitespace and comments only, as pi's own bundle (names and code stay as they are):
+      // 11 MB instead of 14 MB, and startup 474 ms against stock pi's 478 ms (unminified: +83 ms).
+      minify: { compress: false, mangle: false, codegen: { removeWhitespace: true } },
     });
   } finally {
     await bundle.close();
