@@ -668,7 +668,7 @@ fn decode(src: &(impl Source + ?Sized), folder: &Path) -> Option<Vec<(OsString, 
     let mut c = Cursor(&head[table_end as usize - count * 32..table_end as usize]);
     // Frames, end to end after the table, to the end of the file; each block below
     // MAX_BLOCK_UNITS of either kind.
-    let (mut frames, mut blocks) = (Vec::with_capacity(count), vec![(0usize, 0usize)]);
+    let (mut frames, mut blocks) = (Vec::with_capacity(count.min(1 << 12)), vec![(0usize, 0usize)]);
     let (mut at, mut raw_total) = (table_end, 0u64);
     for _ in 0..count {
         let (raw, z, latin1, utf16) = (c.u64()?, c.u64()?, c.u64()?, c.u64()?);
@@ -692,8 +692,12 @@ fn decode(src: &(impl Source + ?Sized), folder: &Path) -> Option<Vec<(OsString, 
         return None;
     }
     // The blocks, zeroed by the kernel as they are first written (each frame writes its
-    // own part, at once).
-    let mut kept: Vec<(Vec<u8>, Vec<u16>)> = blocks.iter().map(|&(l, u)| (vec![0; l], vec![0; u])).collect();
+    // own part, at once). A table that claims more than can be had is a damaged index, not
+    // an abort.
+    let mut kept = Vec::with_capacity(blocks.len());
+    for &(l, u) in &blocks {
+        kept.push((zeroed::<u8>(l)?, zeroed::<u16>(u)?));
+    }
     let mut jobs = Vec::with_capacity(frames.len());
     {
         let mut rest: Vec<(&mut [u8], &mut [u16])> = kept.iter_mut().map(|(l, u)| (&mut l[..], &mut u[..])).collect();
@@ -728,6 +732,29 @@ fn decode(src: &(impl Source + ?Sized), folder: &Path) -> Option<Vec<(OsString, 
         }));
     }
     Some(out)
+}
+
+/// Code units, for which all-zero bytes are a value (zero).
+trait Unit: Copy {}
+impl Unit for u8 {}
+impl Unit for u16 {}
+
+/// `vec![0; n]` that fails instead of aborting when the memory cannot be had (and, as
+/// `vec!` does, takes it zeroed from the allocator: fresh pages are not touched here).
+fn zeroed<T: Unit>(n: usize) -> Option<Vec<T>> {
+    if n == 0 || std::mem::size_of::<T>() == 0 {
+        return Some(Vec::new());
+    }
+    let layout = std::alloc::Layout::array::<T>(n).ok()?;
+    // SAFETY: `layout` has a non-zero size (checked above).
+    let ptr = unsafe { std::alloc::alloc_zeroed(layout) }.cast::<T>();
+    if ptr.is_null() {
+        return None;
+    }
+    // SAFETY: `ptr` was allocated by the global allocator with `Layout::array::<T>(n)`,
+    // the layout a `Vec<T>` of capacity `n` has; all `n` elements are zero bytes, a valid
+    // value of every `Unit`.
+    Some(unsafe { Vec::from_raw_parts(ptr, n, n) })
 }
 
 /// Reads, checks and decompresses one frame, and parses its records, writing their texts
