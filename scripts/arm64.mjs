@@ -50,7 +50,11 @@ const SMOKE = {
 // test is not enough.
 const TIMEOUTS = ["--testTimeout=900000", "--hookTimeout=900000"];
 // Tests that spawn Node children (see the top): run only with binfmt_misc.
-const CHILD_FILES = ["__test__/safety/strings.test.mjs", "__test__/diff/listing-index.test.mjs"];
+const CHILD_FILES = [
+  "__test__/safety/strings.test.mjs",
+  "__test__/diff/listing-index.test.mjs",
+  "__test__/diff/collation.test.mjs",
+];
 const CHILD_TESTS = ["EFBIG", "SIGKILL at random moments", "two processes appending concurrently"];
 
 const steps = [];
