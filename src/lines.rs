@@ -313,27 +313,10 @@ impl Pieces {
     }
 }
 
-/// The index of the first byte that is not ASCII, 32 bytes at a time.
-fn first_non_ascii(b: &[u8]) -> Option<usize> {
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    let mut i = 0;
-    for c in b.chunks_exact(32) {
-        let (w0, rest) = c.split_at(8);
-        let (w1, rest) = rest.split_at(8);
-        let (w2, w3) = rest.split_at(8);
-        let word = |w: &[u8]| u64::from_ne_bytes(w.try_into().unwrap_or([0; 8]));
-        if (word(w0) | word(w1) | word(w2) | word(w3)) & HIGH != 0 {
-            break;
-        }
-        i += 32;
-    }
-    b[i..].iter().position(|&c| c >= 0x80).map(|p| i + p)
-}
-
 /// Copies `src` to `out` as ASCII: each non-ASCII character as `\uXXXX` (see
 /// `escape_non_ascii`).
 pub fn escape_to_ascii(src: &[u8], out: &mut Vec<u8>) {
-    match first_non_ascii(src) {
+    match crate::text::first_non_ascii(src) {
         None => out.extend_from_slice(src),
         Some(at) => {
             out.extend_from_slice(&src[..at]);
@@ -355,7 +338,7 @@ fn escape_non_ascii(src: &[u8], out: &mut Vec<u8>) {
 fn escape_str(text: &str, out: &mut Vec<u8>) {
     const HEX: &[u8; 16] = b"0123456789abcdef";
     let mut rest = text;
-    while let Some(pos) = first_non_ascii(rest.as_bytes()) {
+    while let Some(pos) = crate::text::first_non_ascii(rest.as_bytes()) {
         out.extend_from_slice(&rest.as_bytes()[..pos]);
         // A non-ASCII byte in valid UTF-8 starts a character.
         let Some(c) = rest[pos..].chars().next() else { break };
@@ -399,14 +382,14 @@ mod tests {
         for at in [0, 1, 31, 32, 33, 63, 64, 100] {
             let mut line = vec![b'a'; 101];
             line[at] = 0xff;
-            assert_eq!(super::first_non_ascii(&line), Some(at));
+            assert_eq!(crate::text::first_non_ascii(&line), Some(at));
             let (mut got, mut want) = (Vec::new(), line[..at].to_vec());
             super::escape_non_ascii(&line, &mut got);
             want.extend_from_slice(b"\\ufffd");
             want.extend_from_slice(&line[at + 1..]);
             assert_eq!(got, want);
         }
-        assert_eq!(super::first_non_ascii(&[b'a'; 200]), None);
+        assert_eq!(crate::text::first_non_ascii(&[b'a'; 200]), None);
         // In pieces (one made now, or many on a thread), the same text.
         for chunk in [1, 8, 16, 1000] {
             let pieces = s.ascii_pieces(&[0, 1, 2, 3, 4], chunk).unwrap();

@@ -27,17 +27,17 @@ pub fn wtf8_to_utf16(bytes: &[u8], out: &mut [u16]) -> Option<()> {
     while i < bytes.len() {
         // A run of ASCII, found a word at a time and widened in a loop the compiler
         // vectorises.
-        let run = ascii_run(&bytes[i..]);
+        let run = first_non_ascii(&bytes[i..]).unwrap_or(bytes.len() - i);
         let dst = out.get_mut(o..o + run)?;
         for (d, &b) in dst.iter_mut().zip(&bytes[i..i + run]) {
             *d = u16::from(b);
         }
         i += run;
         o += run;
+        // A byte of 0x80 or more (the run ended there), or the end.
         let Some(&b) = bytes.get(i) else { break };
         let b0 = u32::from(b);
         let (unit, len) = match b {
-            0..0x80 => (b0, 1),
             0xC2..0xE0 => (((b0 & 0x1F) << 6) | cont(bytes.get(i + 1))?, 2),
             0xE0..0xF0 => {
                 let c = ((b0 & 0x0F) << 12) | (cont(bytes.get(i + 1))? << 6) | cont(bytes.get(i + 2))?;
@@ -68,18 +68,21 @@ pub fn wtf8_to_utf16(bytes: &[u8], out: &mut [u16]) -> Option<()> {
     (o == out.len()).then_some(())
 }
 
-/// How many bytes `bytes` starts with below 0x80.
-fn ascii_run(bytes: &[u8]) -> usize {
+/// The index of the first byte that is not ASCII, 32 bytes at a time.
+pub fn first_non_ascii(b: &[u8]) -> Option<usize> {
     const HIGH: u64 = 0x8080_8080_8080_8080;
-    let mut n = 0;
-    for chunk in bytes.chunks_exact(8) {
-        let w = u64::from_le_bytes(chunk.try_into().expect("8 bytes")) & HIGH;
-        if w != 0 {
-            return n + (w.trailing_zeros() / 8) as usize;
+    let mut i = 0;
+    for c in b.chunks_exact(32) {
+        let (w0, rest) = c.split_at(8);
+        let (w1, rest) = rest.split_at(8);
+        let (w2, w3) = rest.split_at(8);
+        let word = |w: &[u8]| u64::from_ne_bytes(w.try_into().unwrap_or([0; 8]));
+        if (word(w0) | word(w1) | word(w2) | word(w3)) & HIGH != 0 {
+            break;
         }
-        n += 8;
+        i += 32;
     }
-    n + bytes[n..].iter().take_while(|&&b| b < 0x80).count()
+    b[i..].iter().position(|&c| c >= 0x80).map(|p| i + p)
 }
 
 fn encode<const WTF8: bool>(units: &[u16], out: &mut Vec<u8>) {
