@@ -19,6 +19,8 @@ const ALL_SESSION_LIST_PUBLISH_INTERVAL = 100;
 /** Files per native scan batch at least: progress is reported between batches (more come at
  * once when they are ready, as rows from the listing index are). */
 const SCAN_BATCH = 32;
+/** With a progress callback, the longest stretch of callbacks without a turn of the event loop. */
+const YIELD_MS = 50;
 
 function getSessionHeaderCwd(header) {
   const cwd = header.cwd;
@@ -220,9 +222,13 @@ function sortSessionInfos(sessions) {
 
 /**
  * Scans `paths` in native batches, calling `onLoaded(info, index)` in index order.
- * Resolves to the infos (null for non-sessions), in order.
+ * Resolves to the infos (null for non-sessions), in order. `responsive`: the caller
+ * passed a progress callback, so the event loop gets a turn every YIELD_MS of
+ * callbacks (the reference yields between files as it reads them; rows from the listing
+ * index would otherwise all be reported in one stretch, and a TUI would not paint its
+ * progress meanwhile).
  */
-async function scanInfos(paths, onLoaded, signal) {
+async function scanInfos(paths, onLoaded, signal, responsive) {
   const results = new Array(paths.length);
   const flag = new binding.AbortFlag();
   const onAbort = () => flag.abort();
@@ -231,6 +237,7 @@ async function scanInfos(paths, onLoaded, signal) {
   try {
     // The core scans ahead, in order, while the batches before are handed out.
     const scanner = new binding.InfoScanner(paths, flag);
+    let since = performance.now();
     for (let start = 0; start < paths.length; ) {
       signal?.throwIfAborted();
       // At least SCAN_BATCH rows, and all after them that are ready (from the index).
@@ -251,6 +258,10 @@ async function scanInfos(paths, onLoaded, signal) {
               : infoFromRow(paths[index], row, blocks);
         results[index] = info;
         onLoaded(info, index);
+        if (responsive && performance.now() - since >= YIELD_MS) {
+          await binding.yieldToLoop();
+          since = performance.now();
+        }
       }
       start += rows.length;
     }
@@ -299,6 +310,7 @@ async function listSessionsFromDir(dir, onProgress, signal) {
         onProgress?.(loaded, total, publishPartial ? sortSessionInfos([...partialSessions]) : undefined);
       },
       signal,
+      onProgress !== undefined,
     );
     return results.filter((info) => info !== null);
   } catch {
@@ -406,6 +418,7 @@ async function listAll(sessionDirOrOnProgress, onProgressOrSignal, signal) {
         progress?.(loaded, totalFiles, publishPartial ? sortSessionInfos([...partialSessions]) : undefined);
       },
       abortSignal,
+      progress !== undefined,
     );
     return sortSessionInfos(results.filter((info) => info !== null));
   } catch {

@@ -108,6 +108,29 @@ impl Task for ScanTake {
     }
 }
 
+/// A task that does nothing off the main thread: awaiting it lets Node's event loop run
+/// (timers, I/O, a TUI's rendering) between slices of a listing's progress callbacks,
+/// without a timer that fake timers could hold back.
+#[napi(ts_return_type = "Promise<void>")]
+pub fn yield_to_loop() -> AsyncTask<Noop> {
+    AsyncTask::new(Noop)
+}
+
+pub struct Noop;
+
+impl Task for Noop {
+    type Output = ();
+    type JsValue = ();
+
+    fn compute(&mut self) -> Result<()> {
+        Ok(())
+    }
+
+    fn resolve(&mut self, _env: Env, _output: ()) -> Result<()> {
+        Ok(())
+    }
+}
+
 /// Forgets the rows `InfoScanner` keeps of files it scanned (for the benchmark: a listing
 /// with nothing cached, as on the first `/resume` of a process).
 #[napi]
