@@ -199,6 +199,13 @@ pub fn jsonl_names_descending(dir: String) -> Result<Option<Vec<String>>> {
     guard(|| Ok(discovery::jsonl_names_descending(Path::new(&dir))))
 }
 
+/// `a.localeCompare(b)` as -1, 0 or 1 for printable ASCII names under the locales the facade
+/// allows (see `discovery::collate_ascii`): `listAll`'s ties.
+#[napi]
+pub fn collate_names(a: String, b: String) -> i32 {
+    discovery::collate_ascii(a.as_bytes(), b.as_bytes()) as i32
+}
+
 /// Flat `[path, headerLine, …]` of the `.jsonl` files in `dir` (directory order) whose
 /// header id equals `id` (see `discovery::headers_with_id`); null when the directory cannot
 /// be read.
