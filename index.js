@@ -1,39 +1,21 @@
 "use strict";
 // pi-session-native: a drop-in, native SessionManager for the pi coding agent.
-// Same exports as `@earendil-works/pi-coding-agent`'s `core/session-manager` module (1.6.0).
+// Same exports as `@earendil-works/pi-coding-agent`'s `core/session-manager` module (1.6.0): ours
+// (lib/facade.js) on the native binding; where no binding loads, pi's own, with one warning (lib/load.js).
 
-const { SessionManager } = require("./lib/session-manager.js");
-const context = require("./lib/context.js");
-const listing = require("./lib/listing.js");
-const { binding, call } = require("./lib/native.js");
-const { normalizePath } = require("./lib/paths.js");
+const impl = require("./lib/load.js").load();
 
-/** Exported for testing */
-function loadEntriesFromFile(filePath) {
-  const lines = call(() => binding.loadEntriesAscii(normalizePath(filePath)));
-  if (lines === null) return [];
-  return lines
-    .toString("latin1")
-    .split("\n")
-    .map((line) => JSON.parse(line));
-}
-
-/** Exported for testing */
-function findMostRecentSession(sessionDir, cwd) {
-  return listing.findMostRecentSession(sessionDir, cwd);
-}
-
-exports.CURRENT_SESSION_VERSION = context.CURRENT_SESSION_VERSION;
-exports.SessionManager = SessionManager;
-exports.assertValidSessionId = context.assertValidSessionId;
-exports.buildContextEntries = context.buildContextEntries;
-exports.buildSessionContext = context.buildSessionContext;
-exports.buildSessionProjection = context.buildSessionProjection;
-exports.findMostRecentSession = findMostRecentSession;
-exports.getDefaultSessionDir = context.getDefaultSessionDir;
-exports.getLatestCompactionEntry = context.getLatestCompactionEntry;
-exports.loadEntriesFromFile = loadEntriesFromFile;
-exports.migrateSessionEntries = context.migrateSessionEntries;
-exports.parseSessionEntries = context.parseSessionEntries;
-exports.projectContextEntry = context.projectContextEntry;
-exports.sessionEntryToContextMessages = context.sessionEntryToContextMessages;
+exports.CURRENT_SESSION_VERSION = impl.CURRENT_SESSION_VERSION;
+exports.SessionManager = impl.SessionManager;
+exports.assertValidSessionId = impl.assertValidSessionId;
+exports.buildContextEntries = impl.buildContextEntries;
+exports.buildSessionContext = impl.buildSessionContext;
+exports.buildSessionProjection = impl.buildSessionProjection;
+exports.findMostRecentSession = impl.findMostRecentSession;
+exports.getDefaultSessionDir = impl.getDefaultSessionDir;
+exports.getLatestCompactionEntry = impl.getLatestCompactionEntry;
+exports.loadEntriesFromFile = impl.loadEntriesFromFile;
+exports.migrateSessionEntries = impl.migrateSessionEntries;
+exports.parseSessionEntries = impl.parseSessionEntries;
+exports.projectContextEntry = impl.projectContextEntry;
+exports.sessionEntryToContextMessages = impl.sessionEntryToContextMessages;

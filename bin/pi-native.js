@@ -13,7 +13,8 @@
 // bundle: its ~2,000 modules would otherwise cost ~0.7 s of startup. PI_NATIVE_BUNDLE=0 (or no rolldown, or
 // PI_SESSION_NATIVE_TRACE) runs `dist/cli.js` itself through the hook.
 //
-// pi 1.6.x gets our SessionManager; any other pi version runs as it ships, with its own (one line on stderr).
+// pi 1.6.x gets our SessionManager; any other pi version runs as it ships, with its own (one line on stderr),
+// as does pi where no native binary of ours loads (PI_SESSION_NATIVE_NO_FALLBACK=1: exit 2 instead).
 // Bad setups (Node older than 22.19, no pi installed) print one line and exit 2 before pi is loaded,
 // so no session file is touched.
 //
@@ -127,12 +128,25 @@ function main() {
     });
   };
 
-  if (!check.ok) {
-    // Another pi version: pi as it ships (its own `pi` bin), with its own SessionManager.
-    process.stderr.write(`${hook.skipMessage(check.version, piDir)}\n`);
+  // pi as it ships (its own `pi` bin), with its own SessionManager.
+  const runStock = () => {
     const pkg = JSON.parse(fs.readFileSync(path.join(piDir, "package.json"), "utf8"));
     const bin = pkg.bin && (typeof pkg.bin === "string" ? pkg.bin : pkg.bin.pi);
     run(bin ? path.join(piDir, bin) : cli);
+  };
+
+  if (!check.ok) {
+    // Another pi version.
+    process.stderr.write(`${hook.skipMessage(check.version, piDir)}\n`);
+    runStock();
+    return;
+  }
+  // No native binding loads here: our module would only hand pi back its own class (lib/load.js).
+  const load = require("../lib/load.js");
+  if (load.bindingError()) {
+    if (load.noFallback()) die(`${load.whatIsMissing()}, and ${load.NO_FALLBACK} is set`);
+    process.stderr.write(`pi-native: ${load.whatIsMissing()}; pi runs with its own SessionManager\n`);
+    runStock();
     return;
   }
   // The hook also serves the bundle: extensions that import pi's SessionManager get ours too.

@@ -1,0 +1,41 @@
+"use strict";
+// The package's exports on the native binding: the same names as `@earendil-works/pi-coding-agent`'s
+// `core/session-manager` module (1.6.0). index.js exports these, or pi's own where no binding loads (load.js).
+
+const { SessionManager } = require("./session-manager.js");
+const context = require("./context.js");
+const listing = require("./listing.js");
+const { binding, call } = require("./native.js");
+const { normalizePath } = require("./paths.js");
+
+/** Exported for testing */
+function loadEntriesFromFile(filePath) {
+  const lines = call(() => binding.loadEntriesAscii(normalizePath(filePath)));
+  if (lines === null) return [];
+  return lines
+    .toString("latin1")
+    .split("\n")
+    .map((line) => JSON.parse(line));
+}
+
+/** Exported for testing */
+function findMostRecentSession(sessionDir, cwd) {
+  return listing.findMostRecentSession(sessionDir, cwd);
+}
+
+module.exports = {
+  CURRENT_SESSION_VERSION: context.CURRENT_SESSION_VERSION,
+  SessionManager,
+  assertValidSessionId: context.assertValidSessionId,
+  buildContextEntries: context.buildContextEntries,
+  buildSessionContext: context.buildSessionContext,
+  buildSessionProjection: context.buildSessionProjection,
+  findMostRecentSession,
+  getDefaultSessionDir: context.getDefaultSessionDir,
+  getLatestCompactionEntry: context.getLatestCompactionEntry,
+  loadEntriesFromFile,
+  migrateSessionEntries: context.migrateSessionEntries,
+  parseSessionEntries: context.parseSessionEntries,
+  projectContextEntry: context.projectContextEntry,
+  sessionEntryToContextMessages: context.sessionEntryToContextMessages,
+};
