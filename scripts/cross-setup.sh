@@ -9,6 +9,11 @@
 #   scripts/cross-setup.sh musl    the rustup targets, zig 0.14.1 and cargo-zigbuild from PyPI in
 #                                  .cache/zig/ (what the release workflow links musl with), musl-gcc
 #                                  and Debian's musl loader (scripts/musl.mjs loads the x64 addon)
+#   scripts/cross-setup.sh win32   Debian's wine and mingw gcc, the x86_64-pc-windows-gnu target
+#                                  (scripts/win32.mjs sets up the prefix, node.exe and the rest)
+#   scripts/cross-setup.sh darwin  the rustup targets x86_64-apple-darwin and aarch64-apple-darwin,
+#                                  zig 0.14.1 and cargo-zigbuild as for musl (zig ships the macOS
+#                                  libc headers and libSystem stubs: no Apple SDK is needed)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -27,6 +32,16 @@ apt_install() {
 
 rust_target() {
   rustup target list --installed | grep -qx "$1" || rustup target add "$1"
+}
+
+# zig 0.14.1 (what the release workflow links musl with) and cargo-zigbuild, from PyPI.
+zig_venv() {
+  if ! .cache/zig/bin/python -m ziglang version 2>/dev/null | grep -qx 0.14.1 || [ ! -x .cache/zig/bin/cargo-zigbuild ]; then
+    echo "cross-setup: zig 0.14.1 and cargo-zigbuild into .cache/zig" >&2
+    rm -rf .cache/zig
+    python3 -m venv .cache/zig
+    .cache/zig/bin/pip install -q --disable-pip-version-check ziglang==0.14.1 cargo-zigbuild
+  fi
 }
 
 case "${1:-}" in
@@ -51,15 +66,19 @@ case "${1:-}" in
     apt_install musl-tools musl
     rust_target x86_64-unknown-linux-musl
     rust_target aarch64-unknown-linux-musl
-    if ! .cache/zig/bin/python -m ziglang version 2>/dev/null | grep -qx 0.14.1 || [ ! -x .cache/zig/bin/cargo-zigbuild ]; then
-      echo "cross-setup: zig 0.14.1 and cargo-zigbuild into .cache/zig" >&2
-      rm -rf .cache/zig
-      python3 -m venv .cache/zig
-      .cache/zig/bin/pip install -q --disable-pip-version-check ziglang==0.14.1 cargo-zigbuild
-    fi
+    zig_venv
+    ;;
+  win32)
+    apt_install wine wine64 gcc-mingw-w64-x86-64
+    rust_target x86_64-pc-windows-gnu
+    ;;
+  darwin)
+    rust_target x86_64-apple-darwin
+    rust_target aarch64-apple-darwin
+    zig_venv
     ;;
   *)
-    echo "usage: $0 arm64|musl" >&2
+    echo "usage: $0 arm64|musl|win32|darwin" >&2
     exit 2
     ;;
 esac

