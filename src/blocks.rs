@@ -27,7 +27,7 @@ impl Blocks {
     }
 
     pub fn open(path: &Path, chunk: usize) -> io::Result<Blocks> {
-        Ok(Blocks::new(File::open(path)?, chunk, chunk))
+        Ok(Blocks::new(crate::platform::open_read(path)?, chunk, chunk))
     }
 
     /// The next block of complete lines and its offset in the file; the last block may end

@@ -8,7 +8,7 @@ use std::path::Path;
 
 #[derive(Debug)]
 pub enum Error {
-    /// A failed system call, as Node reports it.
+    /// A failed system call, as Node reports it: `errno` is Node's (`platform::node_errno`).
     Io { errno: i32, syscall: &'static str, path: Option<String>, message: String },
     /// A parent chain that loops: the reference walks it forever; we stop.
     Cycle { id: String },
@@ -19,7 +19,7 @@ pub enum Error {
 impl Error {
     pub fn io(err: io::Error, syscall: &'static str, path: Option<&Path>) -> Error {
         Error::Io {
-            errno: err.raw_os_error().unwrap_or(0),
+            errno: crate::platform::node_errno(&err),
             syscall,
             path: path.map(|p| p.to_string_lossy().into_owned()),
             message: err.to_string(),

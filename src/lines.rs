@@ -46,6 +46,31 @@ impl LineStore {
         self.file = Some(file);
     }
 
+    /// Reads every line still in the file into memory and closes the file, so that this
+    /// process holds it open no more (see `platform::OPEN_FILES_BLOCK_RENAME`).
+    pub fn into_memory(&mut self) -> io::Result<()> {
+        if self.file.is_none() {
+            return Ok(());
+        }
+        let positions: Vec<u32> =
+            (0..self.spans.len() as u32).filter(|&p| matches!(self.span(p), Span::File { .. })).collect();
+        let mut moved = Vec::new();
+        let mut lens = Vec::with_capacity(positions.len());
+        self.for_each(&positions, |_, line| {
+            let line = line.unwrap_or_default();
+            moved.extend_from_slice(line);
+            lens.push(line.len() as u64);
+        })?;
+        let mut off = self.mem.len() as u64;
+        self.mem.extend_from_slice(&moved);
+        for (&p, len) in positions.iter().zip(lens) {
+            self.spans[p as usize] = Span::Mem { off, len };
+            off += len;
+        }
+        self.file = None;
+        Ok(())
+    }
+
     pub fn len(&self) -> usize {
         self.spans.len()
     }
@@ -375,6 +400,21 @@ mod tests {
         assert_eq!(s.joined_ascii(&[0, 1, 2, 3, 4]).unwrap(), b"{\"a\":1}\n\n{\"m\":0}\n{\"c\":3}\n{\"b\":2}");
         assert_eq!(s.line(3).unwrap().unwrap(), b"{\"c\":3}");
         assert_eq!(s.joined_ascii(&[2]).unwrap(), b"{\"m\":0}");
+        // Let go of the file (a rename over it on Windows): the same lines, from memory, even
+        // once the file is gone.
+        let mut moved = LineStore::new();
+        moved.set_file(File::open(&p).unwrap());
+        for span in [Span::File { off: 8, len: 7 }, Span::None, Span::File { off: 0, len: 7 }] {
+            moved.push(span);
+        }
+        let kept = moved.keep(b"{\"m\":0}");
+        moved.push(kept);
+        moved.into_memory().unwrap();
+        let copy = std::env::temp_dir().join(format!("psn-lines-{}", uuid::Uuid::new_v4()));
+        std::fs::rename(&p, &copy).unwrap();
+        assert!(moved.file.is_none());
+        assert_eq!(moved.joined_ascii(&[0, 1, 2, 3]).unwrap(), b"{\"b\":2}\n\n{\"a\":1}\n{\"m\":0}");
+        std::fs::rename(&copy, &p).unwrap();
         let mut out = Vec::new();
         super::escape_non_ascii("{\"é😀\":\"x\"}".as_bytes(), &mut out);
         assert_eq!(out, b"{\"\\u00e9\\ud83d\\ude00\":\"x\"}");

@@ -1002,7 +1002,7 @@ mod tests {
     }
 
     fn stamp(p: &str) -> FileStamp {
-        FileStamp::of(&fs::metadata(p).unwrap())
+        crate::platform::stamp(Path::new(p)).unwrap()
     }
 
     fn rows(paths: &[String]) -> Vec<String> {

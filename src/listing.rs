@@ -57,7 +57,7 @@ pub fn scan_info(path: &Path, abort: &AtomicBool) -> InfoScan {
 pub fn scan_info_and_header(path: &Path, abort: &AtomicBool) -> (InfoScan, Option<crate::store::HeaderScan>) {
     let mut header = None;
     let Ok(meta) = fs::metadata(path) else { return (InfoScan::Null, header) };
-    let Ok(mut file) = File::open(path) else { return (InfoScan::Null, header) };
+    let Ok(mut file) = crate::platform::open_read(path) else { return (InfoScan::Null, header) };
     let info = scan_file(&mut file, &meta, abort, &mut header);
     (info, header)
 }
@@ -792,9 +792,8 @@ pub fn clear_cache() {
 /// recorded there, with its header, unless the scan was aborted). After rows of every
 /// session file of a folder, `list_index::finish_listing` writes its index.
 pub fn row_of(path: &str, abort: &AtomicBool) -> std::sync::Arc<Row> {
-    use crate::platform::FileStamp;
     let path = Path::new(path);
-    let before = fs::metadata(path).ok().map(|m| FileStamp::of(&m));
+    let before = crate::platform::stamp(path);
     if let Some(row) = before.as_ref().and_then(|st| crate::list_index::row(path, st)) {
         return row;
     }
@@ -802,7 +801,7 @@ pub fn row_of(path: &str, abort: &AtomicBool) -> std::sync::Arc<Row> {
     let row = std::sync::Arc::new(Row::new(&info));
     if let (false, Some(before)) = (abort.load(Ordering::Relaxed), before) {
         // The header too: discovery (`findById`) then reads no file the listing has seen.
-        if let Some(after) = fs::metadata(path).ok().map(|m| FileStamp::of(&m)) {
+        if let Some(after) = crate::platform::stamp(path) {
             crate::list_index::record(path, &before, &after, Some(row.clone()), header.as_ref());
         }
     }

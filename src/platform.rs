@@ -18,31 +18,46 @@ pub fn default_mode(options: &mut OpenOptions) -> &mut OpenOptions {
     }
 }
 
-/// The identity of a file (device and inode). `None` where it is not available: callers
-/// then treat every check as a change, which is correct but slower.
-pub fn file_id(meta: &Metadata) -> Option<(u64, u64)> {
-    #[cfg(unix)]
+/// Opens a file for reading as Node's `fs` does. On Windows libuv opens every file with
+/// `FILE_FLAG_BACKUP_SEMANTICS`, so a directory opens and the read that follows fails
+/// (`EISDIR: illegal operation on a directory, read`); without it the open itself fails with
+/// ERROR_ACCESS_DENIED, which Node never reports for a directory.
+pub fn open_read(path: &std::path::Path) -> io::Result<File> {
+    let mut options = OpenOptions::new();
+    options.read(true);
+    #[cfg(windows)]
     {
-        use std::os::unix::fs::MetadataExt;
-        Some((meta.dev(), meta.ino()))
+        use std::os::windows::fs::OpenOptionsExt;
+        const FILE_FLAG_BACKUP_SEMANTICS: u32 = 0x0200_0000;
+        options.custom_flags(FILE_FLAG_BACKUP_SEMANTICS);
     }
-    #[cfg(not(unix))]
-    {
-        let _ = meta;
-        None
-    }
+    options.open(path)
 }
 
-/// Whether an open file has been unlinked or replaced by a rename (`nlink == 0`).
-pub fn is_unlinked(meta: &Metadata) -> bool {
+/// The identity of an open file: device and inode on Unix, volume serial number and file
+/// index on Windows. `None` where it is not available: callers then treat every check as a
+/// change, which is correct but slower.
+pub fn file_id(file: &File) -> Option<(u64, u64)> {
+    FileStamp::of_file(file).ok().and_then(|s| s.id)
+}
+
+/// Whether an open file has been unlinked or replaced by a rename (`nlink == 0`; on Windows
+/// also a delete that waits for the last handle to close). `meta` is `file`'s.
+pub fn is_unlinked(file: &File, meta: &Metadata) -> bool {
     #[cfg(unix)]
     {
         use std::os::unix::fs::MetadataExt;
+        let _ = file;
         meta.nlink() == 0
     }
-    #[cfg(not(unix))]
+    #[cfg(windows)]
     {
         let _ = meta;
+        win::standard(file).is_ok_and(|(links, delete_pending)| links == 0 || delete_pending)
+    }
+    #[cfg(not(any(unix, windows)))]
+    {
+        let _ = (file, meta);
         false
     }
 }
@@ -111,16 +126,56 @@ pub struct FileStamp {
 }
 
 impl FileStamp {
-    pub fn of(meta: &Metadata) -> FileStamp {
-        FileStamp { id: file_id(meta), size: meta.len(), mtime_ms: mtime_ms(meta), state: FileState::of(meta) }
+    /// The stamp of an open file (`fstat`; on Windows its handle's file information).
+    pub fn of_file(file: &File) -> io::Result<FileStamp> {
+        #[cfg(windows)]
+        {
+            Ok(win::info(file)?.stamp())
+        }
+        #[cfg(not(windows))]
+        {
+            Ok(FileStamp::of_meta(&file.metadata()?))
+        }
+    }
+
+    #[cfg(not(windows))]
+    fn of_meta(meta: &Metadata) -> FileStamp {
+        let state = FileState::of_meta(meta);
+        FileStamp { id: state.map(|s| (s.dev, s.ino)), size: meta.len(), mtime_ms: mtime_ms(meta), state }
+    }
+
+    fn of_state(state: FileState) -> FileStamp {
+        let (s, ns) = state.mtime;
+        FileStamp {
+            id: Some((state.dev, state.ino)),
+            size: state.size,
+            mtime_ms: s as f64 * 1000.0 + ns as f64 / 1_000_000.0,
+            state: Some(state),
+        }
+    }
+}
+
+/// `statSync(path)` as a stamp (symlinks followed), `None` where it fails. On Windows the file
+/// is opened for its attributes only (sharing read, write and delete, as libuv's stat does), so
+/// the identity and the change time come from its handle.
+pub fn stamp(path: &std::path::Path) -> Option<FileStamp> {
+    #[cfg(windows)]
+    {
+        win::open_attributes(path).and_then(|f| FileStamp::of_file(&f)).ok()
+    }
+    #[cfg(not(windows))]
+    {
+        std::fs::metadata(path).ok().map(|m| FileStamp::of_meta(&m))
     }
 }
 
 /// A file's identity and state to the nanosecond: device, inode, size, mtime and ctime
 /// (`(seconds, nanoseconds)`). Any write, truncation, replacement or rename over the
 /// path changes at least one of them; ctime also catches a same-size rewrite whose mtime
-/// was set back (`utimes` sets ctime to now). `None` off Unix: Windows has no stable
-/// file identity in `std`, so what depends on it (the persistent listing index) is off there.
+/// was set back (`utimes` sets ctime to now). On Windows the device is the volume serial
+/// number, the inode the file index and ctime the handle's ChangeTime, which NTFS moves on
+/// the same events. `None` where the platform has neither: what depends on it (the
+/// persistent listing index) is off there.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct FileState {
     pub dev: u64,
@@ -131,7 +186,8 @@ pub struct FileState {
 }
 
 impl FileState {
-    pub fn of(meta: &Metadata) -> Option<FileState> {
+    #[cfg(not(windows))]
+    fn of_meta(meta: &Metadata) -> Option<FileState> {
         #[cfg(unix)]
         {
             use std::os::unix::fs::MetadataExt;
@@ -149,6 +205,138 @@ impl FileState {
             let _ = meta;
             None
         }
+    }
+}
+
+/// The Win32 calls behind file identity, change time and delete-pending state, which `std`
+/// keeps unstable (`windows_by_handle`) or does not expose.
+#[cfg(windows)]
+mod win {
+    use std::ffi::c_void;
+    use std::fs::{File, OpenOptions};
+    use std::io;
+    use std::os::windows::fs::OpenOptionsExt;
+    use std::os::windows::io::AsRawHandle;
+
+    use super::{FileStamp, FileState};
+
+    /// `BY_HANDLE_FILE_INFORMATION` (FILETIMEs as two DWORDs).
+    #[repr(C)]
+    #[derive(Default)]
+    struct ByHandleFileInformation {
+        attributes: u32,
+        creation: [u32; 2],
+        access: [u32; 2],
+        write: [u32; 2],
+        volume_serial: u32,
+        size_high: u32,
+        size_low: u32,
+        links: u32,
+        index_high: u32,
+        index_low: u32,
+    }
+
+    /// `FILE_BASIC_INFO`.
+    #[repr(C)]
+    #[derive(Default)]
+    struct FileBasicInfo {
+        creation: i64,
+        access: i64,
+        write: i64,
+        change: i64,
+        attributes: u32,
+    }
+
+    /// `FILE_STANDARD_INFO`.
+    #[repr(C)]
+    #[derive(Default)]
+    struct FileStandardInfo {
+        allocation: i64,
+        end_of_file: i64,
+        links: u32,
+        delete_pending: u8,
+        directory: u8,
+    }
+
+    const FILE_BASIC_INFO_CLASS: i32 = 0;
+    const FILE_STANDARD_INFO_CLASS: i32 = 1;
+    const FILE_READ_ATTRIBUTES: u32 = 0x80;
+    const FILE_SHARE_ALL: u32 = 0x7;
+    const FILE_FLAG_BACKUP_SEMANTICS: u32 = 0x0200_0000;
+
+    #[link(name = "kernel32")]
+    unsafe extern "system" {
+        fn GetFileInformationByHandle(file: *mut c_void, info: *mut ByHandleFileInformation) -> i32;
+        fn GetFileInformationByHandleEx(file: *mut c_void, class: i32, info: *mut c_void, size: u32) -> i32;
+    }
+
+    /// 100 ns ticks since 1601 as Unix `(seconds, nanoseconds)`, as libuv converts them.
+    fn unix_time(ticks: i64) -> (i64, u32) {
+        let t = ticks - 116_444_736_000_000_000;
+        // `as`: rem_euclid is in 0..1e7, times 100 below 1e9.
+        (t.div_euclid(10_000_000), (t.rem_euclid(10_000_000) * 100) as u32)
+    }
+
+    pub struct Info(FileState);
+
+    impl Info {
+        pub fn stamp(self) -> FileStamp {
+            FileStamp::of_state(self.0)
+        }
+    }
+
+    pub fn info(file: &File) -> io::Result<Info> {
+        let h = file.as_raw_handle();
+        let mut by = ByHandleFileInformation::default();
+        let mut basic = FileBasicInfo::default();
+        // SAFETY: `h` is a live handle owned by `file`; both out-pointers are valid, writable and
+        // sized as the calls expect.
+        let ok = unsafe {
+            GetFileInformationByHandle(h, &mut by) != 0
+                && GetFileInformationByHandleEx(
+                    h,
+                    FILE_BASIC_INFO_CLASS,
+                    (&mut basic as *mut FileBasicInfo).cast(),
+                    std::mem::size_of::<FileBasicInfo>() as u32,
+                ) != 0
+        };
+        if !ok {
+            return Err(io::Error::last_os_error());
+        }
+        Ok(Info(FileState {
+            dev: u64::from(by.volume_serial),
+            ino: (u64::from(by.index_high) << 32) | u64::from(by.index_low),
+            size: (u64::from(by.size_high) << 32) | u64::from(by.size_low),
+            mtime: unix_time(basic.write),
+            ctime: unix_time(basic.change),
+        }))
+    }
+
+    /// The link count and whether a delete waits for the last handle to close.
+    pub fn standard(file: &File) -> io::Result<(u32, bool)> {
+        let mut info = FileStandardInfo::default();
+        // SAFETY: as in `info`.
+        let ok = unsafe {
+            GetFileInformationByHandleEx(
+                file.as_raw_handle(),
+                FILE_STANDARD_INFO_CLASS,
+                (&mut info as *mut FileStandardInfo).cast(),
+                std::mem::size_of::<FileStandardInfo>() as u32,
+            ) != 0
+        };
+        if !ok {
+            return Err(io::Error::last_os_error());
+        }
+        Ok((info.links, info.delete_pending != 0))
+    }
+
+    /// Opens `path` (symlinks followed, directories too) for its attributes only.
+    pub fn open_attributes(path: &std::path::Path) -> io::Result<File> {
+        OpenOptions::new()
+            .access_mode(FILE_READ_ATTRIBUTES)
+            .share_mode(FILE_SHARE_ALL)
+            .custom_flags(FILE_FLAG_BACKUP_SEMANTICS)
+            .open(path)
     }
 }
 
@@ -238,18 +426,13 @@ fn stat_in(dir: &std::path::Path) -> io::Result<impl Fn(&OsStr) -> Option<FileSt
                 mtime: (st.st_mtime as i64, st.st_mtime_nsec as u32),
                 ctime: (st.st_ctime as i64, st.st_ctime_nsec as u32),
             };
-            Some(FileStamp {
-                id: Some((state.dev, state.ino)),
-                size: state.size,
-                mtime_ms: st.st_mtime as f64 * 1000.0 + st.st_mtime_nsec as f64 / 1_000_000.0,
-                state: Some(state),
-            })
+            Some(FileStamp::of_state(state))
         })
     }
     #[cfg(not(unix))]
     {
         let dir = dir.to_path_buf();
-        Ok(move |name: &OsStr| std::fs::metadata(dir.join(name)).ok().map(|m| FileStamp::of(&m)))
+        Ok(move |name: &OsStr| stamp(&dir.join(name)))
     }
 }
 
@@ -263,5 +446,138 @@ pub fn name_bytes(name: &OsStr) -> std::borrow::Cow<'_, [u8]> {
     #[cfg(not(unix))]
     {
         std::borrow::Cow::Owned(name.to_string_lossy().into_owned().into_bytes())
+    }
+}
+
+/// Whether a file that is open (by this process too) can make a rename over its path fail. On
+/// Windows a rename that replaces a file fails while the file has open handles, unless the
+/// system renames with POSIX semantics (NTFS on recent Windows 10 and 11 may; wine and other
+/// file systems do not). Unix renames over open files.
+pub const OPEN_FILES_BLOCK_RENAME: bool = cfg!(windows);
+
+/// Whether a session keeps its file open between appends. On Windows it does not, as the
+/// reference's `appendFileSync` does not: where deletes keep the old semantics (wine, FAT,
+/// network shares, older Windows), a deleted file that is still open stays in its folder,
+/// and cannot be created again, until its last handle closes.
+pub const HOLD_APPEND_HANDLE: bool = !cfg!(windows);
+
+/// The `errno` Node's `fs` reports for a failed system call, as a positive number (the facade
+/// negates it and looks it up in `util.getSystemErrorMap()`). On Unix that is the OS errno
+/// itself. On Windows Node reports libuv's own codes (ENOENT is −4058), so the Windows error is
+/// translated as libuv's `uv_translate_sys_error` does; without it ERROR_ACCESS_DENIED (5) would
+/// read as EIO and ERROR_NOT_SAME_DEVICE (17) as EEXIST.
+pub fn node_errno(err: &io::Error) -> i32 {
+    let raw = err.raw_os_error().unwrap_or(0);
+    #[cfg(windows)]
+    {
+        uv_errno(raw)
+    }
+    #[cfg(not(windows))]
+    {
+        raw
+    }
+}
+
+/// The OS error an exclusive create (`wx`) fails with when the path exists: EEXIST on Unix,
+/// ERROR_FILE_EXISTS on Windows (both become Node's `EEXIST`).
+pub const RAW_EEXIST: i32 = if cfg!(windows) { 80 } else { 17 };
+
+/// libuv's Windows error codes (`uv-errno.h`, `UV__E*`), as positive numbers.
+#[cfg(any(windows, test))]
+mod uv {
+    pub const E2BIG: i32 = 4093;
+    pub const EACCES: i32 = 4092;
+    pub const EBADF: i32 = 4083;
+    pub const EBUSY: i32 = 4082;
+    pub const ECANCELED: i32 = 4081;
+    pub const ECHARSET: i32 = 4080;
+    pub const EEXIST: i32 = 4075;
+    pub const EFAULT: i32 = 4074;
+    pub const EINVAL: i32 = 4071;
+    pub const EIO: i32 = 4070;
+    pub const EISDIR: i32 = 4068;
+    pub const ELOOP: i32 = 4067;
+    pub const EMFILE: i32 = 4066;
+    pub const ENAMETOOLONG: i32 = 4064;
+    pub const ENOENT: i32 = 4058;
+    pub const ENOMEM: i32 = 4057;
+    pub const ENOSPC: i32 = 4055;
+    pub const ENOTEMPTY: i32 = 4051;
+    pub const ENOTSUP: i32 = 4049;
+    pub const EPERM: i32 = 4048;
+    pub const EPIPE: i32 = 4047;
+    pub const EROFS: i32 = 4043;
+    pub const ETIMEDOUT: i32 = 4039;
+    pub const EXDEV: i32 = 4037;
+    pub const EOF: i32 = 4095;
+    pub const UNKNOWN: i32 = 4094;
+}
+
+/// libuv's `uv_translate_sys_error` for the Windows errors that file operations give (the
+/// socket-only `WSAE*` codes are left out: the core opens no sockets).
+#[cfg(any(windows, test))]
+fn uv_errno(win: i32) -> i32 {
+    match win {
+        0 => 0,
+        1 => uv::EISDIR, // ERROR_INVALID_FUNCTION
+        // FILE_NOT_FOUND, PATH_NOT_FOUND, INVALID_DRIVE, INVALID_NAME, MOD_NOT_FOUND, BAD_PATHNAME,
+        // ENVVAR_NOT_FOUND, DIRECTORY, INVALID_REPARSE_DATA
+        2 | 3 | 15 | 123 | 126 | 161 | 203 | 267 | 4392 => uv::ENOENT,
+        4 => uv::EMFILE,                    // ERROR_TOO_MANY_OPEN_FILES
+        5 | 998 | 740 | 1920 => uv::EACCES, // ACCESS_DENIED, NOACCESS, ELEVATION_REQUIRED, CANT_ACCESS_FILE
+        6 | 1004 => uv::EBADF,              // INVALID_HANDLE, INVALID_FLAGS
+        8 | 14 => uv::ENOMEM,               // NOT_ENOUGH_MEMORY, OUTOFMEMORY
+        13 | 87 | 122 | 1464 => uv::EINVAL, // INVALID_DATA, INVALID_PARAMETER, INSUFFICIENT_BUFFER, SYMLINK_NOT_SUPPORTED
+        17 => uv::EXDEV,                    // ERROR_NOT_SAME_DEVICE
+        19 => uv::EROFS,                    // ERROR_WRITE_PROTECT
+        // CRC, GEN_FAILURE, OPEN_FAILED, SIGNAL_REFUSED, NO_SIGNAL_SENT, the tape and media errors
+        // 1101-1106, BUS_RESET, IO_DEVICE, EOM_OVERFLOW, DEVICE_REQUIRES_CLEANING, DEVICE_DOOR_OPEN,
+        // DISK_CORRUPT
+        23 | 31 | 110 | 156 | 205 | 1101..=1104 | 1106 | 1111 | 1117 | 1129 | 1165 | 1166 | 1393 => uv::EIO,
+        32 | 33 | 231 => uv::EBUSY, // SHARING_VIOLATION, LOCK_VIOLATION, PIPE_BUSY
+        39 | 82 | 112 | 277 | 1100 => uv::ENOSPC, // HANDLE_DISK_FULL, CANNOT_MAKE, DISK_FULL, EA_TABLE_FULL, END_OF_MEDIA
+        50 => uv::ENOTSUP,                        // ERROR_NOT_SUPPORTED
+        80 | 183 => uv::EEXIST,                   // FILE_EXISTS, ALREADY_EXISTS
+        109 => uv::EOF,                           // ERROR_BROKEN_PIPE
+        111 => uv::EFAULT,                        // ERROR_BUFFER_OVERFLOW
+        206 => uv::ENAMETOOLONG,                  // ERROR_FILENAME_EXCED_RANGE
+        121 => uv::ETIMEDOUT,                     // ERROR_SEM_TIMEOUT
+        145 => uv::ENOTEMPTY,                     // ERROR_DIR_NOT_EMPTY
+        208 => uv::E2BIG,                         // ERROR_META_EXPANSION_TOO_LONG
+        230 | 232 | 233 => uv::EPIPE,             // BAD_PIPE, NO_DATA, PIPE_NOT_CONNECTED
+        995 => uv::ECANCELED,                     // ERROR_OPERATION_ABORTED
+        1113 => uv::ECHARSET,                     // ERROR_NO_UNICODE_TRANSLATION
+        1314 => uv::EPERM,                        // ERROR_PRIVILEGE_NOT_HELD
+        1921 => uv::ELOOP,                        // ERROR_CANT_RESOLVE_FILENAME
+        _ => uv::UNKNOWN,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The codes Node's `fs` gives on Windows for what session files meet, from libuv's
+    /// `uv-errno.h` and `uv_translate_sys_error`.
+    #[test]
+    fn windows_errors_become_libuv_codes() {
+        for (win, uv, name) in [
+            (2, 4058, "ENOENT: ERROR_FILE_NOT_FOUND"),
+            (3, 4058, "ENOENT: ERROR_PATH_NOT_FOUND"),
+            (267, 4058, "ENOENT: ERROR_DIRECTORY"),
+            (1, 4068, "EISDIR: ERROR_INVALID_FUNCTION (a read of a directory)"),
+            (5, 4092, "EACCES: ERROR_ACCESS_DENIED"),
+            (17, 4037, "EXDEV: ERROR_NOT_SAME_DEVICE"),
+            (80, 4075, "EEXIST: ERROR_FILE_EXISTS"),
+            (183, 4075, "EEXIST: ERROR_ALREADY_EXISTS"),
+            (32, 4082, "EBUSY: ERROR_SHARING_VIOLATION"),
+            (112, 4055, "ENOSPC: ERROR_DISK_FULL"),
+            (206, 4064, "ENAMETOOLONG: ERROR_FILENAME_EXCED_RANGE"),
+            (145, 4051, "ENOTEMPTY: ERROR_DIR_NOT_EMPTY"),
+            (999_999, 4094, "UNKNOWN"),
+        ] {
+            assert_eq!(uv_errno(win), uv, "{name}");
+        }
+        assert_eq!(RAW_EEXIST, if cfg!(windows) { 80 } else { 17 });
     }
 }

@@ -16,6 +16,7 @@ use std::path::{Path, PathBuf};
 use crate::entry::Skeleton;
 use crate::error::{Error, Result};
 use crate::lines::{LineStore, Span};
+use crate::platform;
 use crate::store::{self, AppendHandle, Appended, Loaded, WriteMode};
 use crate::tree::Tree;
 
@@ -156,7 +157,16 @@ impl Session {
 
     /// Writes the whole file atomically (`Exclusive`: like `openSync(path, "wx")`).
     pub fn write_all(&mut self, path: &Path, text: &[u8], mode: WriteMode) -> Result<()> {
-        store::write_file(path, &[text], mode)?;
+        match store::write_file(path, &[text], mode) {
+            // A migration rewrites the file this session has open (its append handle, the lines
+            // it reads back): where open files block a rename over them, let go and retry.
+            Err(Error::Io { syscall: "rename", .. }) if platform::OPEN_FILES_BLOCK_RENAME => {
+                self.append = None;
+                self.store.into_memory().map_err(|e| Error::io(e, "read", None))?;
+                store::write_file(path, &[text], mode)?;
+            }
+            r => r?,
+        }
         own_writes::replaced(path, text.len() as u64);
         self.known = Some((path.to_path_buf(), text.len() as u64));
         Ok(())
@@ -198,6 +208,9 @@ impl Session {
             match h.append(line, expected, sync)? {
                 Appended::At { start, end, .. } => {
                     own_writes::appended(h.id(), start, end);
+                    if !platform::HOLD_APPEND_HANDLE {
+                        self.append = None;
+                    }
                     return Ok((start, end));
                 }
                 Appended::Replaced => {
@@ -332,7 +345,7 @@ mod own_writes {
 
     /// This process wrote the whole file at `path` (`len` bytes, a new inode).
     pub fn replaced(path: &Path, len: u64) {
-        let Some(id) = std::fs::metadata(path).ok().and_then(|m| crate::platform::file_id(&m)) else { return };
+        let Some(id) = crate::platform::stamp(path).and_then(|s| s.id) else { return };
         table().insert(id, vec![(0, len)]);
     }
 

@@ -51,7 +51,7 @@ pub fn load(path: &Path) -> Result<Loaded> {
     if fs::symlink_metadata(path).is_err() && fs::metadata(path).is_err() {
         return Ok(Loaded::Missing);
     }
-    let file = File::open(path).map_err(|e| Error::io(e, "open", Some(path)))?;
+    let file = platform::open_read(path).map_err(|e| Error::io(e, "open", Some(path)))?;
     let size = file.metadata().map(|m| m.len()).unwrap_or(0);
     let file_backed = size >= FILE_BACKED_MIN;
     let mut parsed = Parsed::new(file_backed);
@@ -208,7 +208,7 @@ pub const MAX_HEADER_SCAN_BYTES: usize = 1024 * 1024;
 /// Reads at most 1 MiB (plus a one-byte EOF probe) looking for the first parsed entry,
 /// in small chunks so that discovery over many files reads little of each.
 pub fn read_header(path: &Path) -> Result<HeaderScan> {
-    let mut file = File::open(path).map_err(|e| Error::io(e, "open", Some(path)))?;
+    let mut file = platform::open_read(path).map_err(|e| Error::io(e, "open", Some(path)))?;
     let mut buf: Vec<u8> = Vec::with_capacity(4 * 1024);
     let mut chunk = vec![0u8; 4 * 1024];
     let mut line_start = 0;
@@ -263,7 +263,7 @@ pub fn header_in(prefix: &[u8], more: bool) -> HeaderScan {
 /// changes while its file does not, and discovery (`findById`, `continueRecent`) re-reads
 /// the same folders. A hit costs one `stat`.
 pub fn read_header_cached(path: &Path) -> Result<HeaderScan> {
-    read_header_stamped(path, fs::metadata(path).ok().map(|m| platform::FileStamp::of(&m)), false)
+    read_header_stamped(path, platform::stamp(path), false)
 }
 
 /// `read_header_cached` with the file's stat already taken (`None`: it failed). `load`: read
@@ -274,7 +274,7 @@ pub fn read_header_stamped(path: &Path, stat: Option<platform::FileStamp>, load:
         return Ok(found);
     }
     let scan = read_header(path)?;
-    if let (Some(before), Some(after)) = (stat, fs::metadata(path).ok().map(|m| platform::FileStamp::of(&m))) {
+    if let (Some(before), Some(after)) = (stat, platform::stamp(path)) {
         list_index::record(path, &before, &after, None, Some(&scan));
     }
     Ok(scan)
@@ -362,7 +362,7 @@ impl AppendHandle {
     /// Opens (creating, like `appendFileSync`) `path` for appends and reads.
     pub fn open(path: &Path) -> std::io::Result<AppendHandle> {
         let file = platform::default_mode(OpenOptions::new().read(true).append(true).create(true)).open(path)?;
-        let id = platform::file_id(&file.metadata()?);
+        let id = platform::file_id(&file);
         Ok(AppendHandle { path: path.to_path_buf(), file, id })
     }
 
@@ -417,7 +417,7 @@ impl AppendHandle {
             return Err(Error::io(e, "write", None));
         }
         let meta = self.file.metadata().map_err(|e| Error::io(e, "write", None))?;
-        if platform::is_unlinked(&meta) {
+        if platform::is_unlinked(&self.file, &meta) {
             return Ok(Appended::Replaced);
         }
         let len = meta.len();
@@ -518,7 +518,7 @@ fn write_direct_exclusive(path: &Path, parts: &[&[u8]]) -> Result<()> {
 }
 
 fn eexist(path: &Path) -> Error {
-    Error::io(std::io::Error::from_raw_os_error(17), "open", Some(path))
+    Error::io(std::io::Error::from_raw_os_error(platform::RAW_EEXIST), "open", Some(path))
 }
 
 fn temp_path(path: &Path) -> PathBuf {
