@@ -11,9 +11,12 @@
 // same weights give the same order here; any other name, or any other
 // default locale, sorts with `localeCompare` as before. The core holds the weights and
 // sorts a folder's names (`discovery::jsonl_names_descending`) or compares two
-// (`collateNames`, for `listAll`'s rare ties); this file decides whether it may.
+// (`collateNames`, for `listAll`'s rare ties); this file decides whether it may. Only on
+// Node: another runtime's `localeCompare` is its own engine's (Bun: JavaScriptCore's ICU,
+// whatever LANG says), so there it is always asked (runtime.js).
 
 const { binding } = require("./native.js");
+const { NODE } = require("./runtime.js");
 
 const PRINTABLE = /^[\x20-\x7e]*$/;
 
@@ -33,9 +36,9 @@ function englishDefault(env = process.env, platform = process.platform, argv = p
 
 let english;
 
-/** Whether `b.localeCompare(a)` order of printable ASCII names is known without ICU. */
+/** Whether `b.localeCompare(a)` order of printable ASCII names is known without ICU (V8's table, on Node). */
 function asciiOrderKnown() {
-  english ??= englishDefault();
+  english ??= NODE && englishDefault();
   return english;
 }
 

@@ -3,13 +3,14 @@
 // this file orders them (`localeCompare` order, see collate.js; mtime) and shapes
 // `SessionInfo` objects and progress calls exactly as pi 1.6.0 does.
 
-const { createReadStream, existsSync } = require("node:fs");
+const { createReadStream, existsSync, readdirSync, statSync } = require("node:fs");
 const { readdir, stat } = require("node:fs/promises");
 const { basename, join } = require("node:path");
 const { createInterface } = require("node:readline");
 const { binding, call } = require("./native.js");
 const { keyOf } = require("./keys.js");
 const { asciiOrderKnown, compare } = require("./collate.js");
+const { NODE, mtimeDate, statMtimes } = require("./runtime.js");
 const { getDefaultSessionDirPath, getSessionsDir, normalizePath, pathsEqual, resolvePath } = require("./paths.js");
 const { getDefaultSessionDir } = require("./context.js");
 
@@ -47,6 +48,19 @@ function findMostRecentSession(sessionDir, cwd) {
   const resolvedSessionDir = normalizePath(sessionDir);
   const resolvedCwd = cwd ? resolvePath(cwd) : undefined;
   try {
+    if (!NODE) {
+      // Equal mtimes keep the runtime's readdir order, which only Node's is known to be.
+      const files = readdirSync(resolvedSessionDir)
+        .filter((file) => file.endsWith(".jsonl"))
+        .map((file) => join(resolvedSessionDir, file))
+        .map((path) => ({ path, mtime: statSync(path).mtimeMs }))
+        .sort((a, b) => b.mtime - a.mtime);
+      for (const { path } of files) {
+        const header = readHeaderForDiscovery(path);
+        if (header && (!resolvedCwd || sessionCwdMatches(getSessionHeaderCwd(header), resolvedCwd))) return path;
+      }
+      return null;
+    }
     // The newest few paths first: the answer is nearly always among them, and the rest
     // would be 1,000 strings built for nothing.
     let files = binding.filesByMtime(resolvedSessionDir, RECENT_FIRST);
@@ -71,6 +85,18 @@ function findById(cwd, id, sessionDir) {
   const filterCwd = sessionDir !== undefined && !pathsEqual(dir, getDefaultSessionDirPath(cwd));
   const resolvedCwd = resolvePath(cwd);
   try {
+    if (!NODE) {
+      // The first match in the runtime's readdir order (the core's is Node's: by bytes).
+      for (const file of readdirSync(dir)) {
+        if (!file.endsWith(".jsonl")) continue;
+        const path = join(dir, file);
+        const header = readHeaderForDiscovery(path);
+        if (header?.id !== id) continue;
+        if (filterCwd && !sessionCwdMatches(getSessionHeaderCwd(header), resolvedCwd)) continue;
+        return path;
+      }
+      return undefined;
+    }
     const found = binding.headersWithId(dir, keyOf(id));
     if (found === null) return undefined;
     for (let i = 0; i < found.length; i += 2) {
@@ -101,7 +127,7 @@ function infoFromRow(path, row, blocks) {
   }
   const name = rawName === null ? undefined : rawName.trim() || undefined;
   const text = (which, start, end) => (start === end ? "" : blocks[which].slice(start, end));
-  return makeInfo(path, header, name, lastActivityTime, () => new Date(Math.round(mtimeMs)), {
+  return makeInfo(path, header, name, lastActivityTime, () => mtimeDate(path, mtimeMs), {
     messageCount,
     firstMessage: text(fw, fs, fe),
     allMessagesText: text(aw, as, ae),
@@ -393,7 +419,7 @@ async function listAll(sessionDirOrOnProgress, onProgressOrSignal, signal) {
       abortSignal,
     );
     const allFiles = dirFiles.flat();
-    const mtimes = call(() => binding.mtimes(allFiles));
+    const mtimes = NODE ? call(() => binding.mtimes(allFiles)) : statMtimes(allFiles);
     const candidates = allFiles.map((path, i) =>
       Number.isNaN(mtimes[i]) ? { path } : { path, stats: { mtimeMs: mtimes[i] } },
     );

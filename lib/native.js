@@ -3,6 +3,7 @@
 
 const { getSystemErrorMap, types } = require("node:util");
 const binding = require("../binding.js");
+const { systemError } = require("./runtime.js");
 
 const IO_MARK = "\u0000io:";
 
@@ -16,12 +17,8 @@ function toJsError(err) {
   const code = known ? known[0] : "EIO";
   const desc = known ? known[1] : info.message;
   const message = `${code}: ${desc}, ${info.syscall}${info.path !== null ? ` '${info.path}'` : ""}`;
-  const out = new Error(message);
-  out.errno = -info.errno;
-  out.code = code;
-  out.syscall = info.syscall;
-  if (info.path !== null) out.path = info.path;
-  return out;
+  // Own keys in the order this runtime's fs errors have them (runtime.js).
+  return systemError(message, { errno: -info.errno, code, syscall: info.syscall, path: info.path });
 }
 
 /** Calls into the binding and converts its errors. */

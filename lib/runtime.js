@@ -1,0 +1,70 @@
+"use strict";
+// The answers that come from the JS runtime rather than from ECMAScript, where the facade
+// has a fast way to give Node's and must give the runtime's own answer elsewhere (Bun,
+// Deno). ECMAScript fixes the rest (JSON.stringify's numbers, ISO date strings, key order,
+// Array.prototype.sort's stability); the engine's own text is left to the engine (a
+// TypeError from a property access is thrown by the same expression as in pi's code).
+//
+// On Node (V8, libuv):
+// - `localeCompare` of printable ASCII under an English default locale is V8's fixed
+//   weight table (collate.js; the core holds the table);
+// - `readdirSync` lists names sorted by bytes (libuv's scandir sorts with `strcmp`), so the
+//   core's discovery breaks equal mtimes by bytes (`discovery::files_by_mtime`,
+//   `headers_with_id`);
+// - `stats.mtime` is `new Date(Math.round(mtimeMs))`;
+// - fs errors have their own keys in the order errno, code, syscall, path.
+// Elsewhere each of these is asked of the runtime itself: `localeCompare`, `readdirSync`
+// (Bun lists in the directory's own order), `statSync().mtime` (Bun truncates), and the key
+// order of an fs error the runtime threw.
+
+const { readdirSync, statSync } = require("node:fs");
+
+/** Node itself: V8 with libuv's fs. Bun reports a Node version too, and a V8 one. */
+const NODE = typeof process.versions.bun !== "string" && typeof process.versions.deno !== "string";
+
+const NODE_ERROR_KEYS = ["errno", "code", "syscall", "path"];
+let errorKeys;
+
+/** The order of the own keys of an fs error thrown by this runtime. */
+function systemErrorKeys() {
+  if (errorKeys !== undefined) return errorKeys;
+  errorKeys = NODE_ERROR_KEYS;
+  if (NODE) return errorKeys;
+  try {
+    readdirSync(__filename); // a file, not a folder: ENOTDIR, with a path
+  } catch (err) {
+    const keys = Object.keys(err);
+    if (NODE_ERROR_KEYS.every((k) => keys.includes(k))) errorKeys = keys.filter((k) => NODE_ERROR_KEYS.includes(k));
+  }
+  return errorKeys;
+}
+
+/** An fs error with `message` and `fields` (errno, code, syscall, path when not null), its keys in the runtime's order. */
+function systemError(message, fields) {
+  const out = new Error(message);
+  for (const k of systemErrorKeys()) if (k !== "path" || fields.path !== null) out[k] = fields[k];
+  return out;
+}
+
+/** `stats.mtime` of the file at `path` whose `mtimeMs` the core read. */
+function mtimeDate(path, mtimeMs) {
+  if (NODE) return new Date(Math.round(mtimeMs));
+  try {
+    return statSync(path).mtime;
+  } catch {
+    return new Date(mtimeMs);
+  }
+}
+
+/** `stats.mtimeMs` of each path as this runtime's `stat` gives it, NaN where it fails. */
+function statMtimes(paths) {
+  return paths.map((path) => {
+    try {
+      return statSync(path).mtimeMs;
+    } catch {
+      return Number.NaN;
+    }
+  });
+}
+
+module.exports = { NODE, mtimeDate, statMtimes, systemError, systemErrorKeys };
