@@ -187,11 +187,12 @@ class Entries {
   reset(entries) {
     const ids = new Set();
     let leafId = null;
-    for (const e of entries) {
-      // `_buildIndex` reads each entry's type first: a null entry throws the same TypeError.
-      if (e.type === "session") continue;
-      ids.add(e.id);
-      leafId = e.id;
+    for (const entry of entries) {
+      // `_buildIndex` reads each entry's type first: a null entry throws the same TypeError
+      // (named `entry` as there: JavaScriptCore's text quotes the expression).
+      if (entry.type === "session") continue;
+      ids.add(entry.id);
+      leafId = entry.id;
     }
     this.#native = new NativeSession();
     this.#indexed = 0;

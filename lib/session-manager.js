@@ -393,10 +393,15 @@ class SessionManager {
   getSessionName() {
     const pos = this.#n().lastSessionInfo();
     if (pos < 0) return undefined;
-    // Named `entry` as in the reference: a TypeError's text quotes the expression
-    // (`entry.name?.trim is not a function` for a name that is not a string).
+    // The reference's own code: a TypeError's text quotes the expression
+    // (`entry.name?.trim is not a function` for a name that is not a string), and Bun's
+    // transpiler inlines a variable used once (JavaScriptCore then quotes
+    // `this.#obj(pos).name?.trim`), but not this one.
     const entry = this.#obj(pos);
-    return entry.name?.trim() || undefined;
+    if (entry.type === "session_info") {
+      return entry.name?.trim() || undefined;
+    }
+    return undefined;
   }
 
   appendCustomMessageEntry(customType, content, display, details) {
