@@ -4,7 +4,10 @@
 // list() sorts a folder's names with `b.localeCompare(a)`, and listAll breaks mtime ties with
 // it. Under an English default locale ours sorts printable ASCII names by V8's own weight
 // table instead of building ICU's collator; under any other locale it must fall back. Each
-// case runs in a fresh Node process with the locale set in its environment.
+// case runs in a fresh Node process with the locale set in its environment. Under Bun
+// (scripts/bun.mjs) the children are Bun processes: the table is never used there (its
+// `localeCompare` is JavaScriptCore's, en-US whatever LANG says), and the tied sessions must
+// still come out in the order of the reference under Bun.
 import { spawnSync } from "node:child_process";
 import { mkdirSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -18,6 +21,7 @@ const COLLATE = fileURLToPath(new URL("../../lib/collate.js", import.meta.url));
 const NATIVE = fileURLToPath(new URL("../../lib/native.js", import.meta.url));
 const root = makeTempRoot("collation");
 const CWD = "/home/u/collation";
+const BUN = typeof process.versions.bun === "string";
 
 /** The environment with the locale variables ICU reads replaced by `locale`. */
 function withLocale(locale) {
@@ -66,14 +70,14 @@ describe("collation without ICU", () => {
         pairs: pairs.filter(([a, b]) => sign(compare(a, b)) !== sign(a.localeCompare(b))),
       }));`;
     const en = JSON.parse(node(["-e", script], withLocale({ LANG: "en_US.UTF-8" }), JSON.stringify(pairs)));
-    expect(en.known).toBe(true);
-    expect(en.core).toEqual(en.want);
+    expect(en.known).toBe(!BUN);
+    if (!BUN) expect(en.core).toEqual(en.want);
     expect(en.pairs).toEqual([]);
     // Another locale: the facade does not use the table (the core would still sort by it).
     const da = JSON.parse(node(["-e", script], withLocale({ LANG: "da_DK.UTF-8" }), JSON.stringify(pairs)));
     expect(da.known).toBe(false);
     expect(da.pairs).toEqual([]);
-    expect(da.want).not.toEqual(en.want);
+    if (!BUN) expect(da.want).not.toEqual(en.want);
   });
 
   it("tells the locales apart as ICU does", async () => {
@@ -130,7 +134,7 @@ describe("collation without ICU", () => {
     });
   }
 
-  it("the tied folder's order differs between locales (so the cases above can fail)", () => {
+  it.skipIf(BUN)("the tied folder's order differs between locales (so the cases above can fail)", () => {
     const [dir] = folders();
     const order = (locale) => JSON.parse(node([LIST_CHILD, "ref", dir, CWD], withLocale(locale))).out.listed;
     expect(order({ LANG: "da_DK.UTF-8" })).not.toEqual(order({ LANG: "en_US.UTF-8" }));

@@ -1,0 +1,183 @@
+// Differential test: the answers that come from the JS runtime rather than from ECMAScript
+// (lib/runtime.js), on Node (vitest) and under Bun (scripts/bun.mjs runs this file with
+// `bun test`, against the reference under the same Bun):
+//   - equal mtimes keep the runtime's readdir order (libuv sorts names by bytes, Bun lists
+//     the directory's own order): continueRecent, findMostRecentSession, findById, list,
+//     listAll, with a symlink to a session and duplicate header ids;
+//   - `modified` falls back to the file's `stats.mtime`, which Node rounds to the
+//     millisecond and Bun truncates;
+//   - TypeErrors from property accesses on caller data (JavaScriptCore's text quotes the
+//     expression): inMemory over non-object entries, session names that are not strings;
+//   - fs errors: message and the order of their own keys.
+import { mkdirSync, readdirSync, statSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
+import { join, relative } from "node:path";
+import { describe, expect, it } from "vitest";
+import { assertSame } from "../helpers/compare.mjs";
+import { IMPLS } from "../helpers/impls.mjs";
+import { capture, captureAsync, Normalizer, normCapture } from "../helpers/normalize.mjs";
+import { snapshotManager } from "../helpers/snapshot.mjs";
+import { makeTempRoot } from "../helpers/tmp.mjs";
+
+const LABELS = IMPLS.map((i) => i.name);
+const root = makeTempRoot("runtime");
+const CWD = "/tmp/pi-diff-cwd/runtime";
+const ID = "01a22d64-0000-7000-8000-00000000000a";
+const MTIME = 1_650_000_000; // seconds (2022: outside the normaliser's "now" window)
+
+const header = (id, extra = {}) =>
+  `${JSON.stringify({ type: "session", version: 3, id, timestamp: "2024-01-01T00:00:00.000Z", cwd: CWD, ...extra })}\n`;
+const message = (text) =>
+  `${JSON.stringify({ type: "message", id: "b0000001", parentId: null, timestamp: "2024-01-01T00:00:00.000Z", message: { role: "user", content: text, timestamp: 1_704_067_200_000 } })}\n`;
+
+/** Runs `fn(ctx)` for each implementation in its own folder; returns the results. */
+async function each(label, fn) {
+  const out = [];
+  for (const impl of IMPLS) {
+    const base = join(root, label, impl.name);
+    mkdirSync(base, { recursive: true });
+    const agent = join(base, "agent");
+    process.env.PI_CODING_AGENT_DIR = agent;
+    const norm = new Normalizer().addRoot(base);
+    out.push(await fn({ base, agent, norm, mod: impl.mod, SM: impl.mod.SessionManager }));
+  }
+  return out;
+}
+
+// Names whose byte order, collation order and a hashed directory order all disagree.
+const TIED = ["v3", "B", "a", "_c", "z", "0", "Ab", "a-b", "m", "aa", "Zz", "x.y"];
+
+function tiedFolder(dir) {
+  mkdirSync(dir, { recursive: true });
+  for (const [i, name] of TIED.entries()) {
+    const p = join(dir, `${name}.jsonl`);
+    // every other file has the same header id; all have the same mtime
+    writeFileSync(p, header(i % 2 ? `${ID.slice(0, -2)}${String(i).padStart(2, "0")}` : ID) + message(`m${i}`));
+    utimesSync(p, MTIME, MTIME);
+  }
+  // a symlink to a session: same header, same mtime (stat follows it)
+  symlinkSync(join(dir, "v3.jsonl"), join(dir, "link.jsonl"));
+  writeFileSync(join(dir, "notes.txt"), "not a session\n");
+}
+
+describe(`runtime-dependent answers (${LABELS.join(" vs ")})`, () => {
+  it("equal mtimes keep the runtime's readdir order", async () => {
+    const recs = await each("ties", async ({ base, agent, norm, mod, SM }) => {
+      const dir = join(base, "s");
+      tiedFolder(dir);
+      // two project folders in the agent dir with the same names and mtimes (listAll's ties)
+      for (const project of ["--p-one--", "--p-two--", "--P-three--"]) tiedFolder(join(agent, "sessions", project));
+      const rel = (v) => (typeof v === "string" ? relative(base, v) : v);
+      const paths = (infos) => infos.map((i) => rel(i.path));
+      return norm.value({
+        readdir: readdirSync(dir),
+        continueRecent: rel(SM.continueRecent(CWD, dir).getSessionFile()),
+        mostRecent: [rel(mod.findMostRecentSession(dir)), rel(mod.findMostRecentSession(dir, CWD))],
+        findById: [rel(SM.findById(CWD, ID, dir)), rel(SM.findById("/elsewhere", ID, dir))],
+        list: paths(await SM.list(CWD, dir)),
+        listAllDir: paths(await SM.listAll(dir)),
+        listAll: paths(await SM.listAll()),
+      });
+    });
+    assertSame(recs[0], recs[1], "ties", LABELS);
+  });
+
+  it("`modified` falls back to the file's mtime as the runtime dates it", async () => {
+    const recs = await each("mtime", async ({ base, norm, SM }) => {
+      const dir = join(base, "s");
+      mkdirSync(dir, { recursive: true });
+      // no message, no valid header timestamp: `modified` is `stats.mtime`; .1237 s is
+      // 123.7 ms, which Node rounds up and Bun truncates
+      const files = [];
+      for (const [i, frac] of [0.1237, 0.5, 0.9996].entries()) {
+        const p = join(dir, `t${i}.jsonl`);
+        writeFileSync(p, header(`${ID.slice(0, -1)}${i}`, { timestamp: "not a date" }));
+        utimesSync(p, MTIME + i + frac, MTIME + i + frac);
+        files.push(p);
+      }
+      const times = (infos) => infos.map((i) => [relative(base, i.path), i.modified.getTime()]);
+      return {
+        stat: files.map((p) => statSync(p).mtime.getTime()),
+        list: norm.value(times(await SM.list(CWD, dir))),
+        listAll: norm.value(times(await SM.listAll(dir))),
+      };
+    });
+    assertSame(recs[0], recs[1], "mtime", LABELS);
+    // the listings give what this runtime's stat gives (the reference's own source of it)
+    expect(recs[1].list.map(([, t]) => t).sort()).toEqual([...recs[1].stat].sort());
+  });
+
+  it("inMemory over entries that are not objects: the same result or the same TypeError", async () => {
+    const H = { type: "session", version: 3, id: ID, timestamp: "2024-01-01T00:00:00.000Z", cwd: CWD };
+    const V1 = { type: "session", id: ID, timestamp: "2024-01-01T00:00:00.000Z", cwd: CWD };
+    const M = JSON.parse(message("hi"));
+    const N = (name) => ({ type: "session_info", id: "b0000002", parentId: "b0000001", timestamp: M.timestamp, name });
+    const cases = [
+      [null],
+      [undefined],
+      [1, "s", [], true],
+      [H, null],
+      [H, M, null],
+      [H, 5, M],
+      [M, null],
+      [5, M],
+      [V1, null],
+      [V1, "x"],
+      [H, M, N(5)],
+      [H, M, N({})],
+      [H, M, N(["a"])],
+      [H, M, N(null)],
+      [H, M, N("  named  ")],
+    ];
+    const recs = await each("inmemory", ({ norm, SM }) =>
+      cases.map((entries) => {
+        const c = capture(() => SM.inMemory(CWD, undefined, structuredClone(entries)));
+        if ("error" in c) return normCapture(norm, c);
+        return norm.value(snapshotManager(c.value, { perId: "all" }).values);
+      }),
+    );
+    assertSame(recs[0], recs[1], "inMemory", LABELS);
+  });
+
+  it("appendSessionInfo and getSessionName on names that are not strings", async () => {
+    const recs = await each("names", ({ norm, SM }) =>
+      [5, {}, null, undefined, ["x"], "ok"].map((name) => {
+        const sm = SM.inMemory(CWD);
+        const appended = capture(() => sm.appendSessionInfo(name));
+        return normCapture(norm, {
+          value: { appended: normCapture(norm, appended), name: capture(() => sm.getSessionName()) },
+        });
+      }),
+    );
+    assertSame(recs[0], recs[1], "names", LABELS);
+  });
+
+  it("fs errors: the same message and own keys in the same order", async () => {
+    const recs = await each("fserrors", async ({ base, norm, mod, SM }) => {
+      const dir = join(base, "d.jsonl");
+      mkdirSync(dir, { recursive: true });
+      const file = join(base, "f");
+      writeFileSync(file, "x");
+      const cases = {
+        openDir: () => SM.open(dir),
+        loadDir: () => mod.loadEntriesFromFile(dir),
+        forkDir: () => SM.forkFrom(dir, CWD, join(base, "out")),
+        createUnderFile: () => SM.create(CWD, join(file, "sub")),
+        appendUnderFile: () => {
+          const sm = SM.open(join(file, "x.jsonl"));
+          sm.appendMessage({ role: "user", content: "x", timestamp: 1 });
+          sm.appendMessage({ role: "assistant", content: [], timestamp: 2 });
+        },
+      };
+      const out = {};
+      for (const [k, fn] of Object.entries(cases)) {
+        const c = await captureAsync(fn);
+        out[k] =
+          "error" in c
+            ? { ...normCapture(norm, c), keys: Object.keys(c.error), fields: norm.value({ ...c.error }) }
+            : "no error";
+      }
+      return out;
+    });
+    assertSame(recs[0], recs[1], "fs errors", LABELS);
+  });
+});
