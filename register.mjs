@@ -4,7 +4,7 @@
 import { createRequire } from "node:module";
 
 const require = createRequire(import.meta.url);
-const { install } = require("./lib/pi-hook.js");
+const { install } = require("./launcher/hook.js");
 const load = require("./lib/load.js");
 
 if (load.bindingError()) {

@@ -9,7 +9,7 @@
 // pi's stdio, exit code and signals exactly: nothing to forward.
 //
 // What it runs is a bundle of pi's unbundled CLI with our module in place of its session manager
-// (lib/pi-bundle.js: built on the first run for each installed pi, cached), as pi's own `pi` bin is a
+// (launcher/bundle.js: built on the first run for each installed pi, cached), as pi's own `pi` bin is a
 // bundle: its ~2,000 modules would otherwise cost ~0.7 s of startup. PI_NATIVE_BUNDLE=0 (or no rolldown, or
 // PI_SESSION_NATIVE_TRACE) runs `dist/cli.js` itself through the hook.
 //
@@ -115,7 +115,7 @@ function main() {
     );
   }
   enableCompileCache();
-  const hook = require("../lib/pi-hook.js");
+  const hook = require("../launcher/hook.js");
   const cli = path.join(piDir, "dist", "cli.js");
   const check = hook.checkPi(piDir);
 
@@ -152,7 +152,7 @@ function main() {
   // The hook also serves the bundle: extensions that import pi's SessionManager get ours too.
   if (!hook.install()) die(`this Node (${process.versions.node}) has no module.registerHooks()`);
   const useBundle = process.env.PI_NATIVE_BUNDLE !== "0" && !process.env.PI_SESSION_NATIVE_TRACE;
-  const bundle = useBundle ? require("../lib/pi-bundle.js") : null;
+  const bundle = useBundle ? require("../launcher/bundle.js") : null;
   const entry = bundle ? bundle.cachedEntry(piDir) : null;
   if (entry || !bundle || !bundle.canBuild()) {
     run(entry || cli);

@@ -19,7 +19,7 @@ const TARGET = "/dist/core/session-manager.js";
 
 /** Our ESM module, or the tracing wrapper around it when PI_SESSION_NATIVE_TRACE is set. */
 function replacementUrl(env = process.env) {
-  const file = env.PI_SESSION_NATIVE_TRACE ? join(__dirname, "pi-trace.mjs") : join(__dirname, "..", "index.mjs");
+  const file = env.PI_SESSION_NATIVE_TRACE ? join(__dirname, "trace.mjs") : join(__dirname, "..", "index.mjs");
   return pathToFileURL(file).href;
 }
 

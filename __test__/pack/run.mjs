@@ -27,7 +27,21 @@ const CONSUMER_DEPS = {
   vite: "8.3.8",
   vitest: "4.1.12",
 };
-const REQUIRED = ["package.json", "README.md", "index.js", "index.mjs", "index.d.ts", "binding.js", "binding.d.ts"];
+const REQUIRED = [
+  "package.json",
+  "README.md",
+  "index.js",
+  "index.mjs",
+  "index.d.ts",
+  "binding.js",
+  "binding.d.ts",
+  "lib/load.js",
+  "register.mjs",
+  "bin/pi-native.js",
+  "launcher/hook.js",
+  "launcher/bundle.js",
+  "launcher/trace.mjs",
+];
 const FORBIDDEN =
   /^(src|target|__test__|bench|node_modules|\.cache|scripts|npm|docs|demo|fuzz|tests|examples)\/|\.rs$|\.tgz$|^Cargo\./;
 
