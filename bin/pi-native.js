@@ -10,8 +10,9 @@
 //
 // What it runs is a bundle of pi's unbundled CLI with our module in place of its session manager
 // (launcher/bundle.js: built on the first run for each installed pi, cached), as pi's own `pi` bin is a
-// bundle: its ~2,000 modules would otherwise cost ~0.7 s of startup. PI_NATIVE_BUNDLE=0 (or no rolldown, or
-// PI_SESSION_NATIVE_TRACE) runs `dist/cli.js` itself through the hook.
+// bundle: its ~2,000 modules would otherwise cost ~0.7 s of startup. PI_NATIVE_BUNDLE=0 (or
+// PI_SESSION_NATIVE_TRACE) runs `dist/cli.js` itself through the hook; so does a missing rolldown (an optional
+// peer dependency, not installed with this package), after one line saying how to get the fast start.
 //
 // pi 1.6.x gets our SessionManager; any other pi version runs as it ships, with its own (one line on stderr),
 // as does pi where no native binary of ours loads (PI_SESSION_NATIVE_NO_FALLBACK=1: exit 2 instead).
@@ -94,6 +95,18 @@ function findPi() {
   return npmRoot ? piAt(npmRoot) : null;
 }
 
+/** One line: rolldown is missing, and the command that installs it where launcher/bundle.js finds it. */
+function noRolldownMessage() {
+  const ours = path.resolve(__dirname, "..");
+  const global = globalRoots().some((root) => path.resolve(root, "pi-session-native") === ours);
+  // <project>/node_modules/pi-session-native, where <project> has a package.json (a global root's parent has none)
+  const project = path.dirname(path.dirname(ours));
+  const inProject =
+    path.basename(path.dirname(ours)) === "node_modules" && fs.existsSync(path.join(project, "package.json"));
+  const how = global || !inProject ? "npm install -g rolldown" : `npm install rolldown in ${project}`;
+  return `rolldown is not installed, so pi starts unbundled (~0.7 s slower); for the fast start: ${how} (PI_NATIVE_BUNDLE=0 skips this line)`;
+}
+
 function enableCompileCache() {
   // As pi's own bundle does: compiled code is cached on disk (NODE_COMPILE_CACHE chooses the directory,
   // NODE_DISABLE_COMPILE_CACHE=1 turns it off).
@@ -154,8 +167,13 @@ function main() {
   const useBundle = process.env.PI_NATIVE_BUNDLE !== "0" && !process.env.PI_SESSION_NATIVE_TRACE;
   const bundle = useBundle ? require("../launcher/bundle.js") : null;
   const entry = bundle ? bundle.cachedEntry(piDir) : null;
-  if (entry || !bundle || !bundle.canBuild()) {
+  if (entry || !bundle) {
     run(entry || cli);
+    return;
+  }
+  if (!bundle.canBuild()) {
+    process.stderr.write(`pi-native: ${noRolldownMessage()}\n`);
+    run(cli);
     return;
   }
   // First run for this pi: build the bundle (a few seconds, once), then run it.

@@ -17,14 +17,17 @@ const OUR_EXPORTS = Object.keys(require("../../index.js")).sort();
 const NAPI_TRACE = /Cannot find native binding|npm has a bug/;
 
 /** A project dir with the package's shipped files (package.json `files`) minus every .node; pi linked in or not. */
-function project(label, { withPi }) {
+function project(label, { withPi, keepNode = false }) {
   const root = makeTempRoot(`fallback-${label}`);
   const pkg = join(root, "node_modules/pi-session-native");
   mkdirSync(pkg, { recursive: true });
   const { files } = JSON.parse(readFileSync(join(REPO, "package.json"), "utf8"));
   for (const f of ["package.json", ...files]) {
+    if (f === "*.node" && keepNode) {
+      for (const n of readdirSync(REPO).filter((n) => n.endsWith(".node"))) cpSync(join(REPO, n), join(pkg, n));
+    }
     if (f.includes("*") || !existsSync(join(REPO, f))) continue;
-    cpSync(join(REPO, f), join(pkg, f), { recursive: true, filter: (src) => !src.endsWith(".node") });
+    cpSync(join(REPO, f), join(pkg, f), { recursive: true, filter: (src) => keepNode || !src.endsWith(".node") });
   }
   if (withPi) symlinkSync(join(REPO, "node_modules/@earendil-works"), join(root, "node_modules/@earendil-works"));
   return { root, pkg };
@@ -200,5 +203,31 @@ describe("pi's CLI with no native binary", () => {
         /^pi-session-native\/register: no native binary loads on .*; pi runs with its own SessionManager$/,
       ),
     ]);
+  });
+});
+
+describe("pi-native without rolldown (an optional peer dependency)", () => {
+  it("runs pi unbundled after one line saying how to get the fast start; PI_NATIVE_BUNDLE=0 without it", () => {
+    const p = project("norolldown", { withPi: false, keepNode: true });
+    writeFileSync(join(p.root, "package.json"), '{ "name": "a-project", "private": true }\n');
+    const node22 = nodeBinary(22, { minMinor: 19 });
+    const bin = join(p.pkg, "bin/pi-native.js");
+    const cache = join(p.root, "cache");
+    const piEnv = { PI_NATIVE_PI_DIR: PI_DIR, PI_NATIVE_CACHE_DIR: cache };
+    const r = spawnSync(node22, [bin, "--version"], { cwd: p.root, env: env(piEnv), encoding: "utf8" });
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout.trim()).toBe("1.6.0");
+    expect(r.stderr.trim().split("\n")).toEqual([
+      `pi-native: rolldown is not installed, so pi starts unbundled (~0.7 s slower); for the fast start: npm install rolldown in ${p.root} (PI_NATIVE_BUNDLE=0 skips this line)`,
+    ]);
+    expect(existsSync(join(cache, "bundles"))).toBe(false);
+    const quiet = spawnSync(node22, [bin, "--version"], {
+      cwd: p.root,
+      env: env({ ...piEnv, PI_NATIVE_BUNDLE: "0" }),
+      encoding: "utf8",
+    });
+    expect(quiet.status, quiet.stderr).toBe(0);
+    expect(quiet.stdout.trim()).toBe("1.6.0");
+    expect(quiet.stderr).toBe("");
   });
 });
