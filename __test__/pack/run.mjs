@@ -33,6 +33,7 @@ const REQUIRED = [
   "index.js",
   "index.mjs",
   "index.d.ts",
+  "index.d.mts",
   "binding.js",
   "binding.d.ts",
   "lib/load.js",
