@@ -10,7 +10,7 @@ const { createInterface } = require("node:readline");
 const { binding, call } = require("./native.js");
 const { keyOf } = require("./keys.js");
 const { asciiOrderKnown, compare } = require("./collate.js");
-const { NODE, mtimeDate, statMtimes } = require("./runtime.js");
+const { NODE, mtimeDate, readlineSplitsAsNode, statMtimes } = require("./runtime.js");
 const { getDefaultSessionDirPath, getSessionsDir, normalizePath, pathsEqual, resolvePath } = require("./paths.js");
 const { getDefaultSessionDir } = require("./context.js");
 
@@ -256,6 +256,16 @@ function sortSessionInfos(sessions) {
  */
 async function scanInfos(paths, onLoaded, signal, responsive) {
   const results = new Array(paths.length);
+  // A runtime whose readline splits lines elsewhere than the core does (Bun: also at U+2028
+  // and U+2029) gets the reference's own reading of every file, on that readline.
+  if (!NODE && !(await readlineSplitsAsNode())) {
+    for (let index = 0; index < paths.length; index++) {
+      signal?.throwIfAborted();
+      results[index] = await buildSessionInfoSlow(paths[index], signal);
+      onLoaded(results[index], index);
+    }
+    return results;
+  }
   const flag = new binding.AbortFlag();
   const onAbort = () => flag.abort();
   signal?.addEventListener("abort", onAbort, { once: true });

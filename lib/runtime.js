@@ -12,10 +12,13 @@
 //   core's discovery breaks equal mtimes by bytes (`discovery::files_by_mtime`,
 //   `headers_with_id`);
 // - `stats.mtime` is `new Date(Math.round(mtimeMs))`;
-// - fs errors have their own keys in the order errno, code, syscall, path.
+// - fs errors have their own keys in the order errno, code, syscall, path;
+// - readline splits lines only at \n, \r\n and \r, as the core splits a listed file.
 // Elsewhere each of these is asked of the runtime itself: `localeCompare`, `readdirSync`
-// (Bun lists in the directory's own order), `statSync().mtime` (Bun truncates), and the key
-// order of an fs error the runtime threw.
+// (Bun lists in the directory's own order), `statSync().mtime` (Bun truncates), the key
+// order of an fs error the runtime threw, and how its readline splits a probe text (Bun's
+// also splits at U+2028 and U+2029: then every listed file is read by the reference's
+// algorithm on the runtime's own readline, listing.js).
 
 const { readdirSync, statSync } = require("node:fs");
 
@@ -67,4 +70,27 @@ function statMtimes(paths) {
   });
 }
 
-module.exports = { NODE, mtimeDate, statMtimes, systemError, systemErrorKeys };
+// Line ends of every kind, and a \r\n split between two chunks (crlfDelay: Infinity).
+const PROBE_CHUNKS = ["a\u2028b\u2029c\u0085d\ve\ff\rg\r", "\nh\r\ri\n\nj", "\rk"];
+const NODE_LINES = ["a\u2028b\u2029c\u0085d\ve\ff", "g", "h", "", "i", "", "j", "k"];
+let readlineProbe;
+
+/** Whether this runtime's readline splits lines where Node's does (asked once; never on Node). */
+function readlineSplitsAsNode() {
+  if (NODE) return Promise.resolve(true);
+  readlineProbe ??= (async () => {
+    try {
+      const { createInterface } = require("node:readline");
+      const { Readable } = require("node:stream");
+      const lines = [];
+      const rl = createInterface({ input: Readable.from(PROBE_CHUNKS), crlfDelay: Number.POSITIVE_INFINITY });
+      for await (const line of rl) lines.push(line);
+      return lines.length === NODE_LINES.length && lines.every((line, i) => line === NODE_LINES[i]);
+    } catch {
+      return false;
+    }
+  })();
+  return readlineProbe;
+}
+
+module.exports = { NODE, mtimeDate, readlineSplitsAsNode, statMtimes, systemError, systemErrorKeys };

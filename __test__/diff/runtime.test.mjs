@@ -8,7 +8,9 @@
 //     millisecond and Bun truncates;
 //   - TypeErrors from property accesses on caller data (JavaScriptCore's text quotes the
 //     expression): inMemory over non-object entries, session names that are not strings;
-//   - fs errors: message and the order of their own keys.
+//   - fs errors: message and the order of their own keys;
+//   - listed files whose lines hold U+2028 and U+2029 (Bun's readline splits there, Node's
+//     does not): the same rows.
 import { mkdirSync, readdirSync, statSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -104,6 +106,25 @@ describe(`runtime-dependent answers (${LABELS.join(" vs ")})`, () => {
     assertSame(recs[0], recs[1], "mtime", LABELS);
     // the listings give what this runtime's stat gives (the reference's own source of it)
     expect(recs[1].list.map(([, t]) => t).sort()).toEqual([...recs[1].stat].sort());
+  });
+
+  it("listings of files whose lines hold U+2028 and U+2029: the same rows", async () => {
+    const recs = await each("separators", async ({ base, norm, SM }) => {
+      const dir = join(base, "s");
+      mkdirSync(dir, { recursive: true });
+      const texts = ["one\u2028two", "para\u2029graph", "both \u2028 and \u2029 end\u2028"];
+      for (const [i, text] of texts.entries()) {
+        const p = join(dir, `sep${i}.jsonl`);
+        writeFileSync(p, header(`${ID.slice(0, -1)}${i}`) + message(text) + message(`plain ${i}`));
+        utimesSync(p, MTIME + i, MTIME + i);
+      }
+      // a header that holds one: Node's readline reads one header line, Bun's two pieces
+      const p = join(dir, "sep-header.jsonl");
+      writeFileSync(p, header(`${ID.slice(0, -1)}9`, { cwd: `${CWD}\u2028x` }) + message("after"));
+      utimesSync(p, MTIME + 9, MTIME + 9);
+      return norm.value({ list: await SM.list(CWD, dir), listAll: await SM.listAll(dir) });
+    });
+    assertSame(recs[0], recs[1], "separators", LABELS);
   });
 
   it("inMemory over entries that are not objects: the same result or the same TypeError", async () => {
