@@ -118,7 +118,9 @@ function fallback(err) {
     const why =
       e?.code === "ERR_REQUIRE_ESM"
         ? `it is an ES module, and this Node (${process.versions.node}) does not require() ES modules (on by default from Node 20.19 and 22.12)`
-        : String(e?.message ?? e).split("\n")[0].replace(/\.+$/, "");
+        : String(e?.message ?? e)
+            .split("\n")[0]
+            .replace(/\.+$/, "");
     throw shortError(
       `${missing}, and pi's own SessionManager (${join(piDir, PI_MODULE)}) does not load either: ${why}. To fix it, ${fix}.`,
       err,
