@@ -55,6 +55,11 @@ class Entries {
     return this.#native;
   }
 
+  /** Lets the core close the session file before it is rewritten (`Session::release_file`). */
+  releaseFile() {
+    this.#native.releaseFile();
+  }
+
   get length() {
     return this.#objs.length;
   }
@@ -115,6 +120,20 @@ class Entries {
   }
 
   /** Every object (`fileEntries`). */
+  /**
+   * `out` (the entries of `getEntries()`) as the reference's `fileEntries.filter(…)` makes
+   * it: an array of the realm and species of `fileEntries`, which after `inMemory(cwd,
+   * options, entries)` is the caller's own array (from another realm under Vitest's
+   * vmThreads or Jest, where `structuredClone` gives the outer realm's objects).
+   */
+  likeFileEntries(out) {
+    const objs = this.#objs;
+    if (Object.getPrototypeOf(objs) === Array.prototype || !Array.isArray(objs)) return out;
+    const copy = objs.filter(() => false);
+    for (const entry of out) copy.push(entry);
+    return copy;
+  }
+
   all() {
     const n = this.#objs.length;
     const all = new Uint32Array(n);

@@ -101,6 +101,9 @@ class SessionManager {
    */
   #replaceFromText(entries, text, exclusive) {
     const path = this.#persist ? this.#sessionFile : null;
+    // The new text may go over the file the current core session holds open (a migration),
+    // which Windows refuses while it is open: the core lets go of it where that matters.
+    if (path !== null) call(() => this.#entries.releaseFile());
     this.#entries.adopt(
       call(() => NativeSession.fromText(text, path, exclusive)),
       entries,
@@ -510,7 +513,7 @@ class SessionManager {
   }
 
   getEntries() {
-    return this.#objsAt(this.#n().entries());
+    return this.#entries.likeFileEntries(this.#objsAt(this.#n().entries()));
   }
 
   getTree() {

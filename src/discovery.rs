@@ -18,9 +18,8 @@ pub fn files_by_mtime(dir: &Path, limit: usize) -> Option<Vec<PathBuf>> {
     for (name, st) in found {
         files.push((name, st?.mtime_ms));
     }
-    files.sort_by(|a, b| {
-        b.1.partial_cmp(&a.1).unwrap_or(Ordering::Equal).then_with(|| name_bytes(&a.0).cmp(&name_bytes(&b.0)))
-    });
+    // Stable: equal times stay in readdir order.
+    files.sort_by(|a, b| b.1.partial_cmp(&a.1).unwrap_or(Ordering::Equal));
     Some(files.into_iter().take(limit).map(|f| dir.join(f.0)).collect())
 }
 
@@ -29,9 +28,7 @@ pub fn files_by_mtime(dir: &Path, limit: usize) -> Option<Vec<PathBuf>> {
 pub fn headers_with_id(dir: &Path, id: &Key) -> Option<Vec<(PathBuf, String)>> {
     // Names and stats come from one pipelined pass; headers of unchanged files from the
     // listing index (its disk part too: a folder's headers are worth one read of it).
-    let mut files = platform::jsonl_stats(dir).ok()?;
-    // `readdir` order: libuv's scandir sorts names with `strcmp`, i.e. by bytes.
-    files.sort_by(|a, b| name_bytes(&a.0).cmp(&name_bytes(&b.0)));
+    let files = platform::jsonl_stats(dir).ok()?;
     let paths: Vec<(PathBuf, Option<FileStamp>)> = files.into_iter().map(|(n, st)| (dir.join(n), st)).collect();
     let found = listing::par_map(&paths, |(p, st)| {
         let Ok(HeaderScan::Header(line)) = store::read_header_stamped(p, *st, true) else { return None };

@@ -62,11 +62,59 @@ pub fn is_unlinked(file: &File, meta: &Metadata) -> bool {
     }
 }
 
+/// Held around one append so that two writers never mix their bytes. On Unix nothing is
+/// needed: one `write` on an `O_APPEND` descriptor lands whole at the end of the file. On
+/// Windows an append-only handle is meant to do the same, but that is the file system's
+/// promise, not the API's (wine emulates it with a size query and a positioned write, and two
+/// processes overwrite each other's lines): appends take an exclusive byte-range lock far past
+/// any end of file, so readers and writers of the data are never blocked by it, only other
+/// appends of ours.
+pub struct AppendLock<'a> {
+    #[cfg(windows)]
+    file: Option<&'a File>,
+    #[cfg(not(windows))]
+    _file: std::marker::PhantomData<&'a File>,
+}
+
+impl<'a> AppendLock<'a> {
+    pub fn take(file: &'a File) -> AppendLock<'a> {
+        #[cfg(windows)]
+        {
+            AppendLock { file: win::lock(file, true).then_some(file) }
+        }
+        #[cfg(not(windows))]
+        {
+            let _ = file;
+            AppendLock { _file: std::marker::PhantomData }
+        }
+    }
+}
+
+impl Drop for AppendLock<'_> {
+    fn drop(&mut self) {
+        #[cfg(windows)]
+        if let Some(f) = self.file {
+            win::lock(f, false);
+        }
+    }
+}
+
 /// The position of an append descriptor's cursor: just after its last write, which
 /// `O_APPEND` put at the end of the file (`lseek(fd, 0, SEEK_CUR)`).
+/// On Windows, inside the `AppendLock`, the end of the file instead: an append-only handle's
+/// cursor does not follow the data there (wine leaves it where it was), and no other append of
+/// ours can land between the write and this call.
 pub fn append_position(mut file: &File) -> io::Result<u64> {
-    use std::io::Seek;
-    file.stream_position()
+    #[cfg(windows)]
+    {
+        let _ = &mut file;
+        Ok(file.metadata()?.len())
+    }
+    #[cfg(not(windows))]
+    {
+        use std::io::Seek;
+        file.stream_position()
+    }
 }
 
 /// Reads exactly `buf.len()` bytes at `offset`, without moving a shared cursor.
@@ -264,10 +312,43 @@ mod win {
     const FILE_SHARE_ALL: u32 = 0x7;
     const FILE_FLAG_BACKUP_SEMANTICS: u32 = 0x0200_0000;
 
+    /// `OVERLAPPED`, for the lock's offset.
+    #[repr(C)]
+    struct Overlapped {
+        internal: usize,
+        internal_high: usize,
+        offset: u32,
+        offset_high: u32,
+        event: *mut c_void,
+    }
+
     #[link(name = "kernel32")]
     unsafe extern "system" {
         fn GetFileInformationByHandle(file: *mut c_void, info: *mut ByHandleFileInformation) -> i32;
         fn GetFileInformationByHandleEx(file: *mut c_void, class: i32, info: *mut c_void, size: u32) -> i32;
+        fn LockFileEx(file: *mut c_void, flags: u32, reserved: u32, low: u32, high: u32, o: *mut Overlapped) -> i32;
+        fn UnlockFileEx(file: *mut c_void, reserved: u32, low: u32, high: u32, o: *mut Overlapped) -> i32;
+    }
+
+    const LOCKFILE_EXCLUSIVE_LOCK: u32 = 0x2;
+
+    /// Takes (waiting for it) or releases the append lock: one byte at 2^63 - 1, past any data.
+    pub fn lock(file: &File, take: bool) -> bool {
+        let mut o = Overlapped {
+            internal: 0,
+            internal_high: 0,
+            offset: u32::MAX,
+            offset_high: 0x7FFF_FFFF,
+            event: std::ptr::null_mut(),
+        };
+        // SAFETY: a live handle owned by `file`, and a valid OVERLAPPED for a synchronous call.
+        unsafe {
+            if take {
+                LockFileEx(file.as_raw_handle(), LOCKFILE_EXCLUSIVE_LOCK, 0, 1, 0, &mut o) != 0
+            } else {
+                UnlockFileEx(file.as_raw_handle(), 0, 1, 0, &mut o) != 0
+            }
+        }
     }
 
     /// 100 ns ticks since 1601 as Unix `(seconds, nanoseconds)`, as libuv converts them.
@@ -341,31 +422,34 @@ mod win {
 }
 
 /// The `.jsonl` names in `dir` with their `statSync(join(dir, name))` (symlinks followed;
-/// `None` where the stat fails), in no particular order. The directory is read
-/// on this thread while other threads stat the names already read, so the two costs
-/// overlap; on Unix each stat is an `fstatat` relative to one directory descriptor, which
-/// skips resolving the directory's path for every file.
+/// `None` where the stat fails), in Node's `readdirSync` order: libuv's scandir sorts names by
+/// their bytes (`strcmp`) on Unix, and returns them in the file system's enumeration order on
+/// Windows (NTFS's, or under wine the host's). The directory is read on this thread while
+/// other threads stat the names already read, so the two costs overlap; on Unix each stat is
+/// an `fstatat` relative to one directory descriptor, which skips resolving the directory's
+/// path for every file.
 pub fn jsonl_stats(dir: &std::path::Path) -> io::Result<Vec<(std::ffi::OsString, Option<FileStamp>)>> {
     use std::sync::{Mutex, mpsc};
     const BATCH: usize = 32;
+    type Found = (usize, std::ffi::OsString, Option<FileStamp>);
     let stat = stat_in(dir)?;
     let workers = std::thread::available_parallelism().map_or(2, |n| n.get()).clamp(2, 4) - 1;
-    let (tx, rx) = mpsc::channel::<Vec<std::ffi::OsString>>();
+    let (tx, rx) = mpsc::channel::<Vec<(usize, std::ffi::OsString)>>();
     let rx = Mutex::new(rx);
-    let drain = |out: &mut Vec<(std::ffi::OsString, Option<FileStamp>)>| {
+    let drain = |out: &mut Vec<Found>| {
         loop {
             let batch = match rx.lock() {
                 Ok(r) => r.recv(),
                 Err(e) => e.into_inner().recv(),
             };
             let Ok(batch) = batch else { break };
-            for name in batch {
+            for (seq, name) in batch {
                 let m = stat(&name);
-                out.push((name, m));
+                out.push((seq, name, m));
             }
         }
     };
-    std::thread::scope(|s| {
+    let mut found = std::thread::scope(|s| {
         let handles: Vec<_> = (0..workers)
             .map(|_| {
                 s.spawn(|| {
@@ -377,10 +461,10 @@ pub fn jsonl_stats(dir: &std::path::Path) -> io::Result<Vec<(std::ffi::OsString,
             .collect();
         let read = (|| -> io::Result<()> {
             let mut batch = Vec::with_capacity(BATCH);
-            for e in std::fs::read_dir(dir)? {
+            for (seq, e) in std::fs::read_dir(dir)?.enumerate() {
                 let name = e?.file_name();
                 if name_bytes(&name).ends_with(b".jsonl") {
-                    batch.push(name);
+                    batch.push((seq, name));
                     if batch.len() == BATCH {
                         let _ = tx.send(std::mem::replace(&mut batch, Vec::with_capacity(BATCH)));
                     }
@@ -396,7 +480,13 @@ pub fn jsonl_stats(dir: &std::path::Path) -> io::Result<Vec<(std::ffi::OsString,
             out.extend(h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)));
         }
         read.map(|_| out)
-    })
+    })?;
+    if cfg!(windows) {
+        found.sort_unstable_by_key(|f| f.0);
+    } else {
+        found.sort_unstable_by(|a, b| name_bytes(&a.1).cmp(&name_bytes(&b.1)));
+    }
+    Ok(found.into_iter().map(|(_, name, st)| (name, st)).collect())
 }
 
 /// A stat of names inside `dir`.

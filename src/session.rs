@@ -2,8 +2,9 @@
 //! protocol for writing its file.
 //!
 //! Appends follow the reference (`appendFileSync` of one line) and add what it lacks:
-//! - each append takes the file's advisory lock and is one `write`, so two processes never
-//!   interleave bytes within a line, and a failed write is truncated back (no torn line);
+//! - each append is one `write` on an append descriptor (on Windows under a byte-range lock,
+//!   `platform::AppendLock`), so two processes never interleave bytes within a line, and a
+//!   failed write is truncated back (no torn line);
 //! - before writing, the lines that *other processes* appended since this session last read
 //!   or wrote the file are indexed, so the tree matches the file;
 //! - the lines that other sessions *of this process* wrote are not: the reference's managers
@@ -45,7 +46,7 @@ pub struct Session {
     /// The session file this session last read or wrote, and its length then: appends to
     /// that file first read what other processes added after it.
     known: Option<(PathBuf, u64)>,
-    /// The session file kept open for appends (locked only inside an append).
+    /// The session file kept open for appends (on Windows only during one).
     append: Option<AppendHandle>,
     /// Batches of lines read from other writers (numbers their object-id keys).
     ingests: u64,
@@ -142,6 +143,7 @@ impl Session {
         {
             self.pick_up(known, start);
         }
+        self.let_go_after_append();
         self.push(sk);
         self.known = Some((path.to_path_buf(), end));
         Ok(Commit::Written)
@@ -151,6 +153,7 @@ impl Session {
     /// public as in the reference).
     pub fn append_line(&mut self, path: &Path, line: &[u8], sync: bool) -> Result<()> {
         let (_, end) = self.write_line(path, line, sync)?;
+        self.let_go_after_append();
         self.known = Some((path.to_path_buf(), end));
         Ok(())
     }
@@ -158,17 +161,29 @@ impl Session {
     /// Writes the whole file atomically (`Exclusive`: like `openSync(path, "wx")`).
     pub fn write_all(&mut self, path: &Path, text: &[u8], mode: WriteMode) -> Result<()> {
         match store::write_file(path, &[text], mode) {
-            // A migration rewrites the file this session has open (its append handle, the lines
-            // it reads back): where open files block a rename over them, let go and retry.
+            // A rewrite of the file this session has open (its append handle, the lines it reads
+            // back): where open files block a rename over them, let go and retry.
             Err(Error::Io { syscall: "rename", .. }) if platform::OPEN_FILES_BLOCK_RENAME => {
-                self.append = None;
-                self.store.into_memory().map_err(|e| Error::io(e, "read", None))?;
+                self.release_file()?;
                 store::write_file(path, &[text], mode)?;
             }
             r => r?,
         }
         own_writes::replaced(path, text.len() as u64);
         self.known = Some((path.to_path_buf(), text.len() as u64));
+        Ok(())
+    }
+
+    /// Lets go of the session file where open files block a rename over them
+    /// (`platform::OPEN_FILES_BLOCK_RENAME`), before the file is rewritten from outside this
+    /// session (a migration indexes the new text in another session): the append handle is
+    /// closed and the lines still read from the file are read into memory. Elsewhere nothing
+    /// changes.
+    pub fn release_file(&mut self) -> Result<()> {
+        if platform::OPEN_FILES_BLOCK_RENAME {
+            self.append = None;
+            self.store.into_memory().map_err(|e| Error::io(e, "read", None))?;
+        }
         Ok(())
     }
 
@@ -181,6 +196,14 @@ impl Session {
 
     /// Indexes the lines in `from..to` of the open file that other processes wrote. Read
     /// problems are not reported (the lines are picked up by a later append, or on reopen).
+    /// Closes the append handle where a session does not keep its file open between appends
+    /// (`platform::HOLD_APPEND_HANDLE`), once the lines other processes wrote are picked up.
+    fn let_go_after_append(&mut self) {
+        if !platform::HOLD_APPEND_HANDLE {
+            self.append = None;
+        }
+    }
+
     fn pick_up(&mut self, from: u64, to: u64) {
         let Some(h) = self.append.as_ref() else { return };
         let Ok(bytes) = h.read_new(from, to) else { return };
@@ -208,9 +231,6 @@ impl Session {
             match h.append(line, expected, sync)? {
                 Appended::At { start, end, .. } => {
                     own_writes::appended(h.id(), start, end);
-                    if !platform::HOLD_APPEND_HANDLE {
-                        self.append = None;
-                    }
                     return Ok((start, end));
                 }
                 Appended::Replaced => {

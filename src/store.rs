@@ -394,6 +394,7 @@ impl AppendHandle {
     /// (ENOSPC, EFBIG, EIO) is truncated back while nothing follows it, so the next append
     /// never continues a torn line, and the error is returned.
     pub fn append(&mut self, bytes: &[u8], expected: Option<u64>, sync: bool) -> Result<Appended> {
+        let _lock = platform::AppendLock::take(&self.file);
         let first = loop {
             match (&self.file).write(bytes) {
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,

@@ -239,7 +239,23 @@ fn lookup<T>(name: &std::ffi::CStr) -> Option<CreateExternal<T>> {
             (!f.is_null()).then(|| std::mem::transmute_copy::<*mut libc::c_void, CreateExternal<T>>(&f))
         }
     }
-    #[cfg(not(unix))]
+    #[cfg(windows)]
+    {
+        use std::ffi::c_void;
+        #[link(name = "kernel32")]
+        unsafe extern "system" {
+            fn GetModuleHandleW(name: *const u16) -> *mut c_void;
+            fn GetProcAddress(module: *mut c_void, name: *const std::ffi::c_char) -> *mut c_void;
+        }
+        // SAFETY: GetModuleHandleW(NULL) is the host executable (node.exe, which exports
+        // Node-API, as napi's dyn-symbols relies on); the name is NUL-terminated; the symbol,
+        // when exported, has the signature of `CreateExternal`, as above.
+        unsafe {
+            let f = GetProcAddress(GetModuleHandleW(std::ptr::null()), name.as_ptr());
+            (!f.is_null()).then(|| std::mem::transmute_copy::<*mut c_void, CreateExternal<T>>(&f))
+        }
+    }
+    #[cfg(not(any(unix, windows)))]
     {
         let _ = name;
         None

@@ -171,6 +171,12 @@ impl NativeSession {
         guard(|| self.s.write_all(Path::new(&path), text.as_bytes(), write_mode(exclusive)))
     }
 
+    /// Lets go of the session file before it is rewritten from outside (`Session::release_file`).
+    #[napi]
+    pub fn release_file(&mut self) -> Result<()> {
+        guard(|| self.s.release_file())
+    }
+
     /// Removes the last item (rollback of a failed append).
     #[napi]
     pub fn pop(&mut self) {
