@@ -11,9 +11,10 @@
 // both sides (see refHazards), and a separate, clearly marked ours-only test checks that ours throws instead.
 import { mkdirSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { canonicalTies, firstRecordDiff } from "../helpers/compare.mjs";
-import { corpus, CWD, cycleFile, SID } from "../helpers/corpus.mjs";
+import { CWD, corpus, cycleFile, FILE_URL_CWD, SID } from "../helpers/corpus.mjs";
 import { IMPLS, ours, SELF } from "../helpers/impls.mjs";
 import { capture, captureAsync, formatDiff, Normalizer, normCapture } from "../helpers/normalize.mjs";
 import { refHazards, snapshotDir, snapshotManager } from "../helpers/snapshot.mjs";
@@ -322,7 +323,7 @@ describe(`discovery and listing over the corpus (${LABELS.join(" vs ")})`, () =>
         capture(() => mod.findMostRecentSession(s.dir, CWD)),
         capture(() => mod.findMostRecentSession(s.dir, "/other")),
         capture(() => mod.findMostRecentSession(s.dir, "relative/dir")),
-        capture(() => mod.findMostRecentSession(s.dir, "/tmp/pi-diff-cwd/url dir")),
+        capture(() => mod.findMostRecentSession(s.dir, fileURLToPath(FILE_URL_CWD))),
         capture(() => mod.findMostRecentSession(join(s.dir, "does-not-exist"))),
         capture(() => mod.findMostRecentSession(join(s.dir, "notes.txt"))),
       ]),

@@ -128,7 +128,9 @@ function agrees(label, { warm, env } = {}) {
   const ref = { out: refOut() };
   const got = run("ours", env);
   expect(firstDiff(got.out, ref.out), label).toBeNull();
-  if (warm !== undefined) {
+  // The share read comes from /proc/self/io. Under wine that counts wine's own reads too (~1.4
+  // MB during a listing of this folder), so on Windows only the answers are compared.
+  if (warm !== undefined && process.platform !== "win32") {
     const share = got.rchar / folderBytes();
     if (warm) expect(share, `${label}: ours read ${got.rchar} bytes`).toBeLessThan(0.1);
     else expect(share, `${label}: ours read ${got.rchar} bytes`).toBeGreaterThan(0.5);

@@ -7,6 +7,10 @@ const ID = (n) => `a${String(n).padStart(7, "0")}`;
 const TS = (n) => new Date(Date.UTC(2024, 0, 2, 3, 4, 5) + n * 1000).toISOString();
 const MS = (n) => Date.UTC(2024, 0, 2, 3, 4, 5) + n * 1000;
 const CWD = "/tmp/pi-diff-cwd/project-a";
+// A file URL cwd: on Windows fileURLToPath needs a drive (without one the reference's list()
+// throws ERR_INVALID_FILE_URL_PATH, and so does ours).
+export const FILE_URL_CWD =
+  process.platform === "win32" ? "file:///C:/tmp/pi-diff-cwd/url%20dir" : "file:///tmp/pi-diff-cwd/url%20dir";
 
 const J = (o) => JSON.stringify(o);
 const lines = (...ls) => Buffer.from(`${ls.join("\n")}\n`, "utf8");
@@ -574,7 +578,7 @@ export function corpus() {
   );
   add("58-header-paths", lines(J(header(58, { cwd: "relative/dir", parentSession: "~/parent.jsonl" })), b[0]));
   add("59-header-cwd-tilde", lines(J(header(59, { cwd: "~/proj" })), b[0]));
-  add("60-header-cwd-file-url", lines(J(header(60, { cwd: "file:///tmp/pi-diff-cwd/url%20dir" })), b[0]));
+  add("60-header-cwd-file-url", lines(J(header(60, { cwd: FILE_URL_CWD })), b[0]));
   add("61-header-cwd-number", lines(J(header(61, { cwd: 42 })), b[0]));
   add(
     "62-header-bad-timestamp",

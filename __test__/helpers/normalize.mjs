@@ -65,6 +65,9 @@ export class Normalizer {
   /** Replace every occurrence of `path` by `label` (longest roots first). */
   addRoot(path, label = "<ROOT>") {
     this.roots.push([path, label]);
+    // File text holds paths JSON-escaped: a Windows path's backslashes are doubled there.
+    const escaped = JSON.stringify(path).slice(1, -1);
+    if (escaped !== path) this.roots.push([escaped, label]);
     this.roots.sort((a, b) => b[0].length - a[0].length);
     this.cache.clear();
     this.lineCache?.clear();

@@ -16,6 +16,10 @@ export const CWDS = [
   "/tmp/pi-diff-cwd/project b",
   "/tmp/pi-diff-cwd/prøject-ü😀",
   "relative/proj",
+  // Windows: a drive path, a UNC share and a \\?\ long path, as the reference derives folders from them.
+  ...(process.platform === "win32"
+    ? ["C:\\Users\\pi user\\proj", "\\\\server\\share\\proj", "\\\\?\\C:\\long\\proj"]
+    : []),
 ];
 export const UNKNOWN_IDS = ["zzzzzzzz", "unknown-id", "", "root", "ZZZZ-0000"];
 

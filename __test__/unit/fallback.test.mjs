@@ -7,6 +7,7 @@ import { spawnSync } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
 import { nodeBinary, REPO } from "../../scripts/node-bin.mjs";
 import { makeTempRoot } from "../helpers/tmp.mjs";
@@ -29,7 +30,9 @@ function project(label, { withPi, keepNode = false }) {
     if (f.includes("*") || !existsSync(join(REPO, f))) continue;
     cpSync(join(REPO, f), join(pkg, f), { recursive: true, filter: (src) => keepNode || !src.endsWith(".node") });
   }
-  if (withPi) symlinkSync(join(REPO, "node_modules/@earendil-works"), join(root, "node_modules/@earendil-works"));
+  // A junction on Windows: a directory symlink there needs a privilege; elsewhere the type is ignored.
+  if (withPi)
+    symlinkSync(join(REPO, "node_modules/@earendil-works"), join(root, "node_modules/@earendil-works"), "junction");
   return { root, pkg };
 }
 
@@ -195,7 +198,7 @@ describe("pi's CLI with no native binary", () => {
       sm.appendMessage({ role: "user", content: "x", timestamp: 1 });
       console.log(JSON.stringify({ entries: sm.getEntries().length }));
     });`;
-    const r = run(p.root, code, { node: node22, args: ["--import", join(p.pkg, "register.mjs")] });
+    const r = run(p.root, code, { node: node22, args: ["--import", pathToFileURL(join(p.pkg, "register.mjs")).href] });
     expect(r.status, r.stderr).toBe(0);
     expect(r.out).toEqual({ entries: 1 });
     expect(r.stderr.trim().split("\n")).toEqual([
