@@ -23,8 +23,11 @@
 //     installed into .cache/win32-modules (NODE_PATH).
 //
 // The tests: on WIN32_FULL (default "22") the differential and safety suites (FULL below), on the
-// other majors of WIN32_NODE (default "22 24") the SMOKE set. EXCLUDED lists what does not run
-// there and why. Env: WIN32_NODE, WIN32_FULL (majors).
+// other majors of WIN32_NODE (default "22") the SMOKE set. node.exe 24 does not start under
+// wine 8.0 (V8 aborts: "Fatal process out of memory: SegmentedTable::InitializeTable", its
+// sandbox cannot reserve its address space there), so it is not in the default; the release
+// workflow runs it on Windows. EXCLUDED lists what does not run there and why.
+// Env: WIN32_NODE, WIN32_FULL (majors).
 import { execFileSync, spawnSync } from "node:child_process";
 import { copyFileSync, existsSync, mkdirSync, openSync, closeSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -176,7 +179,7 @@ function setup() {
   step("setup (apt wine and mingw, rustup target, wine prefix, node.exe, rolldown binding)", () => {
     run("bash", ["scripts/cross-setup.sh", "win32"]);
     setupPrefix();
-    for (const major of majors(process.env.WIN32_NODE ?? "22 24")) nodeBinary(major, { platform: "win32" });
+    for (const major of majors(process.env.WIN32_NODE ?? "22")) nodeBinary(major, { platform: "win32" });
     rolldownBinding();
   });
 }
@@ -228,7 +231,7 @@ function test() {
   }
   const full = majors(process.env.WIN32_FULL ?? "22");
   let failed = false;
-  for (const major of majors(process.env.WIN32_NODE ?? "22 24")) {
+  for (const major of majors(process.env.WIN32_NODE ?? "22")) {
     const set = full.includes(major) ? FULL : SMOKE;
     const node = nodeBinary(major, { platform: "win32" });
     step(`vitest in wine node.exe ${major}, ${set === FULL ? "full" : "smoke"} set`, () => {
