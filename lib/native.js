@@ -3,7 +3,7 @@
 
 const { getSystemErrorMap, types } = require("node:util");
 const binding = require("../binding.js");
-const { systemError } = require("./runtime.js");
+const { inOwnRealm, systemError } = require("./runtime.js");
 
 const IO_MARK = "\u0000io:";
 
@@ -11,7 +11,8 @@ const IO_MARK = "\u0000io:";
 function toJsError(err) {
   // isNativeError, not instanceof: under Jest (a vm context) the addon's errors come from
   // another realm's Error.
-  if (!types.isNativeError(err) || typeof err.message !== "string" || !err.message.startsWith(IO_MARK)) return err;
+  if (!types.isNativeError(err)) return err;
+  if (typeof err.message !== "string" || !err.message.startsWith(IO_MARK)) return inOwnRealm(err);
   const info = JSON.parse(err.message.slice(IO_MARK.length));
   const known = getSystemErrorMap().get(-info.errno);
   const code = known ? known[0] : "EIO";

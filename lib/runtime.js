@@ -8,11 +8,12 @@
 // On Node (V8, libuv):
 // - `localeCompare` of printable ASCII under an English default locale is V8's fixed
 //   weight table (collate.js; the core holds the table);
-// - `readdirSync` lists names sorted by bytes (libuv's scandir sorts with `strcmp`), so the
-//   core's discovery breaks equal mtimes by bytes (`discovery::files_by_mtime`,
-//   `headers_with_id`);
+// - `readdirSync` lists names as libuv's scandir does (sorted by bytes on Unix), and the
+//   core's discovery keeps that order for equal mtimes (`platform::jsonl_stats`, used by
+//   `discovery::files_by_mtime` and `headers_with_id`);
 // - `stats.mtime` is `new Date(Math.round(mtimeMs))`;
-// - fs errors have their own keys in the order errno, code, syscall, path;
+// - fs errors have their own keys in the order errno, code, syscall, path (their realm is
+//   asked on every runtime: under a vm context it is not the caller's);
 // - readline splits lines only at \n, \r\n and \r, as the core splits a listed file.
 // Elsewhere each of these is asked of the runtime itself: `localeCompare`, `readdirSync`
 // (Bun lists in the directory's own order), `statSync().mtime` (Bun truncates), the key
@@ -26,26 +27,54 @@ const { readdirSync, statSync } = require("node:fs");
 const NODE = typeof process.versions.bun !== "string" && typeof process.versions.deno !== "string";
 
 const NODE_ERROR_KEYS = ["errno", "code", "syscall", "path"];
-let errorKeys;
+let template;
 
-/** The order of the own keys of an fs error thrown by this runtime. */
-function systemErrorKeys() {
-  if (errorKeys !== undefined) return errorKeys;
-  errorKeys = NODE_ERROR_KEYS;
-  if (NODE) return errorKeys;
+/**
+ * What an fs error thrown by this runtime looks like: its constructor (under Vitest's
+ * vmThreads or Jest the test's realm is a vm context, and Node's fs errors come from the
+ * outer realm: `instanceof Error` is false there) and the order of its own keys.
+ */
+function systemErrorTemplate() {
+  if (template !== undefined) return template;
+  template = { Ctor: Error, keys: NODE_ERROR_KEYS };
   try {
     readdirSync(__filename); // a file, not a folder: ENOTDIR, with a path
   } catch (err) {
     const keys = Object.keys(err);
-    if (NODE_ERROR_KEYS.every((k) => keys.includes(k))) errorKeys = keys.filter((k) => NODE_ERROR_KEYS.includes(k));
+    if (typeof err?.constructor === "function" && NODE_ERROR_KEYS.every((k) => keys.includes(k))) {
+      template = {
+        Ctor: err.constructor,
+        keys: NODE ? NODE_ERROR_KEYS : keys.filter((k) => NODE_ERROR_KEYS.includes(k)),
+      };
+    }
   }
-  return errorKeys;
+  return template;
 }
 
-/** An fs error with `message` and `fields` (errno, code, syscall, path when not null), its keys in the runtime's order. */
+/** The order of the own keys of an fs error thrown by this runtime. */
+function systemErrorKeys() {
+  return systemErrorTemplate().keys;
+}
+
+/** An fs error with `message` and `fields` (errno, code, syscall, path when not null), as this runtime's fs makes them. */
 function systemError(message, fields) {
-  const out = new Error(message);
-  for (const k of systemErrorKeys()) if (k !== "path" || fields.path !== null) out[k] = fields[k];
+  const { Ctor, keys } = systemErrorTemplate();
+  const out = new Ctor(message);
+  for (const k of keys) if (k !== "path" || fields.path !== null) out[k] = fields[k];
+  return out;
+}
+
+const OWN_ERRORS = { Error, RangeError, SyntaxError, TypeError };
+
+/**
+ * An error the addon threw, as an error of this module's realm: N-API makes its errors in
+ * the realm the addon was loaded in, which under a vm context (Vitest's vmThreads, Jest) is
+ * not the one the facade (and the reference) throw theirs in. The same error where they are one.
+ */
+function inOwnRealm(err) {
+  if (err instanceof Error) return err;
+  const out = new (OWN_ERRORS[err.name] ?? Error)(err.message);
+  for (const k of Object.keys(err)) out[k] = err[k];
   return out;
 }
 
@@ -93,4 +122,4 @@ function readlineSplitsAsNode() {
   return readlineProbe;
 }
 
-module.exports = { NODE, mtimeDate, readlineSplitsAsNode, statMtimes, systemError, systemErrorKeys };
+module.exports = { NODE, inOwnRealm, mtimeDate, readlineSplitsAsNode, statMtimes, systemError, systemErrorKeys };
