@@ -120,6 +120,8 @@ function setupPrefix() {
   if (!existsSync(join(PREFIX, "system.reg"))) {
     mkdirSync(PREFIX, { recursive: true });
     run("wineboot", ["-i"], { env: WINE_ENV, stdio: ["ignore", "ignore", "ignore"] });
+    // wineboot returns before the prefix's registry is written: wait for the wine server.
+    run("wineserver", ["-w"], { env: WINE_ENV });
   }
   // Node 22 refuses to start on Windows older than 10 (wine's default prefix says 7 or 8.1).
   const reg = readFileSync(join(PREFIX, "system.reg"), "latin1");
