@@ -128,6 +128,11 @@ function main() {
     );
   }
   enableCompileCache();
+  // pi-native's one deviation from 1.6.0 (lib/listing.js): partial session lists on a time
+  // cadence, so /resume does not rebuild its tree per 10 files. PI_NATIVE_PARTIAL_LISTS=files
+  // restores 1.6.0's cadence.
+  globalThis[Symbol.for("pi-session-native.partialLists")] =
+    process.env.PI_NATIVE_PARTIAL_LISTS === "files" ? "files" : "time";
   const hook = require("../launcher/hook.js");
   const cli = path.join(piDir, "dist", "cli.js");
   const check = hook.checkPi(piDir);

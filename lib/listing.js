@@ -17,6 +17,28 @@ const { getDefaultSessionDir } = require("./context.js");
 const MAX_CONCURRENT_SESSION_DISCOVERY_LOADS = 64;
 const CURRENT_SESSION_LIST_PUBLISH_INTERVAL = 10;
 const ALL_SESSION_LIST_PUBLISH_INTERVAL = 100;
+/**
+ * pi-native's one deviation (set by bin/pi-native.js, never by the library): "time" publishes a
+ * partial list for the first file, then at most one every PARTIAL_LIST_MS, and for the last.
+ * pi's /resume picker rebuilds its whole session tree (a realpathSync per session) on every
+ * partial list, so 1.6.0's one per 10 files makes that work grow as n²/10.
+ */
+const PARTIAL_LISTS = Symbol.for("pi-session-native.partialLists");
+const PARTIAL_LIST_MS = 100;
+
+/** Decides, per loaded file, whether its progress call carries a partial list. */
+function partialListCadence(everyFiles) {
+  if (globalThis[PARTIAL_LISTS] !== "time") {
+    return (loaded, total, first) => first || loaded % everyFiles === 0 || loaded === total;
+  }
+  let last = Number.NEGATIVE_INFINITY;
+  return (loaded, total, first) => {
+    const now = performance.now();
+    if (!(first || loaded === total || now - last >= PARTIAL_LIST_MS)) return false;
+    last = now;
+    return true;
+  };
+}
 /** Files per native scan batch at least: progress is reported between batches (more come at
  * once when they are ready, as rows from the listing index are). */
 const SCAN_BATCH = 32;
@@ -335,14 +357,14 @@ async function listSessionsFromDir(dir, onProgress, signal) {
     const files = joinAll(dir, names);
     const total = files.length;
     const partialSessions = [];
+    const publish = partialListCadence(CURRENT_SESSION_LIST_PUBLISH_INTERVAL);
     let loaded = 0;
     const results = await scanInfos(
       files,
       (info) => {
         loaded++;
         if (info) partialSessions.push(info);
-        const publishPartial =
-          loaded === 1 || loaded % CURRENT_SESSION_LIST_PUBLISH_INTERVAL === 0 || loaded === files.length;
+        const publishPartial = publish(loaded, total, loaded === 1);
         onProgress?.(loaded, total, publishPartial ? sortSessionInfos([...partialSessions]) : undefined);
       },
       signal,
@@ -442,15 +464,14 @@ async function listAll(sessionDirOrOnProgress, onProgressOrSignal, signal) {
     let loaded = 0;
     let firstCandidateLoaded = false;
     const partialSessions = [];
+    const publish = partialListCadence(ALL_SESSION_LIST_PUBLISH_INTERVAL);
     const results = await scanInfos(
       candidates.map((c) => c.path),
       (info, index) => {
         loaded++;
         if (index === 0) firstCandidateLoaded = true;
         if (info) partialSessions.push(info);
-        const publishPartial =
-          firstCandidateLoaded &&
-          (index === 0 || loaded % ALL_SESSION_LIST_PUBLISH_INTERVAL === 0 || loaded === totalFiles);
+        const publishPartial = firstCandidateLoaded && publish(loaded, totalFiles, index === 0);
         progress?.(loaded, totalFiles, publishPartial ? sortSessionInfos([...partialSessions]) : undefined);
       },
       abortSignal,
