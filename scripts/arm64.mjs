@@ -16,9 +16,10 @@
 // too, otherwise they are skipped (CHILD_FILES, CHILD_TESTS). CI does not register it.
 //
 // Env: ARM64_NODE, ARM64_FULL (majors), ARM64_NO_CARGO=1 (skip cargo test).
-import { execFileSync, spawnSync } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { delimiter, dirname, join } from "node:path";
+import { majors, steps } from "./steps.mjs";
 import { nodeBinary, REPO, runPrefix } from "./node-bin.mjs";
 
 const TARGET = "aarch64-unknown-linux-gnu";
@@ -57,29 +58,7 @@ const CHILD_FILES = [
 ];
 const CHILD_TESTS = ["EFBIG", "SIGKILL at random moments", "two processes appending concurrently"];
 
-const steps = [];
-function step(name, fn) {
-  const t0 = Date.now();
-  console.log(`\n[arm64] ${name}`);
-  fn();
-  const s = (Date.now() - t0) / 1000;
-  steps.push([name, s]);
-  console.log(`[arm64] ${name}: ${s.toFixed(1)} s`);
-}
-
-function run(cmd, args, opts = {}) {
-  const r = spawnSync(cmd, args, { stdio: "inherit", cwd: REPO, ...opts, env: { ...process.env, ...opts.env } });
-  if (r.status !== 0) {
-    console.error(`[arm64] failed (${r.status ?? r.signal}): ${cmd} ${args.join(" ")}`);
-    process.exit(1);
-  }
-}
-
-const majors = (v) =>
-  v
-    .split(/[\s,]+/)
-    .filter(Boolean)
-    .map(Number);
+const { step, run, report } = steps("arm64");
 
 /** Whether the kernel runs aarch64 ELF binaries (a binfmt_misc entry for qemu-aarch64). */
 function binfmtEnabled() {
@@ -212,10 +191,5 @@ if (`${process.platform}-${process.arch}` !== "linux-x64") {
   );
   process.exit(0);
 }
-const t0 = Date.now();
 for (const a of wanted) actions[a]();
-if (steps.length > 1) {
-  console.log("\n[arm64] times:");
-  for (const [name, s] of steps) console.log(`  ${s.toFixed(1).padStart(7)} s  ${name}`);
-  console.log(`  ${((Date.now() - t0) / 1000).toFixed(1).padStart(7)} s  total`);
-}
+report();

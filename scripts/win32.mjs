@@ -31,6 +31,7 @@
 import { execFileSync, spawnSync } from "node:child_process";
 import { copyFileSync, existsSync, mkdirSync, openSync, closeSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { majors, steps } from "./steps.mjs";
 import { nodeBinary, REPO } from "./node-bin.mjs";
 
 const TARGET = "x86_64-pc-windows-gnu";
@@ -69,23 +70,7 @@ const EXCLUDED = [
 // wine runs node.exe several times slower than Linux runs node.
 const TIMEOUTS = ["--testTimeout=600000", "--hookTimeout=600000"];
 
-const steps = [];
-function step(name, fn) {
-  const t0 = Date.now();
-  console.log(`\n[win32] ${name}`);
-  fn();
-  const s = (Date.now() - t0) / 1000;
-  steps.push([name, s]);
-  console.log(`[win32] ${name}: ${s.toFixed(1)} s`);
-}
-
-function run(cmd, args, opts = {}) {
-  const r = spawnSync(cmd, args, { stdio: "inherit", cwd: REPO, ...opts, env: { ...process.env, ...opts.env } });
-  if (r.status !== 0) {
-    console.error(`[win32] failed (${r.status ?? r.signal}): ${cmd} ${args.join(" ")}`);
-    process.exit(1);
-  }
-}
+const { step, run, report } = steps("win32");
 
 /** A Linux path as wine's Windows programs see it (wine maps / to drive Z:). */
 export const winPath = (p) => `Z:${p.replaceAll("/", "\\")}`;
@@ -212,12 +197,6 @@ function build() {
   });
 }
 
-const majors = (v) =>
-  v
-    .split(/[\s,]+/)
-    .filter(Boolean)
-    .map(Number);
-
 function test() {
   if (!existsSync(ADDON)) throw new Error(`${ADDON} is missing: run node scripts/win32.mjs build first`);
   const vitest = winPath(join(REPO, "node_modules", "vitest", "vitest.mjs"));
@@ -274,10 +253,5 @@ if (wanted.length === 0 || wanted.some((a) => !actions[a])) {
   console.error(`usage: node scripts/win32.mjs ${Object.keys(actions).join("|")}... | node <major> <args>`);
   process.exit(2);
 }
-const t0 = Date.now();
 for (const a of wanted) actions[a]();
-if (steps.length > 1) {
-  console.log("\n[win32] times:");
-  for (const [name, s] of steps) console.log(`  ${s.toFixed(1).padStart(7)} s  ${name}`);
-  console.log(`  ${((Date.now() - t0) / 1000).toFixed(1).padStart(7)} s  total`);
-}
+report();

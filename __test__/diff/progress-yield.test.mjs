@@ -6,9 +6,9 @@
 // turn of the event loop now and then, every progress call would run in one synchronous
 // stretch. Here each progress call takes 2 ms, 200 of them: a timer set before the listing
 // must fire before it ends, with either implementation.
-import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { busy, writePlainSessions } from "../helpers/folder.mjs";
 import { IMPLS } from "../helpers/impls.mjs";
 import { makeTempRoot } from "../helpers/tmp.mjs";
 
@@ -17,35 +17,9 @@ const dir = join(root, "sessions", "--project--");
 const CWD = "/home/u/progress-yield";
 const COUNT = 200;
 
-function writeSessions() {
-  mkdirSync(dir, { recursive: true });
-  for (let i = 0; i < COUNT; i++) {
-    const ts = new Date(Date.UTC(2024, 0, 1) + i * 60_000).toISOString();
-    const header = { type: "session", version: 3, id: `s${i}`, timestamp: ts, cwd: CWD };
-    const message = {
-      type: "message",
-      id: `m${i}`,
-      parentId: null,
-      timestamp: ts,
-      message: { role: "user", content: `hello ${i}`, timestamp: Date.parse(ts) },
-    };
-    writeFileSync(
-      join(dir, `${ts.replace(/[:.]/g, "-")}_s${i}.jsonl`),
-      `${JSON.stringify(header)}\n${JSON.stringify(message)}\n`,
-    );
-  }
-}
-
-const busy = (ms) => {
-  const until = performance.now() + ms;
-  while (performance.now() < until) {
-    // a progress callback that takes its time, as pi's picker does
-  }
-};
-
 describe("progress callbacks and the event loop", () => {
   it("a timer fires during a listing whose progress calls take 400 ms, as with the reference", async () => {
-    writeSessions();
+    writePlainSessions(dir, CWD, COUNT);
     // Older than the listing index's 2 s settle rule, so that ours remembers their rows and
     // hands them over at once on the next listing (the case that needs the turns).
     await new Promise((r) => setTimeout(r, 2100));

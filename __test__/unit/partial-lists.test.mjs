@@ -4,9 +4,9 @@
 // tests; here, with the switch on: the first and the last file carry one, the rest at most one
 // per 100 ms, and each is the sorted list of what was loaded so far. With the switch off, the
 // same listing gives 1.6.0's count.
-import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { busy, writePlainSessions } from "../helpers/folder.mjs";
 import { ours, ref } from "../helpers/impls.mjs";
 import { makeTempRoot } from "../helpers/tmp.mjs";
 
@@ -16,29 +16,7 @@ const dir = join(root, "sessions", "--project--");
 const CWD = "/home/u/partial-lists";
 const COUNT = 300;
 
-mkdirSync(dir, { recursive: true });
-for (let i = 0; i < COUNT; i++) {
-  const ts = new Date(Date.UTC(2024, 0, 1) + i * 60_000).toISOString();
-  const header = { type: "session", version: 3, id: `s${i}`, timestamp: ts, cwd: CWD };
-  const message = {
-    type: "message",
-    id: `m${i}`,
-    parentId: null,
-    timestamp: ts,
-    message: { role: "user", content: `hello ${i}`, timestamp: Date.parse(ts) },
-  };
-  writeFileSync(
-    join(dir, `${ts.replace(/[:.]/g, "-")}_s${i}.jsonl`),
-    `${JSON.stringify(header)}\n${JSON.stringify(message)}\n`,
-  );
-}
-
-const busy = (ms) => {
-  const until = performance.now() + ms;
-  while (performance.now() < until) {
-    // a picker that rebuilds its tree on every partial list
-  }
-};
+writePlainSessions(dir, CWD, COUNT);
 
 /** Lists with a progress callback that takes 1 ms per call; returns the calls that carried a list. */
 async function partials(SessionManager, listAll) {
