@@ -362,9 +362,27 @@ pub fn clear_memory() {
 // (no copy, no growing; the blocks are what JS reads, see `listing::Block`).
 
 const FRAME_BYTES: usize = 1 << 20;
-/// Units per block at most: below V8's longest string (2^29 - 24 units), which JS gets
-/// each block as.
-const MAX_BLOCK_UNITS: u64 = 1 << 28;
+/// Units per block at most (`max_block_units`): V8's longest string, which JS gets each block as. A frame's
+/// texts fit one block (`encode` starts a new frame before they would not), and a row whose
+/// texts alone would not is kept without its row (its file is scanned each time).
+fn max_block_units() -> u64 {
+    crate::text::max_js_string_units() as u64
+}
+
+/// The Latin-1 and UTF-16 units of an entry's row texts, or `None` when they cannot go in
+/// one frame.
+fn row_units(e: &Entry) -> Option<(u64, u64)> {
+    let (mut l, mut u) = (0u64, 0u64);
+    if let Some(Row::Info { first, all, .. }) = e.row.as_deref() {
+        for t in [first, all] {
+            match t.units() {
+                Units::Latin1(b) => l += b.len() as u64,
+                Units::Utf16(w) => u += w.len() as u64,
+            }
+        }
+    }
+    (l <= max_block_units() && u <= max_block_units()).then_some((l, u))
+}
 
 fn put_u32(out: &mut Vec<u8>, v: usize) {
     out.extend_from_slice(&(v as u32).to_le_bytes());
@@ -471,7 +489,17 @@ fn encode(folder: &Path, entries: &[(OsString, Entry)]) -> std::io::Result<Vec<u
     // Records into frames of about FRAME_BYTES, each starting with its count.
     let mut frames: Vec<RawFrame> = Vec::new();
     for (name, e) in entries {
-        if frames.last().is_none_or(|f| f.bytes.len() >= FRAME_BYTES) {
+        // A row too long for a block is left out (the header stays).
+        let units = row_units(e);
+        let e = &match units {
+            Some(_) => std::borrow::Cow::Borrowed(e),
+            None => std::borrow::Cow::Owned(Entry { row: None, ..e.clone() }),
+        };
+        let (l, u) = units.unwrap_or((0, 0));
+        let full = |f: &RawFrame| {
+            f.bytes.len() >= FRAME_BYTES || f.latin1 + l > max_block_units() || f.utf16 + u > max_block_units()
+        };
+        if frames.last().is_none_or(full) {
             frames.push(RawFrame { bytes: vec![0; 4], ..RawFrame::default() });
         }
         frames.last_mut().expect("a frame").put_entry(name, e);
@@ -667,19 +695,19 @@ fn decode(src: &(impl Source + ?Sized), folder: &Path) -> Option<Vec<(OsString, 
     }
     let mut c = Cursor(&head[table_end as usize - count * 32..table_end as usize]);
     // Frames, end to end after the table, to the end of the file; each block below
-    // MAX_BLOCK_UNITS of either kind.
+    // max_block_units() of either kind.
     let (mut frames, mut blocks) = (Vec::with_capacity(count.min(1 << 12)), vec![(0usize, 0usize)]);
     let (mut at, mut raw_total) = (table_end, 0u64);
     for _ in 0..count {
         let (raw, z, latin1, utf16) = (c.u64()?, c.u64()?, c.u64()?, c.u64()?);
         // Each unit comes from at least one byte of the frame.
         raw_total = raw_total.checked_add(raw)?;
-        if latin1.checked_add(utf16)? > raw || raw_total > MAX_RAW_BYTES || latin1.max(utf16) > MAX_BLOCK_UNITS {
+        if latin1.checked_add(utf16)? > raw || raw_total > MAX_RAW_BYTES || latin1.max(utf16) > max_block_units() {
             return None;
         }
         let (latin1, utf16) = (latin1 as usize, utf16 as usize);
         let last = blocks.last_mut().expect("a block");
-        if (last.0 + latin1) as u64 > MAX_BLOCK_UNITS || (last.1 + utf16) as u64 > MAX_BLOCK_UNITS {
+        if (last.0 + latin1) as u64 > max_block_units() || (last.1 + utf16) as u64 > max_block_units() {
             blocks.push((0, 0));
         }
         let block = blocks.len() - 1;
@@ -981,6 +1009,32 @@ mod tests {
         let mut other = bytes.clone();
         other[at + PRODUCER.len() - 1] ^= 1;
         assert!(decode(&other[..], folder).is_none());
+    }
+
+    #[test]
+    fn rows_as_long_as_js_strings_split_frames_and_longer_ones_stay_out() {
+        // The real limit needs GBs: this thread's is 1,000 units.
+        crate::text::TEST_JS_STRING_UNITS.with(|l| l.set(1000));
+        let folder = Path::new("/s/sessions/--p--");
+        let row = |first: usize, all: usize| Row::Info {
+            head: "[".into(),
+            first: Block::of(Decoded::Latin1(vec![b'f'; first])),
+            all: Block::of(Decoded::Latin1(vec![b'a'; all])),
+            tail: "1]".into(),
+        };
+        let entries: Vec<(OsString, Entry)> = [(10, 590), (10, 590), (400, 600), (10, 991), (0, 0)]
+            .into_iter()
+            .enumerate()
+            .map(|(i, (f, a))| (OsString::from(format!("{i}.jsonl")), entry(i as u64, Some(row(f, a)), None)))
+            .collect();
+        let bytes = encode(folder, &entries).unwrap();
+        // Rows of 600 and 1,000 units: a frame each, read back (one block would be over the
+        // limit); the row of 1,001 is left out, its file is scanned again.
+        let mut want = entries;
+        want[3].1.row = None;
+        let got = decode(&bytes[..], folder);
+        crate::text::TEST_JS_STRING_UNITS.with(|l| l.set(crate::text::MAX_JS_STRING_UNITS));
+        assert_eq!(debug(&got), debug(&Some(want)));
     }
 
     #[test]

@@ -158,6 +158,11 @@ impl Scan {
         // A SIMD check; the lossy decoder only runs on broken lines.
         let text = utf8(raw);
         let src = text.as_bytes();
+        // A line V8 cannot hold as one string: the reference's readline throws (outside
+        // its `try`, and its process dies); this session drops out of the listing instead.
+        if crate::text::over_js_string_limit(src) {
+            return Step::Stop(InfoScan::Null);
+        }
         let Some(fields) = scan_line(src) else { return Step::Continue };
         if !self.has_header {
             if fields.ty.as_deref() != Some("session") {
@@ -519,10 +524,16 @@ impl Row {
         head.push_str(",[");
         head.push_str(&info.pending_times.join(","));
         head.push_str("],");
+        let all = Block::of(Decoded::new(info.all_text.as_bytes()));
+        if all.range.len() > crate::text::max_js_string_units() {
+            // `allMessages.join(" ")` throws a RangeError inside the reference's `try`: the
+            // file is `null`, and the rest of the folder is listed.
+            return Row::Null;
+        }
         Row::Info {
             head,
             first: Block::of(Decoded::new(info.first_message.as_bytes())),
-            all: Block::of(Decoded::new(info.all_text.as_bytes())),
+            all,
             tail: format!("{}]", js_number(info.mtime_ms)),
         }
     }
@@ -847,6 +858,62 @@ mod tests {
                 p.to_string_lossy().into_owned()
             })
             .collect()
+    }
+
+    /// A session of `messages` user messages of `chars` ASCII characters each.
+    fn big_session(messages: usize, chars: usize) -> String {
+        let text = "a".repeat(chars);
+        let mut s = String::from(
+            "{\"type\":\"session\",\"id\":\"s\",\"timestamp\":\"2024-01-01T00:00:00.000Z\",\"cwd\":\"/p\"}\n",
+        );
+        for i in 0..messages {
+            s.push_str(&format!(
+                "{{\"type\":\"message\",\"id\":\"m{i}\",\"message\":{{\"role\":\"user\",\"content\":\"{text}\"}}}}\n"
+            ));
+        }
+        s
+    }
+
+    /// Runs `f` with the listing's JS string limit at `units` on this thread.
+    fn with_limit<R>(units: usize, f: impl FnOnce() -> R) -> R {
+        crate::text::TEST_JS_STRING_UNITS.with(|l| l.set(units));
+        let r = f();
+        crate::text::TEST_JS_STRING_UNITS.with(|l| l.set(crate::text::MAX_JS_STRING_UNITS));
+        r
+    }
+
+    #[test]
+    fn texts_over_the_js_string_limit_make_the_row_null() {
+        assert_eq!(crate::text::MAX_JS_STRING_UNITS, 536_870_888);
+        with_limit(1000, || {
+            // Three messages of 400: each line fits in a JS string, the joined text does
+            // not (the reference's `join` throws inside its `try`: that file alone is
+            // `null`).
+            let scanned = scan(&big_session(3, 400));
+            let InfoScan::Info(i) = &scanned else { panic!("scanned: {scanned:?}") };
+            assert_eq!(i.message_count, 3);
+            assert_eq!(Row::new(&scanned), Row::Null);
+            // Joined with its space, 999 units: a row.
+            assert!(matches!(Row::new(&scan(&big_session(2, 499))), Row::Info { .. }));
+            assert_eq!(Row::new(&scan(&big_session(2, 500))), Row::Null);
+        });
+    }
+
+    #[test]
+    fn a_line_over_the_js_string_limit_drops_the_session() {
+        with_limit(1000, || {
+            // One line longer than V8 can hold: the reference's readline throws outside its
+            // `try` (its process dies); the session drops out here.
+            let line = |s: &str| s.lines().nth(1).unwrap().len();
+            let over = big_session(1, 1000 - line(&big_session(1, 0)) + 1);
+            assert_eq!(line(&over), 1001);
+            assert_eq!(scan(&over), InfoScan::Null);
+            assert!(matches!(scan(&big_session(1, 1000 - line(&big_session(1, 0)))), InfoScan::Info(_)));
+            // A line as long in bytes but not in UTF-16 units is no such line.
+            let s = big_session(1, 0).replace("\"content\":\"\"", &format!("\"content\":\"{}\"", "é".repeat(480)));
+            assert!(line(&s) > 1000);
+            assert!(matches!(scan(&s), InfoScan::Info(_)));
+        });
     }
 
     #[test]

@@ -197,3 +197,34 @@ mod tests {
         }
     }
 }
+
+/// V8's longest string, in UTF-16 units (`String::kMaxLength` on 64-bit hosts, Node 20 to
+/// 24): building a longer one throws `RangeError: Invalid string length`.
+pub const MAX_JS_STRING_UNITS: usize = (1 << 29) - 24;
+
+#[cfg(test)]
+thread_local! {
+    /// Tests set a small limit on their own thread (scans at V8's real limit need GBs).
+    pub static TEST_JS_STRING_UNITS: std::cell::Cell<usize> = const { std::cell::Cell::new(MAX_JS_STRING_UNITS) };
+}
+
+/// The limit the listing holds texts to: `MAX_JS_STRING_UNITS` (a test's own on its thread).
+pub fn max_js_string_units() -> usize {
+    #[cfg(test)]
+    return TEST_JS_STRING_UNITS.with(|l| l.get());
+    #[cfg(not(test))]
+    MAX_JS_STRING_UNITS
+}
+
+/// The UTF-16 length of valid UTF-8 `b`: one unit per character, two for those beyond
+/// U+FFFF (their lead byte is 0xF0 or above).
+pub fn utf16_len(b: &[u8]) -> usize {
+    b.iter().map(|&c| usize::from(c & 0xc0 != 0x80) + usize::from(c >= 0xf0)).sum()
+}
+
+/// Whether valid UTF-8 `b` is longer than V8's longest string (a bound first: a character
+/// is at least one byte).
+pub fn over_js_string_limit(b: &[u8]) -> bool {
+    let max = max_js_string_units();
+    b.len() > max && utf16_len(b) > max
+}
