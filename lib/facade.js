@@ -12,10 +12,15 @@ const { normalizePath } = require("./paths.js");
 function loadEntriesFromFile(filePath) {
   const lines = call(() => binding.loadEntriesAscii(normalizePath(filePath)));
   if (lines === null) return [];
-  return lines
-    .toString("latin1")
-    .split("\n")
-    .map((line) => JSON.parse(line));
+  let text;
+  try {
+    text = lines.toString("latin1");
+  } catch (err) {
+    // Past V8's longest string: the reference's readFileSync throws this RangeError.
+    if (err?.code === "ERR_STRING_TOO_LONG") throw new RangeError("Invalid string length");
+    throw err;
+  }
+  return text.split("\n").map((line) => JSON.parse(line));
 }
 
 /** Exported for testing */

@@ -6,12 +6,16 @@ const binding = require("../binding.js");
 const { inOwnRealm, systemError } = require("./runtime.js");
 
 const IO_MARK = "\u0000io:";
+const STRING_TOO_LONG = ["Failed to convert rust `String` into napi `string`", "failed to create a string"];
 
 /** Rebuilds the error Node's fs would have thrown for the same failed system call. */
 function toJsError(err) {
   // isNativeError, not instanceof: under Jest (a vm context) the addon's errors come from
   // another realm's Error.
   if (!types.isNativeError(err)) return err;
+  // A text longer than V8's longest string (a line of 2^29 - 24 units or more): napi-rs
+  // cannot make the string; the reference's readFileSync or split throws this RangeError.
+  if (STRING_TOO_LONG.includes(err.message)) return new RangeError("Invalid string length");
   if (typeof err.message !== "string" || !err.message.startsWith(IO_MARK)) return inOwnRealm(err);
   const info = JSON.parse(err.message.slice(IO_MARK.length));
   const known = getSystemErrorMap().get(-info.errno);
