@@ -51,7 +51,9 @@ describe("pi-native's partial lists on a time cadence", () => {
         const want = reference.final.map((s) => s.id).filter((id) => Number(id.slice(1)) >= COUNT - c.loaded);
         expect(c.ids).toEqual(want);
       }
-      for (let i = 1; i < calls.length - 1; i++) expect(calls[i].at - calls[i - 1].at).toBeGreaterThanOrEqual(99);
+      // The cadence reads the clock before each callback and this test inside it, so a gap can
+      // come out a little short of 100 ms (98.5 under wine): 90 still fails a cadence without one.
+      for (let i = 1; i < calls.length - 1; i++) expect(calls[i].at - calls[i - 1].at).toBeGreaterThanOrEqual(90);
       // ~300 ms of callbacks: at most one list per 100 ms besides the first and the last
       // (1.6.0: 31, one per 10 files; listAll(dir) lists one folder as list does).
       expect(calls.length).toBeLessThanOrEqual(2 + Math.ceil((calls.at(-1).at - calls[0].at) / 100));
