@@ -53,6 +53,7 @@ const TIMEOUTS = ["--testTimeout=900000", "--hookTimeout=900000"];
 // Tests that spawn Node children (see the top): run only with binfmt_misc.
 const CHILD_FILES = [
   "__test__/safety/strings.test.mjs",
+  "__test__/safety/heap.test.mjs",
   "__test__/diff/listing-index.test.mjs",
   "__test__/diff/collation.test.mjs",
 ];

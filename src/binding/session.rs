@@ -353,9 +353,11 @@ impl AsciiPieces {
     }
 }
 
-/// A piece on its way to JS: `[text, latin1, utf16, patches]` as JS strings (the UTF-16
-/// one external where the host allows: see `external_string`), after which its buffers go
-/// back to the thread that makes the pieces.
+/// A piece on its way to JS: `[text, latin1, utf16, patches]` as JS strings (the Latin-1
+/// and UTF-16 ones external where the host allows: see `external_string`), after which its
+/// other buffers go back to the thread that makes the pieces. The long strings of a
+/// session (base64 images, tool output) so stay outside V8's heap, sliced by JS: a 4.5 GB
+/// image-heavy context would not fit in it.
 pub struct PieceJs<'a> {
     piece: crate::lines::Piece,
     pieces: &'a crate::lines::Pieces,
@@ -377,7 +379,7 @@ impl ToNapiValue for PieceJs<'_> {
             let null = js_null(env)?;
             let mut out = [latin1(&piece.text)?, null, null, null];
             if !piece.ex.is_empty() {
-                out[1] = latin1(&piece.ex.latin1)?;
+                out[1] = external_string(env, std::mem::take(&mut piece.ex.latin1))?;
                 out[3] = latin1(&piece.ex.patches)?;
                 if !piece.ex.utf16.is_empty() {
                     out[2] = external_string(env, std::mem::take(&mut piece.ex.utf16))?;
