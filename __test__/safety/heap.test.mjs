@@ -41,7 +41,12 @@ function writeSession(path) {
       ];
       message = { role: "user", content, timestamp: i };
     } else {
-      message = { role: "assistant", content: [{ type: "text", text: `I see ${i - 1}.` }], stopReason: "stop", timestamp: i };
+      message = {
+        role: "assistant",
+        content: [{ type: "text", text: `I see ${i - 1}.` }],
+        stopReason: "stop",
+        timestamp: i,
+      };
     }
     const id = i.toString(16).padStart(8, "0");
     put({ type: "message", id, parentId: parent, timestamp: ts(i), message });
