@@ -156,6 +156,131 @@ impl LineStore {
         Ok(())
     }
 
+    /// `f` of each position's line (`None` for a position without one), in order. A long
+    /// text is cut into parts of about equal bytes that are read and mapped on threads of
+    /// their own (where no thread can be had, here).
+    pub fn map_lines<T: Send>(&self, positions: &[u32], f: impl Fn(&[u8]) -> T + Sync) -> io::Result<Vec<Option<T>>> {
+        /// Shorter texts are mapped on the caller's thread alone.
+        const PARALLEL_MIN: u64 = 4 << 20;
+        let run = |part: &[u32]| -> io::Result<Vec<Option<T>>> {
+            let mut out = Vec::with_capacity(part.len());
+            self.for_each(part, |_, line| out.push(line.map(&f)))?;
+            Ok(out)
+        };
+        let total = self.text_len(positions);
+        let threads = std::thread::available_parallelism().map_or(2, |n| n.get()).clamp(1, 4) as u64;
+        if total < PARALLEL_MIN || threads < 2 {
+            return run(positions);
+        }
+        // Cut where the running length passes each `total / threads`.
+        let mut cuts = vec![0];
+        let mut acc = 0;
+        for (i, &p) in positions.iter().enumerate() {
+            acc += self.text_len(&[p]);
+            if acc * threads >= total * cuts.len() as u64 && (cuts.len() as u64) < threads {
+                cuts.push(i + 1);
+            }
+        }
+        cuts.push(positions.len());
+        cuts.dedup();
+        let parts: Vec<&[u32]> = cuts.windows(2).map(|w| &positions[w[0]..w[1]]).collect();
+        std::thread::scope(|s| {
+            let run = &run;
+            let spawned: Vec<_> = parts[1..]
+                .iter()
+                .map(|&part| std::thread::Builder::new().spawn_scoped(s, move || run(part)).map_err(|_| part))
+                .collect();
+            let mut out = run(parts[0])?;
+            for h in spawned {
+                let mapped = match h {
+                    Ok(h) => h.join().map_err(|_| io::Error::other("a thread mapping session lines failed"))?,
+                    Err(part) => run(part),
+                };
+                out.extend(mapped?);
+            }
+            Ok(out)
+        })
+    }
+
+    /// Writes the line of each position (or `replaced(position)` where that gives one), each
+    /// followed by `\n`, to the cursor of `out`; `Err(position)` for a position without a line.
+    /// Runs of file lines that lie back to back in the file (one `\n` apart: the lines of a
+    /// loaded session) are copied file to file (`platform::copy_range`), never read here.
+    pub fn write_to<'a>(
+        &'a self,
+        positions: &[u32],
+        replaced: impl Fn(u32) -> Option<&'a [u8]>,
+        out: &File,
+    ) -> io::Result<Result<(), u32>> {
+        /// Shorter runs go through `pending` (a system call each would cost more).
+        const COPY_MIN: u64 = 64 * 1024;
+        let mut pending: Vec<u8> = Vec::with_capacity(1 << 20);
+        let mut buf = Vec::new();
+        let flush = |pending: &mut Vec<u8>| -> io::Result<()> {
+            io::Write::write_all(&mut &*out, pending)?;
+            pending.clear();
+            Ok(())
+        };
+        let mut i = 0;
+        while i < positions.len() {
+            let p = positions[i];
+            i += 1;
+            if let Some(text) = replaced(p) {
+                pending.extend_from_slice(text);
+            } else {
+                match self.span(p) {
+                    Span::None => return Ok(Err(p)),
+                    Span::Mem { off, len } => pending.extend_from_slice(&self.mem[off as usize..(off + len) as usize]),
+                    Span::File { off, len } => {
+                        let mut end = off + len;
+                        while let Some(&q) = positions.get(i) {
+                            match self.span(q) {
+                                Span::File { off: o, len: l } if o == end + 1 && replaced(q).is_none() => {
+                                    end = o + l;
+                                    i += 1;
+                                }
+                                _ => break,
+                            }
+                        }
+                        let file = self.file.as_ref().ok_or_else(|| io::Error::other("session file is not open"))?;
+                        if end - off < COPY_MIN {
+                            let at = pending.len();
+                            pending.resize(at + (end - off) as usize, 0);
+                            crate::platform::read_exact_at(file, &mut pending[at..], off)?;
+                        } else {
+                            flush(&mut pending)?;
+                            crate::platform::copy_range(file, off, end - off, out, &mut buf)?;
+                        }
+                    }
+                }
+            }
+            pending.push(b'\n');
+            if pending.len() >= 1 << 20 {
+                flush(&mut pending)?;
+            }
+        }
+        flush(&mut pending)?;
+        Ok(Ok(()))
+    }
+
+    /// The bytes `write_to` writes, in memory.
+    pub fn render<'a>(
+        &'a self,
+        positions: &[u32],
+        replaced: impl Fn(u32) -> Option<&'a [u8]>,
+    ) -> io::Result<Result<Vec<u8>, u32>> {
+        let mut out = Vec::with_capacity(usize::try_from(self.text_len(positions)).unwrap_or(0) + positions.len());
+        let mut missing = None;
+        self.for_each(positions, |i, line| {
+            match replaced(positions[i]).or(line) {
+                Some(l) => out.extend_from_slice(l),
+                None => missing = missing.or(Some(positions[i])),
+            }
+            out.push(b'\n');
+        })?;
+        Ok(missing.map_or(Ok(out), Err))
+    }
+
     /// The lines at `positions` joined by `\n` (an item without a line gives an empty one),
     /// with every non-ASCII character written as a `\uXXXX` escape: the text is
     /// pure ASCII, so JS can take it as a one-byte string (a plain copy) and `JSON.parse`
@@ -491,5 +616,64 @@ mod tests {
         assert_eq!(from, 60);
         assert!(spliced > 10, "{spliced} pieces had strings taken out");
         std::fs::remove_file(&p).unwrap();
+    }
+
+    /// `write_to` against the lines it was asked for: long runs (copied file to file),
+    /// short runs, lines out of file order, replaced lines inside a run, memory lines, and a
+    /// position without a line; `render` gives the same bytes.
+    #[test]
+    fn write_to_writes_the_lines_asked_for() {
+        let dir = std::env::temp_dir();
+        let p = dir.join(format!("psn-write-to-{}", uuid::Uuid::new_v4()));
+        let lines: Vec<Vec<u8>> =
+            (0..4000).map(|i| format!("{{\"n\":{i},\"pad\":\"{}\"}}", "x".repeat(i % 97)).into_bytes()).collect();
+        let mut s = LineStore::new();
+        let mut off = 0u64;
+        let mut file_text = Vec::new();
+        for l in &lines {
+            s.push(Span::File { off, len: l.len() as u64 });
+            file_text.extend_from_slice(l);
+            file_text.push(b'\n');
+            off += l.len() as u64 + 1;
+        }
+        std::fs::write(&p, &file_text).unwrap();
+        s.set_file(File::open(&p).unwrap());
+        let kept = s.keep(b"{\"m\":0}");
+        s.push(kept);
+        s.push(Span::None);
+        let (mem, none) = (4000u32, 4001u32);
+        let mut positions: Vec<u32> = (0..1500).collect(); // a long run
+        positions.extend([1700, 1600, 1601, mem, 5]); // out of order, short runs, memory
+        positions.extend(1800..3999); // a long run with replaced lines inside
+        positions.push(0);
+        let new_texts: std::collections::HashMap<u32, Vec<u8>> =
+            [(1800, b"{\"r\":1}".to_vec()), (2500, b"{\"r\":2}".to_vec()), (3998, b"{}".to_vec())].into();
+        let replaced = |q| new_texts.get(&q).map(Vec::as_slice);
+        let mut expected = Vec::new();
+        for &q in &positions {
+            let line = match new_texts.get(&q) {
+                Some(t) => &t[..],
+                None if q == mem => b"{\"m\":0}",
+                None => &lines[q as usize][..],
+            };
+            expected.extend_from_slice(line);
+            expected.push(b'\n');
+        }
+        let out_path = dir.join(format!("psn-write-to-{}", uuid::Uuid::new_v4()));
+        let out = File::create(&out_path).unwrap();
+        (&out).write_all(b"head\n").unwrap();
+        assert_eq!(s.write_to(&positions, replaced, &out).unwrap(), Ok(()));
+        drop(out);
+        let written = std::fs::read(&out_path).unwrap();
+        assert_eq!(written.len(), expected.len() + 5);
+        assert!(written[5..] == expected[..], "write_to wrote other bytes");
+        assert!(s.render(&positions, replaced).unwrap().unwrap() == expected, "render differs");
+        // A position without a line.
+        let out = File::create(&out_path).unwrap();
+        assert_eq!(s.write_to(&[1, none, 2], |_| None, &out).unwrap(), Err(none));
+        assert_eq!(s.render(&[1, none, 2], |_| None).unwrap(), Err(none));
+        for f in [p, out_path] {
+            std::fs::remove_file(f).unwrap();
+        }
     }
 }

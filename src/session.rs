@@ -51,7 +51,7 @@ pub struct Session {
     /// Batches of lines read from other writers (numbers their object-id keys).
     ingests: u64,
     /// The rewritten path of a `createBranchedSession` in progress (see `prepare_branch`).
-    branched: Option<Vec<u8>>,
+    branched: Option<crate::branch::Branched>,
 }
 
 impl Session {
@@ -250,23 +250,31 @@ impl Session {
     /// build the branch in JS.
     pub fn prepare_branch(&mut self, positions: &[u32]) -> Result<Option<(String, bool)>> {
         self.branched = None;
-        let Some(b) = crate::branch::branched_lines(&self.tree, &self.store, positions)
+        let Some(mut b) = crate::branch::branched_lines(&self.tree, &self.store, positions)
             .map_err(|e| Error::io(e, "read", None))?
         else {
             return Ok(None);
         };
-        self.branched = Some(b.text);
-        Ok(Some((b.ids_json, b.conversation)))
+        let answer = (std::mem::take(&mut b.ids_json), b.conversation);
+        self.branched = Some(b);
+        Ok(Some(answer))
     }
 
     /// `createBranchedSession`, step 2: writes `prefix` (the header line), the kept text and
     /// `suffix` (label lines) to `path` atomically, and returns the new session indexed from
     /// that file.
     pub fn commit_branch(&mut self, path: &Path, prefix: &[u8], suffix: &[u8]) -> Result<Session> {
-        let body = self.branched.take().ok_or_else(|| Error::Msg("no branched path prepared".into()))?;
-        let parts = [prefix, &body, suffix];
-        let len: u64 = parts.iter().map(|p| p.len() as u64).sum();
-        store::write_file(path, &parts, WriteMode::Replace)?;
+        let b = self.branched.take().ok_or_else(|| Error::Msg("no branched path prepared".into()))?;
+        let replaced = |p| b.rewritten.get(&p).map(Vec::as_slice);
+        let mut missing = None;
+        let len = store::write_file_with(path, WriteMode::Replace, &mut |f| {
+            std::io::Write::write_all(&mut &*f, prefix)?;
+            missing = self.store.write_to(&b.kept, replaced, f)?.err();
+            std::io::Write::write_all(&mut &*f, suffix)
+        })?;
+        if let Some(p) = missing {
+            return Err(Error::Msg(format!("entry {p} has no stored line")));
+        }
         own_writes::replaced(path, len);
         // Index the new file as `open` does (lines read back from the file when needed, a
         // parallel parse) instead of keeping a second copy of the text in memory.
@@ -276,9 +284,13 @@ impl Session {
             return Ok(Session::indexed(path, skeletons, store, len));
         }
         // Changed under us between the write and the read: index what we wrote.
+        let body = match self.store.render(&b.kept, replaced).map_err(|e| Error::io(e, "read", None))? {
+            Ok(body) => body,
+            Err(p) => return Err(Error::Msg(format!("entry {p} has no stored line"))),
+        };
         let mut s = Session::new();
         s.known = Some((path.to_path_buf(), len));
-        s.ingest(&parts.concat());
+        s.ingest(&[prefix, &body, suffix].concat());
         Ok(s)
     }
 
@@ -291,15 +303,15 @@ impl Session {
 
     /// Whether each line is already what `JSON.stringify(JSON.parse(line))` would write.
     pub fn canonical(&self, positions: &[u32]) -> Result<Vec<bool>> {
-        let mut out = vec![false; positions.len()];
-        self.store
-            .for_each(positions, |i, line| out[i] = line.is_some_and(crate::json::is_canonical))
-            .map_err(|e| Error::io(e, "read", None))?;
-        Ok(out)
+        // Loaded lines are valid JSON (`Skeleton::parse_line`): only their form is checked.
+        let form = |line: &[u8]| crate::json::canonical_members(line, |_, _, _| {});
+        let checked = self.store.map_lines(positions, form).map_err(|e| Error::io(e, "read", None))?;
+        Ok(checked.into_iter().map(|c| c == Some(true)).collect())
     }
 
     /// Writes `prefix`, then each position's line (or its text in `overrides`), one per line,
-    /// as a new file at `path`, atomically (`forkFrom`).
+    /// as a new file at `path`, atomically (`forkFrom`). The loaded lines go file to file (see
+    /// `LineStore::write_to`): a fork costs about what copying the file costs.
     pub fn write_lines(
         &self,
         path: &Path,
@@ -308,25 +320,17 @@ impl Session {
         overrides: &std::collections::HashMap<u32, &str>,
         mode: WriteMode,
     ) -> Result<()> {
-        let mut text: Vec<u8> = Vec::with_capacity(prefix.len() + positions.len() * 256);
-        text.extend_from_slice(prefix);
         let mut missing = None;
-        self.store
-            .for_each(positions, |i, line| {
-                let p = positions[i];
-                match (overrides.get(&p), line) {
-                    (Some(t), _) => text.extend_from_slice(t.as_bytes()),
-                    (None, Some(l)) => text.extend_from_slice(l),
-                    (None, None) => missing = Some(p),
-                }
-                text.push(b'\n');
-            })
-            .map_err(|e| Error::io(e, "read", None))?;
+        let len = store::write_file_with(path, mode, &mut |f| {
+            std::io::Write::write_all(&mut &*f, prefix)?;
+            let replaced = |p| overrides.get(&p).map(|t| t.as_bytes());
+            missing = self.store.write_to(positions, replaced, f)?.err();
+            Ok(())
+        })?;
         if let Some(p) = missing {
             return Err(Error::Msg(format!("entry {p} has no stored line")));
         }
-        store::write_file(path, &[&text], mode)?;
-        own_writes::replaced(path, text.len() as u64);
+        own_writes::replaced(path, len);
         Ok(())
     }
 }

@@ -8,7 +8,7 @@
 //! left, and whole-file writes go through a temp file, fsync and an atomic rename or link.
 
 use std::fs::{self, File, OpenOptions};
-use std::io::{Read, Write};
+use std::io::{Read, Seek, Write};
 use std::path::{Path, PathBuf};
 
 use crate::blocks::Blocks;
@@ -460,27 +460,45 @@ pub fn durable() -> bool {
 /// replaced (a migration), the new bytes are fsynced before the rename, so even a power
 /// loss cannot leave the session empty; new files are fsynced only in durable mode.
 pub fn write_file(path: &Path, parts: &[&[u8]], mode: WriteMode) -> Result<()> {
+    write_file_with(path, mode, &mut |f| {
+        let mut w = std::io::BufWriter::with_capacity(1 << 20, f);
+        for p in parts {
+            w.write_all(p)?;
+        }
+        w.flush()
+    })
+    .map(|_| ())
+}
+
+/// `write_file` of what `write` writes to the cursor of the new file (called again, on a
+/// fresh file, where the file system has no hard links); its length.
+pub fn write_file_with(
+    path: &Path,
+    mode: WriteMode,
+    write: &mut dyn FnMut(&File) -> std::io::Result<()>,
+) -> Result<u64> {
     let exists = fs::symlink_metadata(path).is_ok();
     if mode == WriteMode::Exclusive && exists {
         return Err(eexist(path));
     }
     let sync = (mode == WriteMode::Replace && exists) || durable();
     let tmp = temp_path(path);
-    let write = || -> std::io::Result<()> {
-        let mut f = platform::default_mode(OpenOptions::new().write(true).create_new(true)).open(&tmp)?;
-        let mut w = std::io::BufWriter::with_capacity(1 << 20, &mut f);
-        for p in parts {
-            w.write_all(p)?;
+    let mut write_tmp = || -> std::io::Result<u64> {
+        let f = platform::default_mode(OpenOptions::new().write(true).create_new(true)).open(&tmp)?;
+        write(&f)?;
+        if sync {
+            f.sync_all()?;
         }
-        w.flush()?;
-        drop(w);
-        if sync { f.sync_all() } else { Ok(()) }
+        (&f).stream_position()
     };
-    if let Err(e) = write() {
-        let _ = fs::remove_file(&tmp);
-        // Report it as the reference would: on the target path.
-        return Err(Error::io(e, "open", Some(path)));
-    }
+    let len = match write_tmp() {
+        Ok(len) => len,
+        Err(e) => {
+            let _ = fs::remove_file(&tmp);
+            // Report it as the reference would: on the target path.
+            return Err(Error::io(e, "open", Some(path)));
+        }
+    };
     let done = match mode {
         WriteMode::Replace => fs::rename(&tmp, path),
         WriteMode::Exclusive => fs::hard_link(&tmp, path),
@@ -491,7 +509,7 @@ pub fn write_file(path: &Path, parts: &[&[u8]], mode: WriteMode) -> Result<()> {
             if sync {
                 sync_dir(path);
             }
-            Ok(())
+            Ok(len)
         }
         Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
             let _ = fs::remove_file(&tmp);
@@ -501,21 +519,18 @@ pub fn write_file(path: &Path, parts: &[&[u8]], mode: WriteMode) -> Result<()> {
             let _ = fs::remove_file(&tmp);
             if mode == WriteMode::Exclusive {
                 // Filesystems without hard links: fall back to an exclusive create.
-                return write_direct_exclusive(path, parts);
+                return write_direct_exclusive(path, write);
             }
             Err(Error::io(e, "rename", Some(path)))
         }
     }
 }
 
-fn write_direct_exclusive(path: &Path, parts: &[&[u8]]) -> Result<()> {
-    let mut f = platform::default_mode(OpenOptions::new().write(true).create_new(true))
+fn write_direct_exclusive(path: &Path, write: &mut dyn FnMut(&File) -> std::io::Result<()>) -> Result<u64> {
+    let f = platform::default_mode(OpenOptions::new().write(true).create_new(true))
         .open(path)
         .map_err(|e| Error::io(e, "open", Some(path)))?;
-    for p in parts {
-        f.write_all(p).map_err(|e| Error::io(e, "write", None))?;
-    }
-    Ok(())
+    write(&f).and_then(|()| (&f).stream_position()).map_err(|e| Error::io(e, "write", None))
 }
 
 fn eexist(path: &Path) -> Error {

@@ -704,6 +704,23 @@ export function corpus() {
     ),
     "createBranchedSession re-chains past labels and remaps firstKeptEntryId",
   );
+  // The same without the system message (its integer-like keys send a branch to the JS
+  // path): createBranchedSession rewrites these lines as bytes.
+  add(
+    "87-branch-lines-past-labels",
+    lines(
+      H,
+      J(user(1, "start", null)),
+      J(entry("label", 2, ID(1), { targetId: ID(1), label: "L1" })),
+      J(asst(3, "after label", ID(2))),
+      J(entry("compaction", 4, ID(3), { summary: "kept from a label", firstKeptEntryId: ID(2), tokensBefore: 7 })),
+      J(entry("label", 5, ID(4), { targetId: ID(4), label: "on compaction" })),
+      J(entry("label", 6, ID(5), { targetId: ID(3), label: "L2" })),
+      J(entry("compaction", 7, ID(6), { summary: "kept from the next", firstKeptEntryId: ID(6), tokensBefore: 9 })),
+      J(user(8, "end", ID(7))),
+    ),
+    "createBranchedSession on raw lines: parents past labels and firstKeptEntryId of a label remapped",
+  );
   // Large files: ours keeps lines of files >= 1 MiB on disk (read back lazily), reads in 8 MiB chunks and parses
   // chunks >= 2 MiB on two threads. These cross all three thresholds.
   {
