@@ -5,9 +5,10 @@ use std::cmp::Ordering;
 use std::path::{Path, PathBuf};
 
 use crate::entry::{Key, Skeleton};
+use crate::header::HeaderScan;
+use crate::list_index;
 use crate::listing;
 use crate::platform::{self, FileStamp, name_bytes};
-use crate::store::{self, HeaderScan};
 
 /// The `.jsonl` files of `dir` sorted by mtime, newest first (equal times keep readdir's
 /// order, as the reference's stable sort does), the first `limit` of them; `None` when the
@@ -31,7 +32,7 @@ pub fn headers_with_id(dir: &Path, id: &Key) -> Option<Vec<(PathBuf, String)>> {
     let files = platform::jsonl_stats(dir).ok()?;
     let paths: Vec<(PathBuf, Option<FileStamp>)> = files.into_iter().map(|(n, st)| (dir.join(n), st)).collect();
     let found = listing::par_map(&paths, |(p, st)| {
-        let Ok(HeaderScan::Header(line)) = store::read_header_stamped(p, *st, true) else { return None };
+        let Ok(HeaderScan::Header(line)) = list_index::read_header_stamped(p, *st, true) else { return None };
         let sk = Skeleton::parse_line(line.as_bytes(), &mut 0)?;
         sk.id.strict_eq(id).then_some(line)
     });

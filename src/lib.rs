@@ -9,6 +9,7 @@ pub mod entry;
 pub mod error;
 #[cfg(any(test, feature = "fuzz"))]
 pub mod fuzz;
+pub mod header;
 pub mod json;
 pub mod lines;
 pub mod list_index;

@@ -30,9 +30,9 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
+use crate::header::HeaderScan;
 use crate::listing::{Block, Row, Text, Units};
 use crate::platform::{FileStamp, FileState};
-use crate::store::HeaderScan;
 
 /// How long after its last change (ctime) a file's row may be recorded: longer than any
 /// file system's timestamp granularity, with room for some clock skew. Tests shorten it
@@ -288,6 +288,26 @@ pub fn record(path: &Path, before: &FileStamp, after: &FileStamp, row: Option<Ar
         entry.header = header;
     }
     slot.insert(name, entry);
+}
+
+/// `header::read_header` through the listing index: a session's header never changes while
+/// its file does not, and discovery (`findById`, `continueRecent`) re-reads the same
+/// folders. A hit costs one `stat`.
+pub fn read_header_cached(path: &Path) -> crate::error::Result<HeaderScan> {
+    read_header_stamped(path, crate::platform::stamp(path), false)
+}
+
+/// `read_header_cached` with the file's stat already taken (`None`: it failed). `load`: read
+/// the folder's disk index first if this process has not (worth it for a whole folder).
+pub fn read_header_stamped(path: &Path, stat: Option<FileStamp>, load: bool) -> crate::error::Result<HeaderScan> {
+    if let Some(found) = stat.as_ref().and_then(|st| header(path, st, load)) {
+        return Ok(found);
+    }
+    let scan = crate::header::read_header(path)?;
+    if let (Some(before), Some(after)) = (stat, crate::platform::stamp(path)) {
+        record(path, &before, &after, None, Some(&scan));
+    }
+    Ok(scan)
 }
 
 /// After a listing of every session file of some folders (`paths`: all of them, no

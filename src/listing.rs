@@ -52,9 +52,9 @@ pub fn scan_info(path: &Path, abort: &AtomicBool) -> InfoScan {
     scan_info_and_header(path, abort).0
 }
 
-/// `scan_info`, and the file's `store::read_header` from the same first read (`None` when
+/// `scan_info`, and the file's `header::read_header` from the same first read (`None` when
 /// the file could not be read).
-pub fn scan_info_and_header(path: &Path, abort: &AtomicBool) -> (InfoScan, Option<crate::store::HeaderScan>) {
+pub fn scan_info_and_header(path: &Path, abort: &AtomicBool) -> (InfoScan, Option<crate::header::HeaderScan>) {
     let mut header = None;
     let Ok(meta) = fs::metadata(path) else { return (InfoScan::Null, header) };
     let Ok(mut file) = crate::platform::open_read(path) else { return (InfoScan::Null, header) };
@@ -66,9 +66,9 @@ fn scan_file(
     file: &mut File,
     meta: &fs::Metadata,
     abort: &AtomicBool,
-    header: &mut Option<crate::store::HeaderScan>,
+    header: &mut Option<crate::header::HeaderScan>,
 ) -> InfoScan {
-    use crate::store::{MAX_HEADER_SCAN_BYTES, header_in};
+    use crate::header::{MAX_HEADER_SCAN_BYTES, header_in};
     use std::io::Read;
     let mut state =
         Scan { info: Info { mtime_ms: mtime_ms(meta), ..Info::default() }, has_header: false, first_text: false };

@@ -78,7 +78,7 @@ pub fn in_memory(entries: &mut [Skeleton], lines: &LineStore, new_id: impl FnMut
     if version < 2.0 {
         let first_kept_index = |pos: usize| {
             let text = line(pos)?;
-            let raw = crate::store::header_field_raw(std::str::from_utf8(&text).ok()?, "firstKeptEntryIndex")?;
+            let raw = crate::header::header_field_raw(std::str::from_utf8(&text).ok()?, "firstKeptEntryIndex")?;
             (raw.0 == Kind::Number).then(|| json::number_value(raw.1.as_bytes()))
         };
         v1_to_v2(entries, new_id, first_kept_index);

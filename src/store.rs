@@ -1,4 +1,4 @@
-//! The session file: load, header discovery, append and whole-file writes.
+//! The session file: load, append and whole-file writes (its header scan is `header`'s).
 //!
 //! Loading follows `loadEntriesFromFile`: only `\n` splits lines, invalid UTF-8 decodes to
 //! U+FFFD (as `StringDecoder` does), blank and malformed lines are skipped, and a file whose
@@ -8,13 +8,13 @@
 //! left, and whole-file writes go through a temp file, fsync and an atomic rename or link.
 
 use std::fs::{self, File, OpenOptions};
-use std::io::{Read, Seek, Write};
+use std::io::{Seek, Write};
 use std::path::{Path, PathBuf};
 
 use crate::blocks::Blocks;
-use crate::entry::{EntryType, Skeleton};
+use crate::entry::Skeleton;
 use crate::error::{Error, Result};
-use crate::json::{self, Kind};
+use crate::header::is_header;
 use crate::lines::{LineStore, Span};
 use crate::platform;
 
@@ -155,11 +155,6 @@ pub fn parse_text(text: &[u8], batch: u64) -> Parsed {
     p
 }
 
-/// `header.type === "session" && typeof header.id === "string"`.
-pub fn is_header(sk: &Skeleton) -> bool {
-    sk.ty == EntryType::Session && sk.id.is_string()
-}
-
 /// Marks a line start as an offset into the repaired-lines side buffer.
 const EXTRA_FLAG: usize = 1 << 62;
 
@@ -190,125 +185,6 @@ fn parse_range(buf: &[u8], unique_base: u64) -> (Vec<u8>, Vec<Line>) {
         start = end + 1;
     }
     (extra, lines)
-}
-
-/// What the bounded header scan (`readSessionHeader`) found.
-#[derive(Debug)]
-pub enum HeaderScan {
-    /// The first parsed entry is a header; its raw line.
-    Header(String),
-    /// The first parsed entry is not a header, or nothing parsed.
-    NotHeader,
-    /// No entry was found within the first 1 MiB.
-    LimitExceeded,
-}
-
-pub const MAX_HEADER_SCAN_BYTES: usize = 1024 * 1024;
-
-/// Reads at most 1 MiB (plus a one-byte EOF probe) looking for the first parsed entry,
-/// in small chunks so that discovery over many files reads little of each.
-pub fn read_header(path: &Path) -> Result<HeaderScan> {
-    let mut file = platform::open_read(path).map_err(|e| Error::io(e, "open", Some(path)))?;
-    let mut buf: Vec<u8> = Vec::with_capacity(4 * 1024);
-    let mut chunk = vec![0u8; 4 * 1024];
-    let mut line_start = 0;
-    let mut eof = false;
-    while buf.len() < MAX_HEADER_SCAN_BYTES {
-        let want = chunk.len().min(MAX_HEADER_SCAN_BYTES - buf.len());
-        let n = file.read(&mut chunk[..want]).map_err(|e| Error::io(e, "read", None))?;
-        if n == 0 {
-            eof = true;
-            break;
-        }
-        let scan_from = buf.len();
-        buf.extend_from_slice(&chunk[..n]);
-        let mut from = scan_from;
-        while let Some(i) = memchr::memchr(b'\n', &buf[from..]) {
-            let end = from + i;
-            if let Some(found) = header_candidate(&buf[line_start..end]) {
-                return Ok(found);
-            }
-            line_start = end + 1;
-            from = line_start;
-        }
-    }
-    if !eof {
-        let mut probe = [0u8; 1];
-        if file.read(&mut probe).map_err(|e| Error::io(e, "read", None))? != 0 {
-            return Ok(HeaderScan::LimitExceeded);
-        }
-    }
-    Ok(header_candidate(&buf[line_start..]).unwrap_or(HeaderScan::NotHeader))
-}
-
-/// `read_header` of a file whose first `min(len, MAX_HEADER_SCAN_BYTES)` bytes are `prefix`
-/// (`more`: the file is longer than that), for a caller that read them anyway (the listing).
-pub fn header_in(prefix: &[u8], more: bool) -> HeaderScan {
-    let prefix = &prefix[..prefix.len().min(MAX_HEADER_SCAN_BYTES)];
-    let mut line_start = 0;
-    while let Some(i) = memchr::memchr(b'\n', &prefix[line_start..]) {
-        let end = line_start + i;
-        if let Some(found) = header_candidate(&prefix[line_start..end]) {
-            return found;
-        }
-        line_start = end + 1;
-    }
-    if more {
-        return HeaderScan::LimitExceeded;
-    }
-    header_candidate(&prefix[line_start..]).unwrap_or(HeaderScan::NotHeader)
-}
-
-/// `read_header` through the listing index (`list_index`): a session's header never
-/// changes while its file does not, and discovery (`findById`, `continueRecent`) re-reads
-/// the same folders. A hit costs one `stat`.
-pub fn read_header_cached(path: &Path) -> Result<HeaderScan> {
-    read_header_stamped(path, platform::stamp(path), false)
-}
-
-/// `read_header_cached` with the file's stat already taken (`None`: it failed). `load`: read
-/// the folder's disk index first if this process has not (worth it for a whole folder).
-pub fn read_header_stamped(path: &Path, stat: Option<platform::FileStamp>, load: bool) -> Result<HeaderScan> {
-    use crate::list_index;
-    if let Some(found) = stat.as_ref().and_then(|st| list_index::header(path, st, load)) {
-        return Ok(found);
-    }
-    let scan = read_header(path)?;
-    if let (Some(before), Some(after)) = (stat, platform::stamp(path)) {
-        list_index::record(path, &before, &after, None, Some(&scan));
-    }
-    Ok(scan)
-}
-
-/// `parseSessionHeaderCandidate`: `None` to keep scanning.
-fn header_candidate(raw: &[u8]) -> Option<HeaderScan> {
-    let line = String::from_utf8_lossy(raw);
-    let v = json::parse_document(line.as_bytes())?;
-    if !v.truthy(line.as_bytes()) {
-        return None;
-    }
-    let sk = Skeleton::from_value(line.as_bytes(), v, &mut 0);
-    Some(if is_header(&sk) { HeaderScan::Header(line.into_owned()) } else { HeaderScan::NotHeader })
-}
-
-/// The `cwd` of a header line when it is a string (`getSessionHeaderCwd`), as raw JSON text.
-pub fn header_field_raw(line: &str, field: &str) -> Option<(Kind, String)> {
-    let v = json::parse_document(line.as_bytes())?;
-    if v.kind != Kind::Object {
-        return None;
-    }
-    let mut out = None;
-    json::for_each_member(line.as_bytes(), v, |k, val| {
-        let name = if k.contains(&b'\\') {
-            json::decode_string(k).ok()
-        } else {
-            std::str::from_utf8(k).ok().map(str::to_owned)
-        };
-        if name.as_deref() == Some(field) {
-            out = Some((val.kind, String::from_utf8_lossy(val.text(line.as_bytes())).into_owned()));
-        }
-    });
-    out
 }
 
 /// Appends bytes with one `write` on an `O_APPEND` descriptor. If the write fails part-way
@@ -555,6 +431,8 @@ fn sync_dir(path: &Path) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::header::{HeaderScan, MAX_HEADER_SCAN_BYTES, header_field_raw, read_header};
+    use crate::json::Kind;
 
     fn tmpdir() -> PathBuf {
         let d = std::env::temp_dir().join(format!("psn-store-{}", uuid::Uuid::new_v4()));

@@ -10,8 +10,9 @@ use napi_derive::napi;
 use super::ffi::guard;
 use super::session::NativeSession;
 use crate::error::Error as CoreError;
+use crate::header::HeaderScan;
 use crate::session::{Opened, Session};
-use crate::store::{self, HeaderScan, WriteMode};
+use crate::store::WriteMode;
 
 /// `loadEntriesFromFile`: the entries' lines, one per line, as ASCII (see
 /// `Session::all_lines_ascii`); null when the file is missing or not a session (the
@@ -45,7 +46,7 @@ pub struct HeaderRead {
 #[napi]
 pub fn read_header(path: String) -> Result<HeaderRead> {
     guard(|| {
-        Ok(match store::read_header_cached(Path::new(&path))? {
+        Ok(match crate::list_index::read_header_cached(Path::new(&path))? {
             HeaderScan::Header(line) => HeaderRead { kind: HeaderKind::Header, line: Some(line) },
             HeaderScan::NotHeader => HeaderRead { kind: HeaderKind::NotHeader, line: None },
             HeaderScan::LimitExceeded => HeaderRead { kind: HeaderKind::LimitExceeded, line: None },

@@ -7,6 +7,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use pi_session_native::entry::{Key, Skeleton};
+use pi_session_native::header;
 use pi_session_native::json;
 use pi_session_native::listing::mtime_ms;
 use pi_session_native::store::{self, WriteMode};
@@ -141,7 +142,7 @@ fn analyze(path: &Path, bytes: &[u8]) -> Analysis {
         Status::Blank => false,
     });
     let header = match first {
-        Some((n, _, _, Status::Entry(sk))) if store::is_header(sk) => Some(*n),
+        Some((n, _, _, Status::Entry(sk))) if header::is_header(sk) => Some(*n),
         _ => None,
     };
     r.session = header.is_some();

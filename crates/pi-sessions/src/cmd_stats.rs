@@ -5,7 +5,7 @@ use std::path::Path;
 
 use pi_session_native::blocks::{Blocks, each_line};
 use pi_session_native::entry::{EntryType, Role, Skeleton};
-use pi_session_native::store;
+use pi_session_native::header;
 
 use super::args::StatsArgs;
 use super::cmd_show::Counts;
@@ -103,7 +103,7 @@ fn scan_file(path: &Path, cwd_filter: Option<&Path>, cwd: &Path) -> Option<Acc> 
             let line = text.as_bytes();
             let Some(sk) = Skeleton::parse_line(line, &mut unique) else { return true };
             if header.is_none() {
-                let ok = store::is_header(&sk);
+                let ok = header::is_header(&sk);
                 header = Some(ok);
                 if ok {
                     if let Some(want) = cwd_filter {

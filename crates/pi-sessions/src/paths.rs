@@ -4,8 +4,8 @@
 use std::fs;
 use std::path::{Component, Path, PathBuf};
 
+use pi_session_native::header::{self, HeaderScan};
 use pi_session_native::json::Kind;
-use pi_session_native::store::{self, HeaderScan};
 
 use super::args::ScopeArgs;
 use super::jv;
@@ -182,7 +182,7 @@ pub fn cwd_matches(header_cwd: Option<&str>, want: &Path, cwd: &Path) -> bool {
 
 /// The session id in a header line, when it is a string.
 pub fn header_id(header: &str) -> Option<String> {
-    match store::header_field_raw(header, "id") {
+    match header::header_field_raw(header, "id") {
         Some((Kind::String, raw)) => Some(jv::decode(&raw.as_bytes()[1..raw.len() - 1]).into_owned()),
         _ => None,
     }
@@ -210,7 +210,7 @@ pub fn find_session(ctx: &Ctx, arg: &str) -> Result<PathBuf, CliError> {
     let mut prefix = Vec::new();
     for path in candidates {
         let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
-        let Ok(HeaderScan::Header(h)) = store::read_header(&path) else { continue };
+        let Ok(HeaderScan::Header(h)) = header::read_header(&path) else { continue };
         let Some(id) = header_id(&h) else { continue };
         if id == arg || stem == arg {
             exact.push((id, path));

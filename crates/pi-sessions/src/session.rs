@@ -11,7 +11,7 @@ use pi_session_native::json::Kind;
 use pi_session_native::lines::LineStore;
 pub use pi_session_native::migrate::CURRENT_VERSION;
 use pi_session_native::tree::Tree;
-use pi_session_native::{migrate, store};
+use pi_session_native::{header, migrate, store};
 
 use serde::Serialize;
 
@@ -38,7 +38,7 @@ impl Session {
         let bytes = fs::read(path).map_err(|e| CliError::Fail(format!("cannot read {}: {e}", path.display())))?;
         let size = bytes.len() as u64;
         let store::Parsed { mut skeletons, store: lines, .. } = store::parse_text(&bytes, 0);
-        if !skeletons.first().is_some_and(store::is_header) {
+        if !skeletons.first().is_some_and(header::is_header) {
             return Err(CliError::Fail(format!(
                 "{} is not a session file (its first entry is not a session header)",
                 path.display()
