@@ -295,7 +295,7 @@ impl LineStore {
             if i > 0 {
                 out.push(b'\n');
             }
-            escape_to_ascii(line.unwrap_or(b""), &mut out);
+            crate::text::escape_to_ascii(line.unwrap_or(b""), &mut out);
         })?;
         Ok(out)
     }
@@ -321,9 +321,9 @@ impl LineStore {
             let line = line.unwrap_or(b"");
             spliced.clear();
             if crate::splice::splice_line(line, i as u32, &mut spliced, ex) {
-                escape_to_ascii(&spliced, out);
+                crate::text::escape_to_ascii(&spliced, out);
             } else {
-                escape_to_ascii(line, out);
+                crate::text::escape_to_ascii(line, out);
             }
         })
     }
@@ -463,47 +463,6 @@ impl Pieces {
     }
 }
 
-/// Copies `src` to `out` as ASCII: each non-ASCII character as `\uXXXX` (see
-/// `escape_non_ascii`).
-pub fn escape_to_ascii(src: &[u8], out: &mut Vec<u8>) {
-    match crate::text::first_non_ascii(src) {
-        None => out.extend_from_slice(src),
-        Some(at) => {
-            out.extend_from_slice(&src[..at]);
-            escape_non_ascii(&src[at..], out);
-        }
-    }
-}
-
-/// Copies UTF-8 `src` to `out`, writing each non-ASCII character as `\uXXXX` (UTF-16).
-/// Invalid sequences become U+FFFD, as `readFileSync(path, "utf8")` decodes them.
-fn escape_non_ascii(src: &[u8], out: &mut Vec<u8>) {
-    match simdutf8::basic::from_utf8(src) {
-        Ok(text) => escape_str(text, out),
-        // Rare: a line with invalid UTF-8 (the lossy decoder is several times slower).
-        Err(_) => escape_str(&String::from_utf8_lossy(src), out),
-    }
-}
-
-fn escape_str(text: &str, out: &mut Vec<u8>) {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
-    let mut rest = text;
-    while let Some(pos) = crate::text::first_non_ascii(rest.as_bytes()) {
-        out.extend_from_slice(&rest.as_bytes()[..pos]);
-        // A non-ASCII byte in valid UTF-8 starts a character.
-        let Some(c) = rest[pos..].chars().next() else { break };
-        let mut units = [0u16; 2];
-        for u in c.encode_utf16(&mut units) {
-            out.extend_from_slice(b"\\u");
-            for shift in [12, 8, 4, 0] {
-                out.push(HEX[((*u >> shift) & 0xf) as usize]);
-            }
-        }
-        rest = &rest[pos + c.len_utf8()..];
-    }
-    out.extend_from_slice(rest.as_bytes());
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -541,7 +500,7 @@ mod tests {
         assert_eq!(moved.joined_ascii(&[0, 1, 2, 3]).unwrap(), b"{\"b\":2}\n\n{\"a\":1}\n{\"m\":0}");
         std::fs::rename(&copy, &p).unwrap();
         let mut out = Vec::new();
-        super::escape_non_ascii("{\"é😀\":\"x\"}".as_bytes(), &mut out);
+        crate::text::escape_non_ascii("{\"é😀\":\"x\"}".as_bytes(), &mut out);
         assert_eq!(out, b"{\"\\u00e9\\ud83d\\ude00\":\"x\"}");
         // Non-ASCII before, inside and after the 32-byte blocks; invalid UTF-8 as U+FFFD.
         for at in [0, 1, 31, 32, 33, 63, 64, 100] {
@@ -549,7 +508,7 @@ mod tests {
             line[at] = 0xff;
             assert_eq!(crate::text::first_non_ascii(&line), Some(at));
             let (mut got, mut want) = (Vec::new(), line[..at].to_vec());
-            super::escape_non_ascii(&line, &mut got);
+            crate::text::escape_non_ascii(&line, &mut got);
             want.extend_from_slice(b"\\ufffd");
             want.extend_from_slice(&line[at + 1..]);
             assert_eq!(got, want);

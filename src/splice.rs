@@ -166,7 +166,7 @@ fn path_json(stack: &[Frame]) -> Vec<u8> {
         match f {
             Frame::Object { key, .. } => {
                 out.push(b'"');
-                crate::lines::escape_to_ascii(key, &mut out);
+                crate::text::escape_to_ascii(key, &mut out);
                 out.push(b'"');
             }
             Frame::Array { index } => out.extend_from_slice(index.to_string().as_bytes()),
