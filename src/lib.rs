@@ -4,7 +4,6 @@
 
 pub mod blocks;
 pub mod branch;
-pub mod discovery;
 pub mod entry;
 pub mod error;
 #[cfg(any(test, feature = "fuzz"))]
@@ -12,7 +11,6 @@ pub mod fuzz;
 pub mod header;
 pub mod json;
 pub mod lines;
-pub mod list_index;
 pub mod listing;
 pub mod migrate;
 pub mod platform;

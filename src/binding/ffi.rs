@@ -303,7 +303,7 @@ unsafe extern "C" fn free_external<T, O: AsRef<[T]>>(
     EXTERNAL_BYTES.fetch_sub(std::mem::size_of_val(units.as_ref().as_ref()), Ordering::Relaxed);
 }
 
-/// A shared block's units as an external string's owner (see `listing::Block`): the string
+/// A shared block's units as an external string's owner (see `listing::info::Block`): the string
 /// keeps the block alive, not a copy of it.
 pub struct SharedUnits<T>(pub std::sync::Arc<Vec<T>>);
 

@@ -46,7 +46,7 @@ pub struct HeaderRead {
 #[napi]
 pub fn read_header(path: String) -> Result<HeaderRead> {
     guard(|| {
-        Ok(match crate::list_index::read_header_cached(Path::new(&path))? {
+        Ok(match crate::listing::index::read_header_cached(Path::new(&path))? {
             HeaderScan::Header(line) => HeaderRead { kind: HeaderKind::Header, line: Some(line) },
             HeaderScan::NotHeader => HeaderRead { kind: HeaderKind::NotHeader, line: None },
             HeaderScan::LimitExceeded => HeaderRead { kind: HeaderKind::LimitExceeded, line: None },

@@ -9,9 +9,8 @@ use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
 use super::ffi::{SharedUnits, external_string, guard, js_array};
-use crate::discovery;
 use crate::entry::Key;
-use crate::listing;
+use crate::listing::{discovery, index, info};
 
 /// Cancels a running listing scan.
 #[napi]
@@ -39,27 +38,27 @@ impl Default for AbortFlag {
 }
 
 /// Scans `SessionInfo` material of many files ahead of the facade (see
-/// `listing::Scanner`), which takes the rows batch by batch.
+/// `info::Scanner`), which takes the rows batch by batch.
 #[napi]
 pub struct InfoScanner {
-    scanner: Arc<listing::Scanner>,
+    scanner: Arc<info::Scanner>,
 }
 
 #[napi]
 impl InfoScanner {
     #[napi(constructor)]
     pub fn new(paths: Vec<String>, abort: &AbortFlag) -> Self {
-        InfoScanner { scanner: Arc::new(listing::Scanner::start(paths, abort.flag.clone())) }
+        InfoScanner { scanner: Arc::new(info::Scanner::start(paths, abort.flag.clone())) }
     }
 
     /// The rows of paths `start..end` and of those after it that are ready too (see
-    /// `listing::Scanner::take_ready`, `listing::Rows`), off the main thread.
+    /// `info::Scanner::take_ready`, `info::Rows`), off the main thread.
     #[napi(ts_return_type = "Promise<[string, ...string[]]>")]
     pub fn take(&self, start: u32, end: u32) -> AsyncTask<ScanTake> {
         AsyncTask::new(ScanTake { scanner: self.scanner.clone(), start: start as usize, end: end as usize })
     }
 
-    /// After the last take: updates the listing index (see `listing::Scanner::finish`), off
+    /// After the last take: updates the listing index (see `info::Scanner::finish`), off
     /// the main thread. The pending task keeps Node running until the index is written, so a
     /// process that exits right after its listing still leaves it for the next one.
     #[napi]
@@ -70,7 +69,7 @@ impl InfoScanner {
 
 /// `InfoScanner.finish`: updates the listing index once the listing is handed out.
 pub struct ScanFinish {
-    scanner: Arc<listing::Scanner>,
+    scanner: Arc<info::Scanner>,
 }
 
 impl Task for ScanFinish {
@@ -90,20 +89,20 @@ impl Task for ScanFinish {
 }
 
 pub struct ScanTake {
-    scanner: Arc<listing::Scanner>,
+    scanner: Arc<info::Scanner>,
     start: usize,
     end: usize,
 }
 
 impl Task for ScanTake {
-    type Output = listing::Rows;
+    type Output = info::Rows;
     type JsValue = ScanJs;
 
-    fn compute(&mut self) -> Result<listing::Rows> {
+    fn compute(&mut self) -> Result<info::Rows> {
         guard(|| Ok(self.scanner.take_ready(self.start..self.end)))
     }
 
-    fn resolve(&mut self, _env: Env, output: listing::Rows) -> Result<ScanJs> {
+    fn resolve(&mut self, _env: Env, output: info::Rows) -> Result<ScanJs> {
         Ok(ScanJs(output))
     }
 }
@@ -135,12 +134,12 @@ impl Task for Noop {
 /// with nothing cached, as on the first `/resume` of a process).
 #[napi]
 pub fn clear_scan_cache() {
-    listing::clear_cache();
+    info::clear_cache();
 }
 
-/// `[rows, ...blocks]` of an `InfoScanner.take` call (see `listing::Rows`): the row JSON, and
+/// `[rows, ...blocks]` of an `InfoScanner.take` call (see `info::Rows`): the row JSON, and
 /// the blocks of texts as strings, without a copy where the host allows.
-pub struct ScanJs(listing::Rows);
+pub struct ScanJs(info::Rows);
 
 impl TypeName for ScanJs {
     fn type_name() -> &'static str {
@@ -153,14 +152,14 @@ impl TypeName for ScanJs {
 
 impl ToNapiValue for ScanJs {
     unsafe fn to_napi_value(env: napi::sys::napi_env, val: Self) -> Result<napi::sys::napi_value> {
-        let listing::Rows { json, blocks, .. } = val.0;
+        let info::Rows { json, blocks, .. } = val.0;
         // SAFETY: Node-API calls on the current env (this conversion's contract).
         unsafe {
             let mut out = vec![String::to_napi_value(env, json)?];
             for block in blocks {
                 out.push(match block {
-                    listing::Block::Latin1(b) => external_string(env, SharedUnits(b))?,
-                    listing::Block::Utf16(u) => external_string(env, SharedUnits(u))?,
+                    info::Block::Latin1(b) => external_string(env, SharedUnits(b))?,
+                    info::Block::Utf16(u) => external_string(env, SharedUnits(u))?,
                 });
             }
             js_array(env, &out)
@@ -168,17 +167,17 @@ impl ToNapiValue for ScanJs {
     }
 }
 
-/// Starts reading the listing index of `dirs` in the background (see `list_index::preload`),
+/// Starts reading the listing index of `dirs` in the background (see `index::preload`),
 /// while the facade reads and sorts the folders.
 #[napi]
 pub fn preload_index(dirs: Vec<String>) {
-    crate::list_index::preload(dirs.into_iter().map(std::path::PathBuf::from).collect());
+    index::preload(dirs.into_iter().map(std::path::PathBuf::from).collect());
 }
 
 /// `stat(path).mtimeMs` per path; NaN where stat fails.
 #[napi]
 pub fn mtimes(paths: Vec<String>) -> Vec<f64> {
-    paths.iter().map(|p| std::fs::metadata(p).map(|m| listing::mtime_ms(&m)).unwrap_or(f64::NAN)).collect()
+    paths.iter().map(|p| std::fs::metadata(p).map(|m| info::mtime_ms(&m)).unwrap_or(f64::NAN)).collect()
 }
 
 /// `.jsonl` paths of `dir` sorted by mtime, newest first, the first `limit` of them (see

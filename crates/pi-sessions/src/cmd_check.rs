@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use pi_session_native::entry::{Key, Skeleton};
 use pi_session_native::header;
 use pi_session_native::json;
-use pi_session_native::listing::mtime_ms;
+use pi_session_native::listing::info::mtime_ms;
 use pi_session_native::store::{self, WriteMode};
 use pi_session_native::tree::Tree;
 

@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 
 use pi_session_native::json::Kind;
-use pi_session_native::list_index;
-use pi_session_native::listing::{self, Row as ScanRow, Units};
+use pi_session_native::listing::info::{Row as ScanRow, Units};
+use pi_session_native::listing::{self, index};
 
 use super::args::LsArgs;
 use super::fmt::{self, date_value};
@@ -54,7 +54,7 @@ struct Row<'a> {
 /// listing index the addon keeps (`list_index`): an unchanged file is not read again, by
 /// this command or by pi.
 pub fn info(path: &Path) -> Option<Listed> {
-    let row = listing::row_of(&path.to_string_lossy(), &AtomicBool::new(false));
+    let row = listing::info::row_of(&path.to_string_lossy(), &AtomicBool::new(false));
     let basic = match &*row {
         ScanRow::Null => return None,
         ScanRow::Info { head, first, .. } => Basic::from_row(head, first.units())?,
@@ -70,7 +70,7 @@ pub fn info(path: &Path) -> Option<Listed> {
     let modified = match basic.last_activity {
         Some(a) if a > 0.0 => a,
         _ if !header_time.is_nan() => header_time,
-        _ => listing::mtime_ms(&meta),
+        _ => listing::info::mtime_ms(&meta),
     };
     Some(Listed {
         path: path.to_path_buf(),
@@ -98,7 +98,7 @@ struct Basic {
 
 impl Basic {
     /// From the core's row: `head` is `[header,name|null,count,lastActivity|null,[pendingTimes],`
-    /// (see `listing::Row`), `first` the decoded first message.
+    /// (see `listing::info::Row`), `first` the decoded first message.
     fn from_row(head: &str, first: Units) -> Option<Basic> {
         let array = format!("{head}0]");
         let row = J::parse(array.as_bytes())?;
@@ -226,7 +226,7 @@ pub fn list(ctx: &Ctx, scope: &paths::Scope) -> Vec<Listed> {
     }
     let infos = super::work::map(&files, ctx.jobs, "scanning", |p| info(p));
     // Every session file of the scope's folders was seen: their indexes can be written.
-    list_index::finish_listing(&files.iter().map(|p| p.to_string_lossy().into_owned()).collect::<Vec<_>>());
+    index::finish_listing(&files.iter().map(|p| p.to_string_lossy().into_owned()).collect::<Vec<_>>());
     let mut out: Vec<Listed> = infos.into_iter().flatten().collect();
     if let Some(want) = scope.cwd_filter() {
         out.retain(|s| paths::cwd_matches(Some(&s.cwd), want, &ctx.cwd));

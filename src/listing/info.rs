@@ -706,7 +706,7 @@ impl Scanner {
     pub fn finish(&self) {
         let sh = &self.shared;
         if sh.done.load(Ordering::Acquire) == sh.paths.len() && !sh.cancelled() {
-            crate::list_index::finish_listing(&sh.paths);
+            crate::listing::index::finish_listing(&sh.paths);
         }
     }
 
@@ -796,7 +796,7 @@ impl Shared {
 
 /// Forgets every row kept in memory (the benchmark times listings with nothing cached).
 pub fn clear_cache() {
-    crate::list_index::clear_memory();
+    crate::listing::index::clear_memory();
 }
 
 /// The row of one file: from the listing index (see `list_index`), or scanned (and
@@ -805,7 +805,7 @@ pub fn clear_cache() {
 pub fn row_of(path: &str, abort: &AtomicBool) -> std::sync::Arc<Row> {
     let path = Path::new(path);
     let before = crate::platform::stamp(path);
-    if let Some(row) = before.as_ref().and_then(|st| crate::list_index::row(path, st)) {
+    if let Some(row) = before.as_ref().and_then(|st| crate::listing::index::row(path, st)) {
         return row;
     }
     let (info, header) = scan_info_and_header(path, abort);
@@ -813,7 +813,7 @@ pub fn row_of(path: &str, abort: &AtomicBool) -> std::sync::Arc<Row> {
     if let (false, Some(before)) = (abort.load(Ordering::Relaxed), before) {
         // The header too: discovery (`findById`) then reads no file the listing has seen.
         if let Some(after) = crate::platform::stamp(path) {
-            crate::list_index::record(path, &before, &after, Some(row.clone()), header.as_ref());
+            crate::listing::index::record(path, &before, &after, Some(row.clone()), header.as_ref());
         }
     }
     row

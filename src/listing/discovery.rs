@@ -6,8 +6,7 @@ use std::path::{Path, PathBuf};
 
 use crate::entry::{Key, Skeleton};
 use crate::header::HeaderScan;
-use crate::list_index;
-use crate::listing;
+use crate::listing::{index, info};
 use crate::platform::{self, FileStamp, name_bytes};
 
 /// The `.jsonl` files of `dir` sorted by mtime, newest first (equal times keep readdir's
@@ -31,8 +30,8 @@ pub fn headers_with_id(dir: &Path, id: &Key) -> Option<Vec<(PathBuf, String)>> {
     // listing index (its disk part too: a folder's headers are worth one read of it).
     let files = platform::jsonl_stats(dir).ok()?;
     let paths: Vec<(PathBuf, Option<FileStamp>)> = files.into_iter().map(|(n, st)| (dir.join(n), st)).collect();
-    let found = listing::par_map(&paths, |(p, st)| {
-        let Ok(HeaderScan::Header(line)) = list_index::read_header_stamped(p, *st, true) else { return None };
+    let found = info::par_map(&paths, |(p, st)| {
+        let Ok(HeaderScan::Header(line)) = index::read_header_stamped(p, *st, true) else { return None };
         let sk = Skeleton::parse_line(line.as_bytes(), &mut 0)?;
         sk.id.strict_eq(id).then_some(line)
     });
