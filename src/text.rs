@@ -1,5 +1,5 @@
 //! UTF-16 to UTF-8, for text that crosses from JS (appended lines); UTF-16 to WTF-8 and
-//! back, for texts the listing index stores (`list_index`); and UTF-8 to ASCII with
+//! back, for texts the listing index stores (`listing::index`); and UTF-8 to ASCII with
 //! `\uXXXX` escapes, for the lines handed to JS (`lines`, `splice`).
 //!
 //! Node-API hands a string over as UTF-8 through V8's `WriteUtf8`, which encodes one

@@ -303,8 +303,8 @@ unsafe extern "C" fn free_external<T, O: AsRef<[T]>>(
     EXTERNAL_BYTES.fetch_sub(std::mem::size_of_val(units.as_ref().as_ref()), Ordering::Relaxed);
 }
 
-/// A shared block's units as an external string's owner (see `listing::info::Block`): the string
-/// keeps the block alive, not a copy of it.
+/// A shared block's units as an external string's owner (see `listing::rows::Block`): the
+/// string keeps the block alive, not a copy of it.
 pub struct SharedUnits<T>(pub std::sync::Arc<Vec<T>>);
 
 impl<T> AsRef<[T]> for SharedUnits<T> {

@@ -10,7 +10,7 @@ use napi_derive::napi;
 
 use super::ffi::{SharedUnits, external_string, guard, js_array};
 use crate::entry::Key;
-use crate::listing::{discovery, index, info};
+use crate::listing::{discovery, index, info, rows, scanner};
 
 /// Cancels a running listing scan.
 #[napi]
@@ -38,27 +38,27 @@ impl Default for AbortFlag {
 }
 
 /// Scans `SessionInfo` material of many files ahead of the facade (see
-/// `info::Scanner`), which takes the rows batch by batch.
+/// `scanner::Scanner`), which takes the rows batch by batch.
 #[napi]
 pub struct InfoScanner {
-    scanner: Arc<info::Scanner>,
+    scanner: Arc<scanner::Scanner>,
 }
 
 #[napi]
 impl InfoScanner {
     #[napi(constructor)]
     pub fn new(paths: Vec<String>, abort: &AbortFlag) -> Self {
-        InfoScanner { scanner: Arc::new(info::Scanner::start(paths, abort.flag.clone())) }
+        InfoScanner { scanner: Arc::new(scanner::Scanner::start(paths, abort.flag.clone())) }
     }
 
     /// The rows of paths `start..end` and of those after it that are ready too (see
-    /// `info::Scanner::take_ready`, `info::Rows`), off the main thread.
+    /// `scanner::Scanner::take_ready`, `rows::Rows`), off the main thread.
     #[napi(ts_return_type = "Promise<[string, ...string[]]>")]
     pub fn take(&self, start: u32, end: u32) -> AsyncTask<ScanTake> {
         AsyncTask::new(ScanTake { scanner: self.scanner.clone(), start: start as usize, end: end as usize })
     }
 
-    /// After the last take: updates the listing index (see `info::Scanner::finish`), off
+    /// After the last take: updates the listing index (see `scanner::Scanner::finish`), off
     /// the main thread. The pending task keeps Node running until the index is written, so a
     /// process that exits right after its listing still leaves it for the next one.
     #[napi]
@@ -69,7 +69,7 @@ impl InfoScanner {
 
 /// `InfoScanner.finish`: updates the listing index once the listing is handed out.
 pub struct ScanFinish {
-    scanner: Arc<info::Scanner>,
+    scanner: Arc<scanner::Scanner>,
 }
 
 impl Task for ScanFinish {
@@ -89,20 +89,20 @@ impl Task for ScanFinish {
 }
 
 pub struct ScanTake {
-    scanner: Arc<info::Scanner>,
+    scanner: Arc<scanner::Scanner>,
     start: usize,
     end: usize,
 }
 
 impl Task for ScanTake {
-    type Output = info::Rows;
+    type Output = rows::Rows;
     type JsValue = ScanJs;
 
-    fn compute(&mut self) -> Result<info::Rows> {
+    fn compute(&mut self) -> Result<rows::Rows> {
         guard(|| Ok(self.scanner.take_ready(self.start..self.end)))
     }
 
-    fn resolve(&mut self, _env: Env, output: info::Rows) -> Result<ScanJs> {
+    fn resolve(&mut self, _env: Env, output: rows::Rows) -> Result<ScanJs> {
         Ok(ScanJs(output))
     }
 }
@@ -134,12 +134,12 @@ impl Task for Noop {
 /// with nothing cached, as on the first `/resume` of a process).
 #[napi]
 pub fn clear_scan_cache() {
-    info::clear_cache();
+    scanner::clear_cache();
 }
 
-/// `[rows, ...blocks]` of an `InfoScanner.take` call (see `info::Rows`): the row JSON, and
+/// `[rows, ...blocks]` of an `InfoScanner.take` call (see `rows::Rows`): the row JSON, and
 /// the blocks of texts as strings, without a copy where the host allows.
-pub struct ScanJs(info::Rows);
+pub struct ScanJs(rows::Rows);
 
 impl TypeName for ScanJs {
     fn type_name() -> &'static str {
@@ -152,14 +152,14 @@ impl TypeName for ScanJs {
 
 impl ToNapiValue for ScanJs {
     unsafe fn to_napi_value(env: napi::sys::napi_env, val: Self) -> Result<napi::sys::napi_value> {
-        let info::Rows { json, blocks, .. } = val.0;
+        let rows::Rows { json, blocks, .. } = val.0;
         // SAFETY: Node-API calls on the current env (this conversion's contract).
         unsafe {
             let mut out = vec![String::to_napi_value(env, json)?];
             for block in blocks {
                 out.push(match block {
-                    info::Block::Latin1(b) => external_string(env, SharedUnits(b))?,
-                    info::Block::Utf16(u) => external_string(env, SharedUnits(u))?,
+                    rows::Block::Latin1(b) => external_string(env, SharedUnits(b))?,
+                    rows::Block::Utf16(u) => external_string(env, SharedUnits(u))?,
                 });
             }
             js_array(env, &out)

@@ -31,7 +31,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
 use crate::header::HeaderScan;
-use crate::listing::info::{Block, Row, Text, Units};
+use crate::listing::rows::{Block, Row, Text, Units};
 use crate::platform::{FileStamp, FileState};
 
 /// How long after its last change (ctime) a file's row may be recorded: longer than any
@@ -379,7 +379,7 @@ pub fn clear_memory() {
 //
 // The table's unit counts are the frame's texts, end to end: a reader sizes one block per
 // kind for all frames up front and each frame decodes its texts straight into its part
-// (no copy, no growing; the blocks are what JS reads, see `listing::info::Block`).
+// (no copy, no growing; the blocks are what JS reads, see `listing::rows::Block`).
 
 const FRAME_BYTES: usize = 1 << 20;
 /// Units per block at most (`max_block_units`): V8's longest string, which JS gets each block as. A frame's
@@ -943,7 +943,7 @@ fn remove_stale_temps(dir: &Path) {
 mod tests {
     use super::*;
     use crate::json::Decoded;
-    use crate::listing::info::scan_rows;
+    use crate::listing::scanner::scan_rows;
     use std::sync::atomic::AtomicBool;
 
     fn entry(ino: u64, row: Option<Row>, header: Option<Option<&str>>) -> Entry {

@@ -4,3 +4,7 @@
 pub mod discovery;
 pub mod index;
 pub mod info;
+pub mod rows;
+pub mod scanner;
+#[cfg(test)]
+mod tests;

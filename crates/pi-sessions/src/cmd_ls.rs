@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 
 use pi_session_native::json::Kind;
-use pi_session_native::listing::info::{Row as ScanRow, Units};
+use pi_session_native::listing::rows::{Row as ScanRow, Units};
 use pi_session_native::listing::{self, index};
 
 use super::args::LsArgs;
@@ -51,10 +51,10 @@ struct Row<'a> {
 }
 
 /// `buildSessionInfo` for one file (`None`: not a session / unreadable), through the
-/// listing index the addon keeps (`list_index`): an unchanged file is not read again, by
+/// listing index the addon keeps (`listing::index`): an unchanged file is not read again, by
 /// this command or by pi.
 pub fn info(path: &Path) -> Option<Listed> {
-    let row = listing::info::row_of(&path.to_string_lossy(), &AtomicBool::new(false));
+    let row = listing::scanner::row_of(&path.to_string_lossy(), &AtomicBool::new(false));
     let basic = match &*row {
         ScanRow::Null => return None,
         ScanRow::Info { head, first, .. } => Basic::from_row(head, first.units())?,
@@ -98,7 +98,7 @@ struct Basic {
 
 impl Basic {
     /// From the core's row: `head` is `[header,name|null,count,lastActivity|null,[pendingTimes],`
-    /// (see `listing::info::Row`), `first` the decoded first message.
+    /// (see `listing::rows::Row`), `first` the decoded first message.
     fn from_row(head: &str, first: Units) -> Option<Basic> {
         let array = format!("{head}0]");
         let row = J::parse(array.as_bytes())?;

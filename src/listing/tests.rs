@@ -1,0 +1,251 @@
+//! Tests of the listing scan: `info`, `rows` and `scanner` together.
+
+use std::fs;
+use std::sync::atomic::AtomicBool;
+
+use crate::json::{self, Kind};
+use crate::listing::info::{InfoScan, scan_info};
+use crate::listing::rows::Row;
+use crate::listing::scanner::{Scanner, scan_rows};
+
+fn scan(content: &str) -> InfoScan {
+    let d = std::env::temp_dir().join(format!("psn-list-{}", uuid::Uuid::new_v4()));
+    fs::create_dir_all(&d).unwrap();
+    let p = d.join("x.jsonl");
+    fs::write(&p, content).unwrap();
+    scan_info(&p, &AtomicBool::new(false))
+}
+
+/// Writes one file per text in a fresh temp dir; returns their paths, in order.
+fn write_files(label: &str, texts: impl IntoIterator<Item = String>) -> Vec<String> {
+    let d = std::env::temp_dir().join(format!("psn-list-{label}-{}", uuid::Uuid::new_v4()));
+    fs::create_dir_all(&d).unwrap();
+    texts
+        .into_iter()
+        .enumerate()
+        .map(|(i, text)| {
+            let p = d.join(format!("{i}.jsonl"));
+            fs::write(&p, text).unwrap();
+            p.to_string_lossy().into_owned()
+        })
+        .collect()
+}
+
+/// A session of `messages` user messages of `chars` ASCII characters each.
+fn big_session(messages: usize, chars: usize) -> String {
+    let text = "a".repeat(chars);
+    let mut s =
+        String::from("{\"type\":\"session\",\"id\":\"s\",\"timestamp\":\"2024-01-01T00:00:00.000Z\",\"cwd\":\"/p\"}\n");
+    for i in 0..messages {
+        s.push_str(&format!(
+            "{{\"type\":\"message\",\"id\":\"m{i}\",\"message\":{{\"role\":\"user\",\"content\":\"{text}\"}}}}\n"
+        ));
+    }
+    s
+}
+
+/// Runs `f` with the listing's JS string limit at `units` on this thread.
+fn with_limit<R>(units: usize, f: impl FnOnce() -> R) -> R {
+    crate::text::TEST_JS_STRING_UNITS.with(|l| l.set(units));
+    let r = f();
+    crate::text::TEST_JS_STRING_UNITS.with(|l| l.set(crate::text::MAX_JS_STRING_UNITS));
+    r
+}
+
+#[test]
+fn texts_over_the_js_string_limit_make_the_row_null() {
+    assert_eq!(crate::text::MAX_JS_STRING_UNITS, 536_870_888);
+    with_limit(1000, || {
+        // Three messages of 400: each line fits in a JS string, the joined text does
+        // not (the reference's `join` throws inside its `try`: that file alone is
+        // `null`).
+        let scanned = scan(&big_session(3, 400));
+        let InfoScan::Info(i) = &scanned else { panic!("scanned: {scanned:?}") };
+        assert_eq!(i.message_count, 3);
+        assert_eq!(Row::new(&scanned), Row::Null);
+        // Joined with its space, 999 units: a row.
+        assert!(matches!(Row::new(&scan(&big_session(2, 499))), Row::Info { .. }));
+        assert_eq!(Row::new(&scan(&big_session(2, 500))), Row::Null);
+    });
+}
+
+#[test]
+fn a_line_over_the_js_string_limit_drops_the_session() {
+    with_limit(1000, || {
+        // One line longer than V8 can hold: the reference's readline throws outside its
+        // `try` (its process dies); the session drops out here.
+        let line = |s: &str| s.lines().nth(1).unwrap().len();
+        let over = big_session(1, 1000 - line(&big_session(1, 0)) + 1);
+        assert_eq!(line(&over), 1001);
+        assert_eq!(scan(&over), InfoScan::Null);
+        assert!(matches!(scan(&big_session(1, 1000 - line(&big_session(1, 0)))), InfoScan::Info(_)));
+        // A line as long in bytes but not in UTF-16 units is no such line.
+        let s = big_session(1, 0).replace("\"content\":\"\"", &format!("\"content\":\"{}\"", "é".repeat(480)));
+        assert!(line(&s) > 1000);
+        assert!(matches!(scan(&s), InfoScan::Info(_)));
+    });
+}
+
+#[test]
+fn basic_info() {
+    let InfoScan::Info(i) = scan(concat!(
+        "{\"type\":\"session\",\"id\":\"s\",\"timestamp\":\"2024-01-01T00:00:00.000Z\",\"cwd\":\"/p\"}\n",
+        "{\"type\":\"message\",\"id\":\"a\",\"timestamp\":\"2024-01-01T00:00:01.000Z\",\"message\":{\"role\":\"user\",\"content\":\"hello\"}}\r\n",
+        "{\"type\":\"message\",\"id\":\"b\",\"message\":{\"role\":\"assistant\",\"content\":[{\"type\":\"text\",\"text\":\"x\"},{\"type\":\"thinking\"},{\"type\":\"text\",\"text\":\"\"}],\"timestamp\":5}}\n",
+        "{\"type\":\"session_info\",\"name\":\" n \"}\n",
+    )) else {
+        panic!()
+    };
+    assert_eq!(i.message_count, 2);
+    assert_eq!(i.first_message, "hello");
+    assert_eq!(i.all_text, "hello x ");
+    assert_eq!(i.name.as_deref(), Some("\" n \""));
+    assert_eq!(i.last_activity, Some(1704067201000.0));
+}
+
+#[test]
+fn cached_rows_follow_file_changes() {
+    let d = std::env::temp_dir().join(format!("psn-list-cache-{}", uuid::Uuid::new_v4()));
+    fs::create_dir_all(&d).unwrap();
+    let p = d.join("s.jsonl");
+    let head = "{\"type\":\"session\",\"id\":\"s\"}\n";
+    let msg = "{\"type\":\"message\",\"message\":{\"role\":\"user\",\"content\":\"hi\"}}\n";
+    fs::write(&p, format!("{head}{msg}")).unwrap();
+    let paths = vec![p.to_string_lossy().into_owned()];
+    let no = AtomicBool::new(false);
+    let first = scan_rows(&paths, &no);
+    assert!(first.json.contains(",1,"), "{first:?}");
+    assert!(first.rendered[0].contains("«hi»«hi»"), "{first:?}"); // firstMessage, allMessagesText
+    let again = scan_rows(&paths, &no);
+    // (The texts may come back in a shared block: compare them, not where they are.)
+    assert_eq!(again.rendered, first.rendered);
+    fs::write(&p, format!("{head}{msg}{msg}")).unwrap();
+    let second = scan_rows(&paths, &no);
+    assert!(second.json.contains(",2,"), "an appended file is scanned again: {second:?}");
+    assert!(second.rendered[0].contains("«hi»«hi hi»"), "{second:?}");
+}
+
+#[test]
+fn rows_carry_decoded_texts() {
+    let head = "{\"type\":\"session\",\"id\":\"s\"}\n";
+    let msg = |role: &str, text: &str| {
+        format!("{{\"type\":\"message\",\"message\":{{\"role\":\"{role}\",\"content\":\"{text}\"}}}}\n")
+    };
+    let paths = write_files(
+        "rows",
+        [
+            format!("{head}{}{}", msg("assistant", "caf\u{e9} \\n"), msg("user", "q\\\"")),
+            "not a session\n".to_string(),
+            format!("{head}{}", msg("user", "\u{2192} \\ud83d\\ude00")),
+            head.to_string(),
+        ],
+    );
+    let rows = scan_rows(&paths, &AtomicBool::new(false));
+    // firstMessage and allMessagesText: `q"` and `café \n q"` (Latin-1), then `→ 😀`
+    // twice (UTF-16), then two empty texts; the second file is not a session.
+    let r = &rows.rendered;
+    assert!(r[0].contains("«q\"»«café \n q\"»"), "{r:?}");
+    assert_eq!(r[1], "Null");
+    assert!(r[2].contains("«\u{2192} \u{1f600}»«\u{2192} \u{1f600}»"), "{r:?}");
+    assert!(r[3].contains("«»«»"), "{r:?}");
+    // Each text is a block of its own (`which` 0, 1, …: JS gets it as one string);
+    // an empty one is no block.
+    let json = rows.json;
+    assert_eq!(rows.blocks.len(), 4);
+    assert!(json.starts_with("[[{\"type\":\"session\",\"id\":\"s\"},null,2,null,[],0,0,2,1,0,9,"), "{json}");
+    assert!(json.contains("],null,[{\"type\":\"session\",\"id\":\"s\"},null,1,null,[],2,0,4,3,0,4,"), "{json}");
+    assert!(json.contains("],[{\"type\":\"session\",\"id\":\"s\"},null,0,null,[],0,0,0,0,0,0,"), "{json}");
+    assert!(json.ends_with("]]"), "{json}");
+}
+
+#[test]
+fn scanner_batches_and_abort() {
+    let paths = write_files(
+        "scanner",
+        (0..7).map(|i| {
+            let msg =
+                format!("{{\"type\":\"message\",\"message\":{{\"role\":\"user\",\"content\":\"m{i} \u{2192}\"}}}}");
+            if i == 3 { "junk\n".to_string() } else { format!("{{\"type\":\"session\",\"id\":\"{i}\"}}\n{msg}\n") }
+        }),
+    );
+    // Batch by batch, the same rows as all at once (each batch's texts start at 0).
+    let whole = scan_rows(&paths, &AtomicBool::new(false));
+    let scanner = Scanner::start(paths.clone(), std::sync::Arc::new(AtomicBool::new(false)));
+    let kinds = |json: &str| {
+        let v = json::parse_document(json.as_bytes()).unwrap();
+        let mut kinds = Vec::new();
+        json::for_each_element(json.as_bytes(), v, |e| kinds.push(e.kind));
+        kinds
+    };
+    let (mut texts, mut rows) = (Vec::new(), Vec::new());
+    for range in [0..3, 3..5, 5..7] {
+        let batch = scanner.take(range.clone());
+        texts.extend(batch.rendered);
+        rows.extend(kinds(&batch.json));
+    }
+    assert_eq!(texts, whole.rendered);
+    assert_eq!(rows, kinds(&whole.json));
+    assert_eq!(rows.iter().filter(|&&k| k == Kind::Null).count(), 1, "{rows:?}"); // the junk file
+    // Aborted before it starts: every row is null, and nothing waits forever.
+    let rows = Scanner::start(paths.clone(), std::sync::Arc::new(AtomicBool::new(true))).take(0..7);
+    assert_eq!(rows.json, "[null,null,null,null,null,null,null]");
+    // Past the end, or empty.
+    assert_eq!(scanner.take(6..100).json, "[null]");
+    assert_eq!(Scanner::start(Vec::new(), std::sync::Arc::new(AtomicBool::new(false))).take(0..0).json, "[]");
+}
+
+#[test]
+fn scanner_stays_within_its_lookahead() {
+    let paths = write_files("ahead", (0..60).map(|i| format!("{{\"type\":\"session\",\"id\":\"{i}\"}}\n")));
+    let scanner = Scanner::start_with(paths.clone(), std::sync::Arc::new(AtomicBool::new(false)), 4);
+    let scanned = || scanner.shared.lock().rows.iter().filter(|r| r.is_some()).count();
+    std::thread::sleep(std::time::Duration::from_millis(100));
+    // Up to the lookahead, plus a file per thread that claimed one as it was reached.
+    assert!(scanned() <= 4 + 8, "{} rows scanned before any was taken", scanned());
+    let first = scanner.take(0..10);
+    assert_eq!(first.json.matches("\"type\":\"session\"").count(), 10);
+    let rest = scanner.take(10..60);
+    assert_eq!(rest.json.matches("\"type\":\"session\"").count(), 50);
+    // Dropping a scanner whose threads wait for a reader ends them.
+    let idle = Scanner::start_with(paths, std::sync::Arc::new(AtomicBool::new(false)), 1);
+    let shared = idle.shared.clone();
+    drop(idle);
+    for _ in 0..100 {
+        if shared.lock().running == 0 {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    assert_eq!(shared.lock().running, 0);
+}
+
+#[test]
+fn a_greedy_take_gets_every_ready_row_also_once_the_workers_are_done() {
+    let paths = write_files("greedy", (0..50).map(|i| format!("{{\"type\":\"session\",\"id\":\"{i}\"}}\n")));
+    let scanner = Scanner::start(paths, std::sync::Arc::new(AtomicBool::new(false)));
+    for _ in 0..500 {
+        if scanner.shared.lock().running == 0 {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    assert_eq!(scanner.shared.lock().running, 0, "the workers finished");
+    // One call for all of them, not one per batch.
+    let rows = scanner.take_ready(0..3);
+    assert_eq!(rows.json.matches("\"type\":\"session\"").count(), 50);
+    assert_eq!(scanner.take_ready(50..53).json, "[]");
+}
+
+#[test]
+fn odd_shapes() {
+    assert_eq!(scan("{\"type\":\"message\"}\n"), InfoScan::Null);
+    assert_eq!(scan(""), InfoScan::Null);
+    assert_eq!(scan("{\"type\":\"session\"}\n{\"type\":\"message\",\"message\":null}\n"), InfoScan::Null);
+    assert_eq!(scan("{\"type\":\"session\"}\n{\"type\":\"session_info\",\"name\":5}\n"), InfoScan::Null);
+    assert_eq!(
+        scan(
+            "{\"type\":\"session\"}\n{\"type\":\"message\",\"message\":{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":1}]}}\n"
+        ),
+        InfoScan::Fallback
+    );
+}
