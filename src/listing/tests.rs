@@ -249,3 +249,147 @@ fn odd_shapes() {
         InfoScan::Fallback
     );
 }
+
+/// The listing index (`index`) under listings (`scanner`).
+mod index {
+    use std::ffi::OsString;
+    use std::fs;
+    use std::io::Write;
+    use std::path::Path;
+    use std::sync::atomic::AtomicBool;
+
+    use crate::header::HeaderScan;
+    use crate::listing::index::disk::read_index;
+    use crate::listing::index::{TEST_SETTLE_NS, clear_memory, header, index_dir, index_file, row};
+    use crate::listing::rows::Row;
+    use crate::listing::scanner::scan_rows;
+    use crate::platform::FileStamp;
+
+    fn session(text: &str) -> String {
+        format!(
+            "{{\"type\":\"session\",\"version\":3,\"id\":\"s\",\"timestamp\":\"2024-01-01T00:00:00.000Z\",\"cwd\":\"/p\"}}\n\
+             {{\"type\":\"message\",\"id\":\"m\",\"parentId\":null,\"timestamp\":\"2024-01-01T00:00:01.000Z\",\
+             \"message\":{{\"role\":\"user\",\"content\":\"{text}\"}}}}\n"
+        )
+    }
+
+    fn stamp(p: &str) -> FileStamp {
+        crate::platform::stamp(Path::new(p)).unwrap()
+    }
+
+    fn rows(paths: &[String]) -> Vec<String> {
+        scan_rows(paths, &AtomicBool::new(false)).rendered
+    }
+
+    /// Settling, the disk index across a "fresh process" (memory cleared), every kind of
+    /// change, a damaged or foreign index file. One test: the settle time is global.
+    #[test]
+    fn rows_persist_and_follow_every_change() {
+        let dir = std::env::temp_dir().join(format!("psn-index-rows-{}", uuid::Uuid::new_v4()));
+        fs::create_dir_all(&dir).unwrap();
+        let paths: Vec<String> = (0..3)
+            .map(|i| {
+                let p = dir.join(format!("{i}.jsonl"));
+                fs::write(&p, session(&format!("hello {i}"))).unwrap();
+                p.to_string_lossy().into_owned()
+            })
+            .collect();
+        let index = index_file(&index_dir().unwrap(), &dir).unwrap();
+        let fresh = rows(&paths);
+
+        // Files changed just now are not recorded (rule 2).
+        TEST_SETTLE_NS.store(i64::MAX, std::sync::atomic::Ordering::Relaxed);
+        clear_memory();
+        assert_eq!(rows(&paths), fresh);
+        assert!(row(Path::new(&paths[0]), &stamp(&paths[0])).is_none());
+        assert!(!index.exists());
+
+        TEST_SETTLE_NS.store(0, std::sync::atomic::Ordering::Relaxed);
+        assert_eq!(rows(&paths), fresh);
+        assert!(index.exists(), "the last batch waits for the index");
+        clear_memory(); // a fresh process
+        let from_disk = row(Path::new(&paths[1]), &stamp(&paths[1])).expect("row from the disk index");
+        assert_eq!(
+            format!("{from_disk:?}"),
+            format!("{:?}", Row::new(&crate::listing::info::scan_info(Path::new(&paths[1]), &AtomicBool::new(false))))
+        );
+        assert!(matches!(header(Path::new(&paths[1]), &stamp(&paths[1]), true), Some(HeaderScan::Header(_))));
+        assert_eq!(rows(&paths), fresh);
+
+        // Appended, rewritten with the same size, replaced by a rename, truncated: each
+        // misses, and the listing shows the new content.
+        type Change = (&'static str, fn(&str), &'static str);
+        let changes: [Change; 4] = [
+            (
+                "append",
+                |p| {
+                    let mut f = fs::OpenOptions::new().append(true).open(p).unwrap();
+                    f.write_all(b"{\"type\":\"session_info\",\"id\":\"n\",\"parentId\":\"m\",\"timestamp\":\"2024-01-01T00:00:02.000Z\",\"name\":\"N1\"}\n").unwrap();
+                },
+                "\"N1\"",
+            ),
+            (
+                "same size, mtime set back",
+                |p| {
+                    let old = fs::metadata(p).unwrap().modified().unwrap();
+                    fs::write(p, fs::read_to_string(p).unwrap().replace("hello", "HELLO")).unwrap();
+                    fs::File::options().write(true).open(p).unwrap().set_modified(old).unwrap();
+                },
+                "HELLO 2",
+            ),
+            (
+                "replaced by a rename",
+                |p| {
+                    let tmp = format!("{p}.new");
+                    fs::write(&tmp, fs::read_to_string(p).unwrap().replace("HELLO", "howdy")).unwrap();
+                    fs::rename(&tmp, p).unwrap();
+                },
+                "howdy 2",
+            ),
+            (
+                "truncated",
+                |p| {
+                    fs::OpenOptions::new().write(true).open(p).unwrap().set_len(10).unwrap();
+                },
+                "\nNull",
+            ),
+        ];
+        for (i, (what, change, shows)) in changes.into_iter().enumerate() {
+            let before = stamp(&paths[2]);
+            change(&paths[2]);
+            assert_ne!(stamp(&paths[2]).state, before.state, "{what}");
+            if i % 2 == 0 {
+                clear_memory(); // a fresh process, with the index of the old state on disk
+            }
+            assert!(row(Path::new(&paths[2]), &stamp(&paths[2])).is_none(), "{what}");
+            let now = rows(&paths);
+            let text = now.join("\n");
+            assert!(text.contains(shows), "{what}: {text}");
+            assert!(row(Path::new(&paths[2]), &stamp(&paths[2])).is_some(), "{what}: recorded");
+        }
+
+        // A deleted file leaves the index with the next listing.
+        fs::remove_file(&paths[2]).unwrap();
+        rows(&paths[..2]);
+        let names: Vec<OsString> = read_index(&index, &dir).unwrap().into_iter().map(|e| e.0).collect();
+        assert_eq!(names, [OsString::from("0.jsonl"), OsString::from("1.jsonl")]);
+
+        // Damaged, or another user's: ignored, and rebuilt by the next listing.
+        let good = fs::read(&index).unwrap();
+        fs::write(&index, &good[..good.len() / 2]).unwrap();
+        clear_memory();
+        assert!(row(Path::new(&paths[0]), &stamp(&paths[0])).is_none());
+        assert_eq!(rows(&paths[..2]), rows(&paths[..2]));
+        clear_memory();
+        assert!(row(Path::new(&paths[0]), &stamp(&paths[0])).is_some(), "rebuilt");
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            assert_eq!(fs::metadata(&index).unwrap().permissions().mode() & 0o777, 0o600, "this user's only");
+            std::os::unix::fs::chown(&index, Some(12345), None).unwrap();
+            clear_memory();
+            assert!(row(Path::new(&paths[0]), &stamp(&paths[0])).is_none(), "another user's index");
+        }
+        TEST_SETTLE_NS.store(-1, std::sync::atomic::Ordering::Relaxed);
+    }
+}

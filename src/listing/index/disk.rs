@@ -1,46 +1,36 @@
-//! The listing index: what `list`/`listAll` need of each session file (its `SessionInfo`
-//! row) and what discovery needs (its header line), kept in memory for this process and
-//! on disk for the next one. A fresh `pi --resume` then stats each file and reads one small
-//! file per folder instead of every byte of every session.
+//! The listing index on disk: one file per folder, its format, and reading and writing it.
 //!
-//! It can never give a wrong answer, by three rules:
-//! 1. **A row is used only for the file state it was made from.** Each row carries the
-//!    file's device, inode, size, mtime and ctime to the nanosecond ([`FileState`]); a
-//!    lookup with any other state misses, and the file is scanned again.
-//! 2. **A row is recorded only when that state is settled.** The file is stat'ed before
-//!    and after it is read, and the row is kept only when both agree and the file's ctime
-//!    is more than [`SETTLE_NS`] in the past: a change within the same timestamp tick
-//!    would otherwise leave the state as it was (the "racy git" problem). The file being
-//!    written right now is simply scanned each time.
-//! 3. **An index file is trusted whole or not at all.** It is read only when its magic,
-//!    format version, producer version, folder path and owner match, and its zstd frame
-//!    decodes with a valid checksum to exactly the recorded length, and every record
-//!    parses within bounds. Anything else (missing, damaged, truncated, another version,
-//!    another user's file) is ignored and rebuilt. Writes go to a temp file renamed over
-//!    the old one, so a reader sees one whole index or the previous one; when two processes
-//!    list at once the last rename wins, and either index holds only rule-1 rows.
+//! The file format. All integers little-endian.
 //!
-//! A folder's index is `<cache dir>/<hash of the folder path>.idx`; see [`index_dir`].
-//! Failing to write it (read-only, full disk) costs speed, never an answer.
+//!   magic "PSNLIDX\0" | format u32 | producer: u16 len + bytes | folder: u32 len + bytes
+//!   | frame count u32 | per frame: raw length u64, compressed length u64, Latin-1 units
+//!     u64, UTF-16 units u64 | the frames
+//!
+//! Each frame is one zstd frame with a content checksum, of about `FRAME_BYTES` of records
+//! (frames are read and decompressed in parallel; smaller ones also decompress faster in
+//! cache). A frame's records: count u32, then per file:
+//!   name: u32 len + bytes | dev u64 | ino u64 | size u64 | mtime i64 + u32 ns
+//!   | ctime i64 + u32 ns
+//!   | header: u8 0 unknown / 1 not a header / 2 header + str / 3 none in the first MiB
+//!   | row: u8 0 unknown / 1 null / 2 fallback / 3 info + str head + text first
+//!     + text all + str tail
+//!   str: u32 byte length + UTF-8; text: u8 0 Latin-1 + u32 length + the bytes, or
+//!   u8 1 UTF-16 + u32 units + u32 length + the units as WTF-8 (half the bytes of UTF-16
+//!   for the mostly ASCII texts of sessions, so half the decompression).
+//!
+//! The table's unit counts are the frame's texts, end to end: a reader sizes one block per
+//! kind for all frames up front and each frame decodes its texts straight into its part
+//! (no copy, no growing; the blocks are what JS reads, see `listing::rows::Block`).
 
-use std::collections::HashMap;
 use std::ffi::OsString;
 use std::fs;
 use std::io::Write;
-use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
+use std::path::Path;
+use std::sync::{Arc, Mutex};
 
-use crate::header::HeaderScan;
+use crate::listing::index::entry::{Entry, Head};
 use crate::listing::rows::{Block, Row, Text, Units};
-use crate::platform::{FileStamp, FileState};
-
-/// How long after its last change (ctime) a file's row may be recorded: longer than any
-/// file system's timestamp granularity, with room for some clock skew. Tests shorten it
-/// with `PI_SESSION_NATIVE_INDEX_SETTLE_MS` (a file's ctime cannot be set back).
-pub const SETTLE_NS: i128 = 2_000_000_000;
-
-/// The in-memory rows kept between listings, over all folders (the disk index keeps all).
-const MAX_MEMORY_BYTES: usize = 64 << 20;
+use crate::platform::FileState;
 
 const MAGIC: &[u8; 8] = b"PSNLIDX\0";
 const FORMAT: u32 = 2;
@@ -49,337 +39,6 @@ const PRODUCER: &str = concat!("pi-session-native ", env!("CARGO_PKG_VERSION"));
 const ZSTD_LEVEL: i32 = 3;
 /// A damaged length must not make a reader allocate without bound.
 const MAX_RAW_BYTES: u64 = 4 << 30;
-
-/// What is known of one file, for one state of it.
-#[derive(Clone, Debug)]
-struct Entry {
-    state: FileState,
-    row: Option<Arc<Row>>,
-    /// The header scan (`None`: not made).
-    header: Option<Head>,
-}
-
-/// A `HeaderScan` as kept: it depends only on the file's bytes, like the row.
-#[derive(Clone, Debug)]
-enum Head {
-    Line(Arc<str>),
-    NotHeader,
-    LimitExceeded,
-}
-
-impl Head {
-    fn of(scan: &HeaderScan) -> Head {
-        match scan {
-            HeaderScan::Header(l) => Head::Line(Arc::from(l.as_str())),
-            HeaderScan::NotHeader => Head::NotHeader,
-            HeaderScan::LimitExceeded => Head::LimitExceeded,
-        }
-    }
-
-    fn scan(&self) -> HeaderScan {
-        match self {
-            Head::Line(l) => HeaderScan::Header(l.to_string()),
-            Head::NotHeader => HeaderScan::NotHeader,
-            Head::LimitExceeded => HeaderScan::LimitExceeded,
-        }
-    }
-
-    fn bytes(&self) -> usize {
-        if let Head::Line(l) = self { l.len() } else { 0 }
-    }
-}
-
-impl Entry {
-    fn bytes(&self) -> usize {
-        64 + self.row.as_ref().map_or(0, |r| r.bytes()) + self.header.as_ref().map_or(0, Head::bytes)
-    }
-}
-
-/// One folder's entries, by file name.
-#[derive(Default)]
-struct Folder {
-    entries: HashMap<OsString, Entry>,
-    /// Its disk index was read in this process (or there was none to read).
-    loaded: bool,
-    /// Entries changed since the disk index was read or written.
-    dirty: bool,
-    bytes: usize,
-    /// Held while the disk index is read.
-    gate: Arc<Mutex<()>>,
-}
-
-impl Folder {
-    fn insert(&mut self, name: OsString, entry: Entry) {
-        self.bytes += entry.bytes();
-        if let Some(old) = self.entries.insert(name, entry) {
-            self.bytes -= old.bytes();
-        }
-        self.dirty = true;
-    }
-}
-
-fn folders() -> MutexGuard<'static, HashMap<PathBuf, Folder>> {
-    static FOLDERS: OnceLock<Mutex<HashMap<PathBuf, Folder>>> = OnceLock::new();
-    FOLDERS.get_or_init(|| Mutex::new(HashMap::new())).lock().unwrap_or_else(|e| e.into_inner())
-}
-
-/// A path's folder (absolute: the same folder from another working directory is the
-/// same index) and file name.
-fn split(path: &Path) -> Option<(PathBuf, OsString)> {
-    let folder = path.parent()?;
-    let folder = if folder.is_absolute() { folder.to_path_buf() } else { std::path::absolute(folder).ok()? };
-    Some((folder, path.file_name()?.to_os_string()))
-}
-
-/// Where the disk index lives: `PI_SESSION_NATIVE_INDEX_DIR`, else the OS cache folder
-/// (`$XDG_CACHE_HOME` or `~/.cache` on Linux, `~/Library/Caches` on macOS, `%LOCALAPPDATA%`
-/// on Windows) joined with `pi-session-native`. `None` when `PI_SESSION_NATIVE_INDEX=0` or
-/// no such folder is known: the in-memory rows still work.
-pub fn index_dir() -> Option<PathBuf> {
-    let var = |k: &str| std::env::var_os(k).filter(|v| !v.is_empty());
-    if var("PI_SESSION_NATIVE_INDEX").is_some_and(|v| v == "0") {
-        return None;
-    }
-    if let Some(dir) = var("PI_SESSION_NATIVE_INDEX_DIR") {
-        return Some(PathBuf::from(dir));
-    }
-    if cfg!(test) {
-        // Unit tests never write to the user's cache.
-        return Some(std::env::temp_dir().join(format!("psn-index-test-{}", std::process::id())));
-    }
-    let absolute = |v: OsString| Some(PathBuf::from(v)).filter(|p| p.is_absolute());
-    let base = if cfg!(windows) {
-        var("LOCALAPPDATA").and_then(absolute)
-    } else if cfg!(target_os = "macos") {
-        var("HOME").and_then(absolute).map(|h| h.join("Library").join("Caches"))
-    } else {
-        var("XDG_CACHE_HOME").and_then(absolute).or_else(|| var("HOME").and_then(absolute).map(|h| h.join(".cache")))
-    };
-    base.map(|b| b.join("pi-session-native"))
-}
-
-/// The index file of `folder` inside `dir`; `None` when `dir` is the folder or inside it
-/// (the index never goes where pi and other tools look for sessions).
-fn index_file(dir: &Path, folder: &Path) -> Option<PathBuf> {
-    if dir.starts_with(folder) {
-        return None;
-    }
-    // FNV-1a: stable across builds and platforms (the folder path inside the file
-    // settles collisions).
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for &b in crate::platform::name_bytes(folder.as_os_str()).iter() {
-        h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
-    }
-    Some(dir.join(format!("{h:016x}.idx")))
-}
-
-/// Unit tests settle files at once (`-1`: as configured).
-#[cfg(test)]
-static TEST_SETTLE_NS: std::sync::atomic::AtomicI64 = std::sync::atomic::AtomicI64::new(-1);
-
-fn settle_ns() -> i128 {
-    #[cfg(test)]
-    if let n @ 0.. = TEST_SETTLE_NS.load(std::sync::atomic::Ordering::Relaxed) {
-        return i128::from(n);
-    }
-    std::env::var("PI_SESSION_NATIVE_INDEX_SETTLE_MS")
-        .ok()
-        .and_then(|v| v.parse::<i128>().ok())
-        .map_or(SETTLE_NS, |ms| ms * 1_000_000)
-}
-
-fn settled(state: &FileState) -> bool {
-    let settle = settle_ns();
-    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as i128);
-    let ctime = i128::from(state.ctime.0) * 1_000_000_000 + i128::from(state.ctime.1);
-    now - ctime > settle
-}
-
-/// Runs `f` on the entry of `path` if it has `state`, reading the folder's disk index
-/// first when `load` and this process has not read it yet.
-fn with_entry<R>(path: &Path, state: &FileState, load: bool, f: impl FnOnce(&Entry) -> Option<R>) -> Option<R> {
-    let (folder, name) = split(path)?;
-    if load {
-        ensure_loaded(&folder);
-    }
-    folders().get(&folder)?.entries.get(&name).filter(|e| e.state == *state).and_then(f)
-}
-
-/// Reads `folder`'s disk index into memory unless this process has. One thread reads a
-/// folder's index while others that need it wait; not under the global lock, so other
-/// folders' indexes are read at the same time.
-fn ensure_loaded(folder: &Path) {
-    let gate = {
-        let mut all = folders();
-        if all.get(folder).is_some_and(|f| f.loaded) {
-            return;
-        }
-        all.entry(folder.to_path_buf()).or_default().gate.clone()
-    };
-    let _reading = gate.lock().unwrap_or_else(|e| e.into_inner());
-    if folders().get(folder).is_some_and(|f| f.loaded) {
-        return;
-    }
-    let read = index_dir().and_then(|d| index_file(&d, folder)).and_then(|f| read_index(&f, folder));
-    let mut all = folders();
-    let slot = all.entry(folder.to_path_buf()).or_default();
-    slot.loaded = true;
-    for (name, entry) in read.unwrap_or_default() {
-        // Entries made in this process meanwhile are as good, and newer.
-        if !slot.entries.contains_key(&name) {
-            slot.bytes += entry.bytes();
-            slot.entries.insert(name, entry);
-        }
-    }
-}
-
-/// Starts reading the disk indexes of `folders` on a thread of its own, so that a listing
-/// finds them read (or being read) when its scan starts: the caller lists the folders
-/// meanwhile.
-pub fn preload(folders: Vec<PathBuf>) {
-    if index_dir().is_none() {
-        return;
-    }
-    let spawned = std::thread::Builder::new().name("pi-session-index".into()).spawn(move || {
-        for f in folders {
-            let f = if f.is_absolute() { f } else { std::path::absolute(&f).unwrap_or(f) };
-            let _ = std::panic::catch_unwind(|| ensure_loaded(&f));
-        }
-    });
-    // Without a thread the scan reads the index itself.
-    drop(spawned);
-}
-
-/// The listing row of `path` in `stamp`'s state, if known (from memory, or the folder's
-/// disk index, which is read once per process).
-pub fn row(path: &Path, stamp: &FileStamp) -> Option<Arc<Row>> {
-    with_entry(path, stamp.state.as_ref()?, true, |e| e.row.clone())
-}
-
-/// The header scan of `path` in `stamp`'s state, if known. `load`: read the folder's disk
-/// index if this process has not (worth it when many headers of one folder are wanted).
-pub fn header(path: &Path, stamp: &FileStamp, load: bool) -> Option<HeaderScan> {
-    with_entry(path, stamp.state.as_ref()?, load, |e| e.header.as_ref().map(Head::scan))
-}
-
-/// Records what was found of `path`, read while its state was `before` and found `after`
-/// (rule 2: kept only when both agree and the state is settled). Known parts of an entry
-/// for the same state are kept.
-pub fn record(path: &Path, before: &FileStamp, after: &FileStamp, row: Option<Arc<Row>>, header: Option<&HeaderScan>) {
-    let (Some(state), Some((folder, name))) = (before.state, split(path)) else { return };
-    if after.state != Some(state) || !settled(&state) {
-        return;
-    }
-    let header = header.map(Head::of);
-    let mut all = folders();
-    let slot = all.entry(folder).or_default();
-    let mut entry = match slot.entries.get(&name) {
-        Some(old) if old.state == state => old.clone(),
-        _ => Entry { state, row: None, header: None },
-    };
-    let changed = (row.is_some() && entry.row.is_none()) || (header.is_some() && entry.header.is_none());
-    if !changed {
-        return;
-    }
-    if row.is_some() {
-        entry.row = row;
-    }
-    if header.is_some() {
-        entry.header = header;
-    }
-    slot.insert(name, entry);
-}
-
-/// `header::read_header` through the listing index: a session's header never changes while
-/// its file does not, and discovery (`findById`, `continueRecent`) re-reads the same
-/// folders. A hit costs one `stat`.
-pub fn read_header_cached(path: &Path) -> crate::error::Result<HeaderScan> {
-    read_header_stamped(path, crate::platform::stamp(path), false)
-}
-
-/// `read_header_cached` with the file's stat already taken (`None`: it failed). `load`: read
-/// the folder's disk index first if this process has not (worth it for a whole folder).
-pub fn read_header_stamped(path: &Path, stat: Option<FileStamp>, load: bool) -> crate::error::Result<HeaderScan> {
-    if let Some(found) = stat.as_ref().and_then(|st| header(path, st, load)) {
-        return Ok(found);
-    }
-    let scan = crate::header::read_header(path)?;
-    if let (Some(before), Some(after)) = (stat, crate::platform::stamp(path)) {
-        record(path, &before, &after, None, Some(&scan));
-    }
-    Ok(scan)
-}
-
-/// After a listing of every session file of some folders (`paths`: all of them, no
-/// others of those folders): drops entries of files that are gone and writes each changed
-/// folder's disk index.
-pub fn finish_listing(paths: &[String]) {
-    let mut present: HashMap<PathBuf, std::collections::HashSet<OsString>> = HashMap::new();
-    for p in paths {
-        if let Some((folder, name)) = split(Path::new(p)) {
-            present.entry(folder).or_default().insert(name);
-        }
-    }
-    let dir = index_dir();
-    for (folder, names) in present {
-        let snapshot = {
-            let mut all = folders();
-            let Some(slot) = all.get_mut(&folder) else { continue };
-            let before = slot.entries.len();
-            slot.entries.retain(|n, _| names.contains(n));
-            if slot.entries.len() != before {
-                slot.dirty = true;
-                slot.bytes = slot.entries.values().map(Entry::bytes).sum();
-            }
-            if !slot.dirty {
-                continue;
-            }
-            slot.dirty = false;
-            let mut entries: Vec<(OsString, Entry)> =
-                slot.entries.iter().map(|(n, e)| (n.clone(), e.clone())).collect();
-            entries.sort_by(|a, b| a.0.cmp(&b.0));
-            entries
-        };
-        if let Some(file) = dir.as_deref().and_then(|d| index_file(d, &folder)) {
-            // Speed only: an index that cannot be written is read from the files next time.
-            let _ = write_index(&file, &folder, &snapshot);
-        }
-    }
-    let mut all = folders();
-    if all.values().map(|f| f.bytes).sum::<usize>() > MAX_MEMORY_BYTES {
-        // The disk index has them: the next listing reads it again.
-        all.retain(|_, f| f.dirty);
-    }
-}
-
-/// Forgets every in-memory entry (the benchmark times listings with nothing cached, or
-/// with the disk index only, as a fresh process has).
-pub fn clear_memory() {
-    folders().clear();
-}
-
-// -----------------------------------------------------------------------------
-// The file format. All integers little-endian.
-//
-//   magic "PSNLIDX\0" | format u32 | producer: u16 len + bytes | folder: u32 len + bytes
-//   | frame count u32 | per frame: raw length u64, compressed length u64, Latin-1 units
-//     u64, UTF-16 units u64 | the frames
-//
-// Each frame is one zstd frame with a content checksum, of about `FRAME_BYTES` of records
-// (frames are read and decompressed in parallel; smaller ones also decompress faster in
-// cache). A frame's records: count u32, then per file:
-//   name: u32 len + bytes | dev u64 | ino u64 | size u64 | mtime i64 + u32 ns
-//   | ctime i64 + u32 ns
-//   | header: u8 0 unknown / 1 not a header / 2 header + str / 3 none in the first MiB
-//   | row: u8 0 unknown / 1 null / 2 fallback / 3 info + str head + text first
-//     + text all + str tail
-//   str: u32 byte length + UTF-8; text: u8 0 Latin-1 + u32 length + the bytes, or
-//   u8 1 UTF-16 + u32 units + u32 length + the units as WTF-8 (half the bytes of UTF-16
-//   for the mostly ASCII texts of sessions, so half the decompression).
-//
-// The table's unit counts are the frame's texts, end to end: a reader sizes one block per
-// kind for all frames up front and each frame decodes its texts straight into its part
-// (no copy, no growing; the blocks are what JS reads, see `listing::rows::Block`).
 
 const FRAME_BYTES: usize = 1 << 20;
 /// Units per block at most (`max_block_units`): V8's longest string, which JS gets each block as. A frame's
@@ -871,7 +530,7 @@ fn frame_entries(raw: &[u8], fill: &mut Fill) -> Option<Vec<Parsed>> {
     r.0.is_empty().then_some(parsed)
 }
 
-fn read_index(file: &Path, folder: &Path) -> Option<Vec<(OsString, Entry)>> {
+pub(in crate::listing) fn read_index(file: &Path, folder: &Path) -> Option<Vec<(OsString, Entry)>> {
     let f = fs::File::open(file).ok()?;
     let meta = f.metadata().ok()?;
     if !owned_by_us(&meta) || meta.len() > MAX_RAW_BYTES {
@@ -895,7 +554,7 @@ fn owned_by_us(meta: &fs::Metadata) -> bool {
     }
 }
 
-fn write_index(file: &Path, folder: &Path, entries: &[(OsString, Entry)]) -> std::io::Result<()> {
+pub(super) fn write_index(file: &Path, folder: &Path, entries: &[(OsString, Entry)]) -> std::io::Result<()> {
     let dir = file.parent().ok_or_else(|| std::io::Error::other("no parent"))?;
     let mut builder = fs::DirBuilder::new();
     builder.recursive(true);
@@ -943,8 +602,6 @@ fn remove_stale_temps(dir: &Path) {
 mod tests {
     use super::*;
     use crate::json::Decoded;
-    use crate::listing::scanner::scan_rows;
-    use std::sync::atomic::AtomicBool;
 
     fn entry(ino: u64, row: Option<Row>, header: Option<Option<&str>>) -> Entry {
         let header = header.map(|h| h.map_or(Head::NotHeader, |l| Head::Line(Arc::from(l))));
@@ -1055,144 +712,6 @@ mod tests {
         let got = decode(&bytes[..], folder);
         crate::text::TEST_JS_STRING_UNITS.with(|l| l.set(crate::text::MAX_JS_STRING_UNITS));
         assert_eq!(debug(&got), debug(&Some(want)));
-    }
-
-    #[test]
-    fn the_index_is_never_inside_the_folder() {
-        let folder = Path::new("/s/sessions/--p--");
-        assert!(index_file(Path::new("/s/sessions/--p--"), folder).is_none());
-        assert!(index_file(Path::new("/s/sessions/--p--/cache"), folder).is_none());
-        let f = index_file(Path::new("/cache/psn"), folder).unwrap();
-        assert_eq!(f.parent().unwrap(), Path::new("/cache/psn"));
-        assert_ne!(f, index_file(Path::new("/cache/psn"), Path::new("/s/sessions/--q--")).unwrap());
-    }
-
-    fn session(text: &str) -> String {
-        format!(
-            "{{\"type\":\"session\",\"version\":3,\"id\":\"s\",\"timestamp\":\"2024-01-01T00:00:00.000Z\",\"cwd\":\"/p\"}}\n\
-             {{\"type\":\"message\",\"id\":\"m\",\"parentId\":null,\"timestamp\":\"2024-01-01T00:00:01.000Z\",\
-             \"message\":{{\"role\":\"user\",\"content\":\"{text}\"}}}}\n"
-        )
-    }
-
-    fn stamp(p: &str) -> FileStamp {
-        crate::platform::stamp(Path::new(p)).unwrap()
-    }
-
-    fn rows(paths: &[String]) -> Vec<String> {
-        scan_rows(paths, &AtomicBool::new(false)).rendered
-    }
-
-    /// Settling, the disk index across a "fresh process" (memory cleared), every kind of
-    /// change, a damaged or foreign index file. One test: the settle time is global.
-    #[test]
-    fn rows_persist_and_follow_every_change() {
-        let dir = std::env::temp_dir().join(format!("psn-index-rows-{}", uuid::Uuid::new_v4()));
-        fs::create_dir_all(&dir).unwrap();
-        let paths: Vec<String> = (0..3)
-            .map(|i| {
-                let p = dir.join(format!("{i}.jsonl"));
-                fs::write(&p, session(&format!("hello {i}"))).unwrap();
-                p.to_string_lossy().into_owned()
-            })
-            .collect();
-        let index = index_file(&index_dir().unwrap(), &dir).unwrap();
-        let fresh = rows(&paths);
-
-        // Files changed just now are not recorded (rule 2).
-        TEST_SETTLE_NS.store(i64::MAX, std::sync::atomic::Ordering::Relaxed);
-        clear_memory();
-        assert_eq!(rows(&paths), fresh);
-        assert!(row(Path::new(&paths[0]), &stamp(&paths[0])).is_none());
-        assert!(!index.exists());
-
-        TEST_SETTLE_NS.store(0, std::sync::atomic::Ordering::Relaxed);
-        assert_eq!(rows(&paths), fresh);
-        assert!(index.exists(), "the last batch waits for the index");
-        clear_memory(); // a fresh process
-        let from_disk = row(Path::new(&paths[1]), &stamp(&paths[1])).expect("row from the disk index");
-        assert_eq!(
-            format!("{from_disk:?}"),
-            format!("{:?}", Row::new(&crate::listing::info::scan_info(Path::new(&paths[1]), &AtomicBool::new(false))))
-        );
-        assert!(matches!(header(Path::new(&paths[1]), &stamp(&paths[1]), true), Some(HeaderScan::Header(_))));
-        assert_eq!(rows(&paths), fresh);
-
-        // Appended, rewritten with the same size, replaced by a rename, truncated: each
-        // misses, and the listing shows the new content.
-        type Change = (&'static str, fn(&str), &'static str);
-        let changes: [Change; 4] = [
-            (
-                "append",
-                |p| {
-                    let mut f = fs::OpenOptions::new().append(true).open(p).unwrap();
-                    f.write_all(b"{\"type\":\"session_info\",\"id\":\"n\",\"parentId\":\"m\",\"timestamp\":\"2024-01-01T00:00:02.000Z\",\"name\":\"N1\"}\n").unwrap();
-                },
-                "\"N1\"",
-            ),
-            (
-                "same size, mtime set back",
-                |p| {
-                    let old = fs::metadata(p).unwrap().modified().unwrap();
-                    fs::write(p, fs::read_to_string(p).unwrap().replace("hello", "HELLO")).unwrap();
-                    fs::File::options().write(true).open(p).unwrap().set_modified(old).unwrap();
-                },
-                "HELLO 2",
-            ),
-            (
-                "replaced by a rename",
-                |p| {
-                    let tmp = format!("{p}.new");
-                    fs::write(&tmp, fs::read_to_string(p).unwrap().replace("HELLO", "howdy")).unwrap();
-                    fs::rename(&tmp, p).unwrap();
-                },
-                "howdy 2",
-            ),
-            (
-                "truncated",
-                |p| {
-                    fs::OpenOptions::new().write(true).open(p).unwrap().set_len(10).unwrap();
-                },
-                "\nNull",
-            ),
-        ];
-        for (i, (what, change, shows)) in changes.into_iter().enumerate() {
-            let before = stamp(&paths[2]);
-            change(&paths[2]);
-            assert_ne!(stamp(&paths[2]).state, before.state, "{what}");
-            if i % 2 == 0 {
-                clear_memory(); // a fresh process, with the index of the old state on disk
-            }
-            assert!(row(Path::new(&paths[2]), &stamp(&paths[2])).is_none(), "{what}");
-            let now = rows(&paths);
-            let text = now.join("\n");
-            assert!(text.contains(shows), "{what}: {text}");
-            assert!(row(Path::new(&paths[2]), &stamp(&paths[2])).is_some(), "{what}: recorded");
-        }
-
-        // A deleted file leaves the index with the next listing.
-        fs::remove_file(&paths[2]).unwrap();
-        rows(&paths[..2]);
-        let names: Vec<OsString> = read_index(&index, &dir).unwrap().into_iter().map(|e| e.0).collect();
-        assert_eq!(names, [OsString::from("0.jsonl"), OsString::from("1.jsonl")]);
-
-        // Damaged, or another user's: ignored, and rebuilt by the next listing.
-        let good = fs::read(&index).unwrap();
-        fs::write(&index, &good[..good.len() / 2]).unwrap();
-        clear_memory();
-        assert!(row(Path::new(&paths[0]), &stamp(&paths[0])).is_none());
-        assert_eq!(rows(&paths[..2]), rows(&paths[..2]));
-        clear_memory();
-        assert!(row(Path::new(&paths[0]), &stamp(&paths[0])).is_some(), "rebuilt");
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::PermissionsExt;
-            assert_eq!(fs::metadata(&index).unwrap().permissions().mode() & 0o777, 0o600, "this user's only");
-            std::os::unix::fs::chown(&index, Some(12345), None).unwrap();
-            clear_memory();
-            assert!(row(Path::new(&paths[0]), &stamp(&paths[0])).is_none(), "another user's index");
-        }
-        TEST_SETTLE_NS.store(-1, std::sync::atomic::Ordering::Relaxed);
     }
 
     #[test]
