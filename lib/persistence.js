@@ -81,7 +81,8 @@ function readOpenHeader(path) {
 /**
  * Writes `forkFrom`'s copy of the loaded `source`: the new header, then every non-header
  * entry as JSON.stringify(JSON.parse(line)). Lines that are already canonical go through as
- * bytes; the rest are re-serialised here.
+ * bytes; the rest are re-serialised here. Returns the new file's core session where the core
+ * made it from the source's index (else undefined: the file is loaded).
  */
 function writeFork(path, header, source) {
   const positions = source.entries();
@@ -94,7 +95,7 @@ function writeFork(path, header, source) {
       overrideText.push(JSON.stringify(JSON.parse(source.line(positions[i]))));
     }
   }
-  call(() =>
+  const written = call(() =>
     binding.writeSessionFile(
       path,
       `${JSON.stringify(header)}\n`,
@@ -105,6 +106,7 @@ function writeFork(path, header, source) {
       true,
     ),
   );
+  return written ?? undefined;
 }
 
 module.exports = { SYNC_APPENDS, backupBeforeMigration, commitEntry, readOpenHeader, stringifyLines, writeFork };

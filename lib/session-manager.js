@@ -644,8 +644,8 @@ class SessionManager {
     if (!existsSync(dir)) mkdirSync(dir, { recursive: true });
     if (options?.id !== undefined) assertValidSessionId(options.id);
     const fresh = newSessionParts(dir, resolvedTargetCwd, resolvedSourcePath, options?.id ?? uuidv7());
-    persistence.writeFork(fresh.file, fresh.header, source);
-    return new SessionManager(resolvedTargetCwd, dir, fresh.file, true);
+    const written = persistence.writeFork(fresh.file, fresh.header, source);
+    return new SessionManager(resolvedTargetCwd, dir, fresh.file, true, undefined, written);
   }
 
   static findById(cwd, id, sessionDir) {

@@ -309,9 +309,11 @@ impl Session {
         Ok(checked.into_iter().map(|c| c == Some(true)).collect())
     }
 
-    /// Writes `prefix`, then each position's line (or its text in `overrides`), one per line,
-    /// as a new file at `path`, atomically (`forkFrom`). The loaded lines go file to file (see
-    /// `LineStore::write_to`): a fork costs about what copying the file costs.
+    /// Writes `prefix` (the new header line), then each position's line (or its text in
+    /// `overrides`), one per line, as a new file at `path`, atomically (`forkFrom`). The
+    /// loaded lines go file to file (see `LineStore::write_to`): a fork costs about what
+    /// copying the file costs. Returns the new file's session where it can be made without
+    /// reading the file again (see `indexed_copy`).
     pub fn write_lines(
         &self,
         path: &Path,
@@ -319,11 +321,11 @@ impl Session {
         positions: &[u32],
         overrides: &std::collections::HashMap<u32, &str>,
         mode: WriteMode,
-    ) -> Result<()> {
+    ) -> Result<Option<Session>> {
+        let replaced = |p| overrides.get(&p).map(|t| t.as_bytes());
         let mut missing = None;
         let len = store::write_file_with(path, mode, &mut |f| {
             std::io::Write::write_all(&mut &*f, prefix)?;
-            let replaced = |p| overrides.get(&p).map(|t| t.as_bytes());
             missing = self.store.write_to(positions, replaced, f)?.err();
             Ok(())
         })?;
@@ -331,7 +333,50 @@ impl Session {
             return Err(Error::Msg(format!("entry {p} has no stored line")));
         }
         own_writes::replaced(path, len);
-        Ok(())
+        self.indexed_copy(path, prefix, positions, replaced, len)
+    }
+
+    /// What `store::load` makes of the file `write_lines` wrote, from this session's index:
+    /// the same values line for line (a re-serialised line parses to the same value), so the
+    /// same skeletons, with the lines where they now lie. `None` for a file small enough to
+    /// be held in memory (reading it costs little), or a prefix that is not one header line.
+    fn indexed_copy<'a>(
+        &'a self,
+        path: &Path,
+        prefix: &[u8],
+        positions: &[u32],
+        replaced: impl Fn(u32) -> Option<&'a [u8]>,
+        len: u64,
+    ) -> Result<Option<Session>> {
+        let Some(header) = prefix.strip_suffix(b"\n").filter(|h| !h.contains(&b'\n')) else {
+            return Ok(None);
+        };
+        let Some(header_sk) = Skeleton::parse_line(header, &mut 0).filter(crate::header::is_header) else {
+            return Ok(None);
+        };
+        if len < store::FILE_BACKED_MIN {
+            return Ok(None);
+        }
+        let mut skeletons = Vec::with_capacity(positions.len() + 1);
+        let mut lines = LineStore::new();
+        skeletons.push(header_sk);
+        lines.push(Span::File { off: 0, len: header.len() as u64 });
+        let mut off = prefix.len() as u64;
+        for &p in positions {
+            let line_len = match (replaced(p), self.store.span(p)) {
+                (Some(t), _) => t.len() as u64,
+                (None, Span::File { len, .. } | Span::Mem { len, .. }) => len,
+                (None, Span::None) => return Ok(None),
+            };
+            lines.push(Span::File { off, len: line_len });
+            skeletons.push(self.tree.get(p).clone());
+            off += line_len + 1;
+        }
+        if off != len {
+            return Ok(None);
+        }
+        lines.set_file(platform::open_read(path).map_err(|e| Error::io(e, "open", Some(path)))?);
+        Ok(Some(Session::indexed(path, skeletons, lines, len)))
     }
 }
 
@@ -554,5 +599,54 @@ mod tests {
         // An exclusive write to an existing file fails and changes nothing.
         assert!(Session::from_text(HEADER.as_bytes(), Some(&p), WriteMode::Exclusive).is_err());
         assert_eq!(std::fs::read_to_string(&p).unwrap().lines().count(), 3);
+    }
+
+    /// `write_lines`' session of the new file is what loading that file gives: the same
+    /// skeletons and lines, with lines replaced, repaired (invalid UTF-8) and kept in memory
+    /// among them; a small file is left to be loaded.
+    #[test]
+    fn a_fork_indexes_its_file_as_a_load_would() {
+        let src = tmp("fork-index");
+        let mut text = HEADER.as_bytes().to_vec();
+        let mut parent = "null".to_string();
+        for i in 0..6000 {
+            let id = format!("e{i}");
+            let body = if i == 7 { "bad BAD utf-8".to_string() } else { "y".repeat(i % 300) };
+            let line = format!(
+                "{{\"type\":\"message\",\"id\":\"{id}\",\"parentId\":{parent},\"timestamp\":\"2024-01-01T00:00:01.000Z\",\"message\":{{\"role\":\"user\",\"content\":\"{body}\"}}}}\n"
+            );
+            let mut bytes = line.into_bytes();
+            if let Some(at) = bytes.windows(3).position(|w| w == b"BAD") {
+                bytes.splice(at..at + 3, [0xff]);
+            }
+            text.extend_from_slice(&bytes);
+            parent = format!("\"{id}\"");
+        }
+        std::fs::write(&src, &text).unwrap();
+        let source = opened(&src);
+        let positions: Vec<u32> = (1..source.tree().len() as u32).collect();
+        let replaced_text = "{\"type\":\"message\",\"id\":\"e3\",\"parentId\":\"e2\",\"timestamp\":\"2024-01-01T00:00:01.000Z\",\"message\":{\"role\":\"user\",\"content\":\"new\"}}";
+        let overrides = std::collections::HashMap::from([(4u32, replaced_text)]);
+        let prefix = HEADER.replace("\"s1\"", "\"s2\"");
+        let out = src.with_file_name("fork.jsonl");
+        let made =
+            source.write_lines(&out, prefix.as_bytes(), &positions, &overrides, WriteMode::Exclusive).unwrap().unwrap();
+        let loaded = opened(&out);
+        assert_eq!(made.tree().len(), loaded.tree().len());
+        let all: Vec<u32> = (0..loaded.tree().len() as u32).collect();
+        for &p in &all {
+            assert_eq!(made.tree().get(p), loaded.tree().get(p), "skeleton {p}");
+        }
+        assert_eq!(made.store().joined_ascii(&all).unwrap(), loaded.store().joined_ascii(&all).unwrap());
+        assert_eq!(made.known, loaded.known);
+        // A small file is left to the facade's load.
+        let small = src.with_file_name("small.jsonl");
+        let few = &positions[..3];
+        assert!(
+            source
+                .write_lines(&small, prefix.as_bytes(), few, &Default::default(), WriteMode::Exclusive)
+                .unwrap()
+                .is_none()
+        );
     }
 }

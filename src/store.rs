@@ -39,7 +39,7 @@ pub enum Loaded {
 }
 
 /// Files at least this large keep their lines on disk (read back on demand).
-const FILE_BACKED_MIN: u64 = 1 << 20;
+pub const FILE_BACKED_MIN: u64 = 1 << 20;
 /// Read size of the streaming load.
 const CHUNK: usize = 8 << 20;
 /// Chunks at least this large are parsed on two threads.

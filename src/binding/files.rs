@@ -67,7 +67,9 @@ pub fn backup_file(from: String, to: String) -> Result<()> {
 }
 
 /// Writes `prefix`, then each position's line (or its override text), one per line, as one
-/// atomic file (`exclusive`: fail if it exists, like `openSync(path, "wx")`).
+/// atomic file (`exclusive`: fail if it exists, like `openSync(path, "wx")`). Returns the new
+/// file's session where the core makes it without reading the file again (else `null`:
+/// load it).
 #[napi]
 pub fn write_session_file(
     path: String,
@@ -77,11 +79,13 @@ pub fn write_session_file(
     override_pos: Uint32Array,
     override_text: Vec<String>,
     exclusive: bool,
-) -> Result<()> {
+) -> Result<Option<NativeSession>> {
     guard(|| {
         let overrides: HashMap<u32, &str> =
             override_pos.iter().copied().zip(override_text.iter().map(String::as_str)).collect();
         let mode = if exclusive { WriteMode::Exclusive } else { WriteMode::Replace };
-        session.session().write_lines(Path::new(&path), prefix.as_bytes(), &positions, &overrides, mode)
+        let written =
+            session.session().write_lines(Path::new(&path), prefix.as_bytes(), &positions, &overrides, mode)?;
+        Ok(written.map(NativeSession::wrap))
     })
 }

@@ -39,7 +39,7 @@ impl NativeSession {
         &self.s
     }
 
-    fn wrap(s: Session) -> NativeSession {
+    pub(super) fn wrap(s: Session) -> NativeSession {
         NativeSession { s, status: LoadStatus::Loaded }
     }
 
