@@ -276,8 +276,11 @@ impl Session {
             return Err(Error::Msg(format!("entry {p} has no stored line")));
         }
         own_writes::replaced(path, len);
-        // Index the new file as `open` does (lines read back from the file when needed, a
-        // parallel parse) instead of keeping a second copy of the text in memory.
+        if let Some(made) = self.indexed_copy(path, (prefix, suffix), &b.kept, replaced, len)? {
+            return Ok(made);
+        }
+        // A small file: index it as `open` does (lines read back from the file when needed,
+        // a parallel parse) instead of keeping a second copy of the text in memory.
         if let Loaded::Session { skeletons, store, len: read } = store::load(path)?
             && read == len
         {
@@ -333,17 +336,19 @@ impl Session {
             return Err(Error::Msg(format!("entry {p} has no stored line")));
         }
         own_writes::replaced(path, len);
-        self.indexed_copy(path, prefix, positions, replaced, len)
+        self.indexed_copy(path, (prefix, b""), positions, replaced, len)
     }
 
-    /// What `store::load` makes of the file `write_lines` wrote, from this session's index:
-    /// the same values line for line (a re-serialised line parses to the same value), so the
-    /// same skeletons, with the lines where they now lie. `None` for a file small enough to
-    /// be held in memory (reading it costs little), or a prefix that is not one header line.
+    /// What `store::load` makes of a file written as `prefix` (one header line), the lines
+    /// of `positions` (or their `replaced` text) and `suffix` (whole lines), from this
+    /// session's index: a line kept as it was keeps its skeleton; a replaced one and the
+    /// prefix's and suffix's are parsed (keys of object values numbered apart from the
+    /// loaded ones). `None` for a file small enough to be held in memory (reading it costs
+    /// little), or lines that are not as described.
     fn indexed_copy<'a>(
         &'a self,
         path: &Path,
-        prefix: &[u8],
+        (prefix, suffix): (&[u8], &[u8]),
         positions: &[u32],
         replaced: impl Fn(u32) -> Option<&'a [u8]>,
         len: u64,
@@ -351,7 +356,9 @@ impl Session {
         let Some(header) = prefix.strip_suffix(b"\n").filter(|h| !h.contains(&b'\n')) else {
             return Ok(None);
         };
-        let Some(header_sk) = Skeleton::parse_line(header, &mut 0).filter(crate::header::is_header) else {
+        // Above any `unique` of a load (`Parsed::add`: batch << 40).
+        let mut unique = 1u64 << 62;
+        let Some(header_sk) = Skeleton::parse_line(header, &mut unique).filter(crate::header::is_header) else {
             return Ok(None);
         };
         if len < store::FILE_BACKED_MIN {
@@ -363,14 +370,30 @@ impl Session {
         lines.push(Span::File { off: 0, len: header.len() as u64 });
         let mut off = prefix.len() as u64;
         for &p in positions {
-            let line_len = match (replaced(p), self.store.span(p)) {
-                (Some(t), _) => t.len() as u64,
-                (None, Span::File { len, .. } | Span::Mem { len, .. }) => len,
+            let (sk, line_len) = match (replaced(p), self.store.span(p)) {
+                (Some(t), _) => match Skeleton::parse_line(t, &mut unique) {
+                    Some(sk) => (sk, t.len() as u64),
+                    None => return Ok(None),
+                },
+                (None, Span::File { len, .. } | Span::Mem { len, .. }) => (self.tree.get(p).clone(), len),
                 (None, Span::None) => return Ok(None),
             };
             lines.push(Span::File { off, len: line_len });
-            skeletons.push(self.tree.get(p).clone());
+            skeletons.push(sk);
             off += line_len + 1;
+        }
+        if !suffix.is_empty() {
+            let Some(whole) = suffix.strip_suffix(b"\n") else {
+                return Ok(None);
+            };
+            for line in whole.split(|&b| b == b'\n') {
+                let Some(sk) = Skeleton::parse_line(line, &mut unique) else {
+                    return Ok(None);
+                };
+                lines.push(Span::File { off, len: line.len() as u64 });
+                skeletons.push(sk);
+                off += line.len() as u64 + 1;
+            }
         }
         if off != len {
             return Ok(None);
@@ -612,6 +635,11 @@ mod tests {
         for i in 0..6000 {
             let id = format!("e{i}");
             let body = if i == 7 { "bad BAD utf-8".to_string() } else { "y".repeat(i % 300) };
+            if i == 100 {
+                // A label on the path: the branch below rewrites the next line's parent.
+                text.extend_from_slice(format!("{{\"type\":\"label\",\"id\":\"l1\",\"parentId\":{parent},\"timestamp\":\"2024-01-01T00:00:02.000Z\",\"targetId\":\"e5\",\"label\":\"x\"}}\n").as_bytes());
+                parent = "\"l1\"".to_string();
+            }
             let line = format!(
                 "{{\"type\":\"message\",\"id\":\"{id}\",\"parentId\":{parent},\"timestamp\":\"2024-01-01T00:00:01.000Z\",\"message\":{{\"role\":\"user\",\"content\":\"{body}\"}}}}\n"
             );
@@ -636,6 +664,21 @@ mod tests {
         let all: Vec<u32> = (0..loaded.tree().len() as u32).collect();
         for &p in &all {
             assert_eq!(made.tree().get(p), loaded.tree().get(p), "skeleton {p}");
+        }
+        assert_eq!(made.store().joined_ascii(&all).unwrap(), loaded.store().joined_ascii(&all).unwrap());
+        assert_eq!(made.known, loaded.known);
+        // createBranchedSession over the whole path, with a label line after it.
+        let mut source = source;
+        assert!(source.prepare_branch(&positions).unwrap().is_some());
+        let branched = src.with_file_name("branch.jsonl");
+        let suffix = b"{\"type\":\"label\",\"id\":\"l2\",\"parentId\":\"e5999\",\"timestamp\":\"2024-01-01T00:00:02.000Z\",\"targetId\":\"e5\",\"label\":\"x\"}\n";
+        let made = source.commit_branch(&branched, prefix.as_bytes(), suffix).unwrap();
+        let loaded = opened(&branched);
+        assert_eq!(made.tree().len(), positions.len() + 1, "the path without its label, the header and the new label");
+        let all: Vec<u32> = (0..loaded.tree().len() as u32).collect();
+        assert_eq!(made.tree().len(), loaded.tree().len());
+        for &p in &all {
+            assert_eq!(made.tree().get(p), loaded.tree().get(p), "branched skeleton {p}");
         }
         assert_eq!(made.store().joined_ascii(&all).unwrap(), loaded.store().joined_ascii(&all).unwrap());
         assert_eq!(made.known, loaded.known);
