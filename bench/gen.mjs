@@ -580,7 +580,8 @@ export function sessionFileName(startMs, id) {
  *   seed, targetBytes, cwd, startMs, id?, parentSession?,
  *   compactionEvery [min,max] entries between compactions (default [2000, 4000]),
  *   branchChance per turn (default 0.0015), minBranches (default: 1 for ≥ 4 MB, else 0),
- *   imageChance per user prompt (default 0.01), named (default 0.8)
+ *   imageChance per user prompt (default 0.01), imageBytes [median, min, max] raw bytes of an image
+ *   (its base64 is 4/3 of that; default [60 KB, 8 KB, 400 KB]), named (default 0.8)
  * @returns meta: { file, id, cwd, bytes, entries, messages, compactions, branches, leafId, startMs, endMs }
  */
 export function generateSession(file, opts) {
@@ -592,6 +593,7 @@ export function generateSession(file, opts) {
   const branchChance = opts.branchChance ?? 0.0015;
   const minBranches = opts.minBranches ?? (target >= 4 * MB ? 1 : 0);
   const imageChance = opts.imageChance ?? 0.01;
+  const imageBytes = opts.imageBytes ?? [60 * KB, 8 * KB, 400 * KB];
   let t = opts.startMs;
   const id = opts.id ?? rng.uuidv7(t);
 
@@ -867,7 +869,7 @@ export function generateSession(file, opts) {
         { type: "text", text },
         {
           type: "image",
-          data: rng.base64(rng.logn(60 * KB, 0.7, 8 * KB, 400 * KB)),
+          data: rng.base64(rng.logn(imageBytes[0], 0.7, imageBytes[1], imageBytes[2])),
           mimeType: rng.pick(["image/png", "image/jpeg"]),
         },
       ];

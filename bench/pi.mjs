@@ -6,6 +6,7 @@
 //   node bench/pi.mjs --no-resume    skip the /resume flow (it needs tmux)
 //   node bench/pi.mjs --profile-only only the PI_SESSION_NATIVE_TRACE call profile of pi-native
 //   node bench/pi.mjs --flows resume --impls native    some flows, some implementations
+//   node bench/pi.mjs --flows resume --sessions 5000   /resume over another folder size (generated once)
 //
 // Flows (each a fresh pi process, as every `pi` invocation is):
 //   startup      `pi -p hi` in an empty project (a new session, one short turn)
@@ -28,6 +29,9 @@ const opt = (name, dflt) => {
   return i < 0 ? dflt : Number(argv[i + 1]);
 };
 const ROUNDS = opt("--rounds", 5);
+/** Sessions in the /resume folder; other than 1,000 the results go to .bench-data/, not bench/pi-results.md. */
+const SESSIONS = opt("--sessions", 1000);
+const COUNT = SESSIONS.toLocaleString("en-US");
 const list = (name, dflt) => {
   const i = argv.indexOf(name);
   return i < 0 ? dflt : argv[i + 1].split(",");
@@ -54,15 +58,20 @@ const DATA = join(REPO, ".bench-data");
 const data = ensureBenchData(DATA, { want: ["L"], log });
 const base = join(DATA, `v${GEN_VERSION}-seed42`);
 const resumeCwd = join(base, "pi-resume-project");
-const folder = join(base, "pi-folder-1000");
+const folder = join(base, `pi-folder-${SESSIONS}`);
 if (RESUME) {
   mkdirSync(resumeCwd, { recursive: true });
-  const mark = join(base, "pi-folder-1000.json");
-  const want = JSON.stringify({ cwd: resumeCwd, count: 1000 });
+  const mark = join(base, `pi-folder-${SESSIONS}.json`);
+  const want = JSON.stringify({ cwd: resumeCwd, count: SESSIONS });
   if (!existsSync(mark) || readFileSync(mark, "utf8") !== want) {
-    log("generating a 1,000-session folder (~320 MB) for the /resume flow…");
+    log(`generating a ${COUNT}-session folder (~${(SESSIONS * 0.32).toFixed(0)} MB) for the /resume flow…`);
     rmSync(folder, { recursive: true, force: true });
-    generateFolder(folder, { seed: hashSeed(42, "folder"), count: 1000, totalBytes: 300 * 2 ** 20, cwd: resumeCwd });
+    generateFolder(folder, {
+      seed: hashSeed(42, "folder"),
+      count: SESSIONS,
+      totalBytes: SESSIONS * 300 * 2 ** 10,
+      cwd: resumeCwd,
+    });
     writeFileSync(mark, want);
   }
 }
@@ -258,7 +267,7 @@ const LABEL = {
   "startup.rss": "peak RSS of that",
   "printTurn.ms": "print turn on the 100 MB session (`--session L.jsonl -p`)",
   "printTurn.rss": "peak RSS of that turn",
-  "resume.ms": "`/resume` picker (`pi -r`, tmux), 1,000 sessions, until all are loaded",
+  "resume.ms": `\`/resume\` picker (\`pi -r\`, tmux), ${COUNT} sessions, until all are loaded`,
 };
 const unit = (k, v) =>
   !Number.isFinite(v)
@@ -300,9 +309,9 @@ lines.push(
   "",
 );
 if (prof.printTurn) lines.push("### Print turn on the 100 MB session", "", profileTable(prof.printTurn));
-if (prof.resume) lines.push("### `/resume` over 1,000 sessions", "", profileTable(prof.resume));
+if (prof.resume) lines.push(`### \`/resume\` over ${COUNT} sessions`, "", profileTable(prof.resume));
 const text = `${lines.join("\n")}\n`;
-// only a full run replaces the committed results
-if (IMPLS.length === 2 && FLOWS.length === 3 && RESUME && !PROFILE_ONLY)
+// only a full run over the 1,000-session folder replaces the committed results
+if (IMPLS.length === 2 && FLOWS.length === 3 && RESUME && !PROFILE_ONLY && SESSIONS === 1000)
   writeFileSync(join(REPO, "bench/pi-results.md"), text);
 process.stdout.write(text);

@@ -186,7 +186,8 @@ export function writeReport({ results, rss, fresh, machine, D, args, self, ours,
   writeFileSync(svgPath, chartSvg({ results: timed, rss, machine, args, self }));
 }
 
-const esc = (s) => String(s).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
+export const esc = (s) =>
+  String(s).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
 
 /** Horizontal bars on a log axis, drawn from the 1× line; a diamond marks each target. */
 export function chartSvg({ results, rss, machine, args, self }) {
