@@ -97,3 +97,17 @@ export function snapshotOurs(dir) {
   process.env.BENCH_OURS_DIR = dir;
   return true;
 }
+
+/**
+ * Peak resident set in KiB. On Linux VmHWM, the high-water mark of this process's
+ * own address space: getrusage's maxRSS survives execve, so a child spawned from
+ * the (large) benchmark process would report the parent's RSS at fork time.
+ * Elsewhere `process.resourceUsage().maxRSS`.
+ */
+export function peakKiB() {
+  try {
+    const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync("/proc/self/status", "utf8"));
+    if (m) return Number(m[1]);
+  } catch {}
+  return process.resourceUsage().maxRSS;
+}

@@ -1,23 +1,8 @@
 // Runs one operation once in a fresh process and reports its peak RSS.
 // Spawned by bench/run.mjs: BENCH_RSS_ARGS = {"op": key, "impl": "reference"|"ours"|"floor", "D": dataContext}
 
-import { readFileSync } from "node:fs";
-import { loadImpl } from "./impls.mjs";
+import { loadImpl, peakKiB } from "./impls.mjs";
 import { defineOps } from "./ops.mjs";
-
-/**
- * Peak resident set in KiB. On Linux VmHWM, the high-water mark of this process's
- * own address space: getrusage's maxRSS survives execve, so a child spawned from
- * the (large) benchmark process would report the parent's RSS at fork time.
- * Elsewhere `process.resourceUsage().maxRSS`.
- */
-function peakKiB() {
-  try {
-    const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync("/proc/self/status", "utf8"));
-    if (m) return Number(m[1]);
-  } catch {}
-  return process.resourceUsage().maxRSS;
-}
 
 const { op: key, impl: name, D } = JSON.parse(process.env.BENCH_RSS_ARGS);
 const op = defineOps().find((o) => o.key === key);

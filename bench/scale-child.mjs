@@ -9,17 +9,9 @@
 import { createHash } from "node:crypto";
 import { closeSync, existsSync, openSync, readFileSync, readSync } from "node:fs";
 import { hashEach } from "./agree.mjs";
-import { loadImpl } from "./impls.mjs";
+import { loadImpl, peakKiB } from "./impls.mjs";
 
 const P = JSON.parse(process.env.BENCH_SCALE_ARGS);
-
-function peakKiB() {
-  try {
-    const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync("/proc/self/status", "utf8"));
-    if (m) return Number(m[1]);
-  } catch {}
-  return process.resourceUsage().maxRSS;
-}
 
 function io() {
   try {
