@@ -7,6 +7,7 @@
 //   node bench/pi.mjs --profile-only only the PI_SESSION_NATIVE_TRACE call profile of pi-native
 //   node bench/pi.mjs --flows resume --impls native    some flows, some implementations
 //   node bench/pi.mjs --flows resume --sessions 5000   /resume over another folder size (generated once)
+//   node bench/pi.mjs --flows printTurn --print-session FILE   the print turn on another session (bench:scale: 1 GB)
 //
 // Flows (each a fresh pi process, as every `pi` invocation is):
 //   startup      `pi -p hi` in an empty project (a new session, one short turn)
@@ -17,7 +18,18 @@
 // stock / pi-native (>1: pi-native is faster; for RSS <1: pi-native uses less). Writes bench/pi-results.md.
 // The 100 MB session is copied before every run (pi appends to it), with its header's cwd set to the project.
 import { execFileSync, spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  readSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+  writeSync,
+} from "node:fs";
 import os from "node:os";
 import { join } from "node:path";
 import { makeSide, node22, piCommand, REPO, startMockModel } from "../__test__/pi/harness.mjs";
@@ -37,6 +49,8 @@ const list = (name, dflt) => {
   return i < 0 ? dflt : argv[i + 1].split(",");
 };
 const IMPLS = list("--impls", ["stock", "native"]);
+/** The print turn's session: the bench's 100 MB one, or another (results then go to stdout only). */
+const PRINT_SESSION = list("--print-session", null)?.join(",") ?? null;
 const FLOWS = list("--flows", ["startup", "printTurn", "resume"]);
 
 const PROFILE_ONLY = argv.includes("--profile-only");
@@ -55,7 +69,10 @@ log(
 // (pi's picker lists the sessions of the current folder, and the bench's own folder is for a made-up cwd).
 
 const DATA = join(REPO, ".bench-data");
-const data = ensureBenchData(DATA, { want: ["L"], log });
+const printSource = PRINT_SESSION ?? ensureBenchData(DATA, { want: ["L"], log }).L.file;
+const printName = PRINT_SESSION
+  ? `the ${(statSync(PRINT_SESSION).size / 2 ** 20).toFixed(0)} MB session`
+  : "the 100 MB session";
 const base = join(DATA, `v${GEN_VERSION}-seed42`);
 const resumeCwd = join(base, "pi-resume-project");
 const folder = join(base, `pi-folder-${SESSIONS}`);
@@ -88,12 +105,24 @@ const sides = Object.fromEntries(
   ]),
 );
 
+/** Copies a session with its header's cwd set to `cwd`, in chunks (the 1 GB session of bench:scale too). */
 function copySession(src, dst, cwd) {
-  const buf = readFileSync(src);
-  const nl = buf.indexOf(10);
-  const header = JSON.parse(buf.subarray(0, nl).toString("utf8"));
-  header.cwd = cwd;
-  writeFileSync(dst, Buffer.concat([Buffer.from(JSON.stringify(header)), buf.subarray(nl)]));
+  const input = openSync(src, "r");
+  const output = openSync(dst, "w");
+  try {
+    const buf = Buffer.allocUnsafe(16 * 2 ** 20);
+    let got = readSync(input, buf, 0, buf.length, 0);
+    const nl = buf.subarray(0, got).indexOf(10);
+    const header = JSON.parse(buf.subarray(0, nl).toString("utf8"));
+    header.cwd = cwd;
+    writeSync(output, JSON.stringify(header));
+    writeSync(output, buf, nl, got - nl);
+    for (let pos = got; (got = readSync(input, buf, 0, buf.length, pos)) > 0; pos += got)
+      writeSync(output, buf, 0, got);
+  } finally {
+    closeSync(input);
+    closeSync(output);
+  }
 }
 
 /** Run pi once; { ms, rssMB, code, stdout, stderr }. */
@@ -142,7 +171,7 @@ const flows = {
   printTurn: async (impl, env = {}) => {
     const side = sides[impl];
     const file = join(side.root, "L.jsonl");
-    copySession(data.L.file, file, side.proj);
+    copySession(printSource, file, side.proj);
     const r = await runOnce(impl, ["--session", file, "-p", "one more turn, please"], { env });
     rmSync(file, { force: true });
     return r;
@@ -265,7 +294,7 @@ for (const s of Object.values(sides)) rmSync(s.root, { recursive: true, force: t
 const LABEL = {
   "startup.ms": "startup, `pi -p hi` in an empty project",
   "startup.rss": "peak RSS of that",
-  "printTurn.ms": "print turn on the 100 MB session (`--session L.jsonl -p`)",
+  "printTurn.ms": `print turn on ${printName} (\`--session L.jsonl -p\`)`,
   "printTurn.rss": "peak RSS of that turn",
   "resume.ms": `\`/resume\` picker (\`pi -r\`, tmux), ${COUNT} sessions, until all are loaded`,
 };
@@ -308,10 +337,10 @@ lines.push(
   "`PI_SESSION_NATIVE_TRACE=<file>`: every SessionManager method and free function, timed in place. *calls*: outermost calls; *nested*: calls made from inside another traced call; *first ms*: the first call; *in callbacks ms*: time inside callbacks pi passed in (list's onProgress: pi's picker), included in the total.",
   "",
 );
-if (prof.printTurn) lines.push("### Print turn on the 100 MB session", "", profileTable(prof.printTurn));
+if (prof.printTurn) lines.push(`### Print turn on ${printName}`, "", profileTable(prof.printTurn));
 if (prof.resume) lines.push(`### \`/resume\` over ${COUNT} sessions`, "", profileTable(prof.resume));
 const text = `${lines.join("\n")}\n`;
 // only a full run over the 1,000-session folder replaces the committed results
-if (IMPLS.length === 2 && FLOWS.length === 3 && RESUME && !PROFILE_ONLY && SESSIONS === 1000)
+if (IMPLS.length === 2 && FLOWS.length === 3 && RESUME && !PROFILE_ONLY && SESSIONS === 1000 && !PRINT_SESSION)
   writeFileSync(join(REPO, "bench/pi-results.md"), text);
 process.stdout.write(text);

@@ -521,7 +521,7 @@ let piText = null;
 if (PI) {
   const text1g = sessionData("text", GB);
   const runs = [
-    ["--flows", "resume", "--resume-sessions", "5000"],
+    ["--flows", "resume", "--sessions", "5000"],
     ["--flows", "printTurn", "--print-session", text1g.file],
   ];
   piText = [];
