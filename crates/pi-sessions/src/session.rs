@@ -4,11 +4,12 @@
 
 use std::borrow::Cow;
 use std::fs;
+use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use pi_session_native::entry::{EntryType, Key, Role};
 use pi_session_native::json::Kind;
-use pi_session_native::lines::LineStore;
+use pi_session_native::lines::{LineStore, Span};
 pub use pi_session_native::migrate::CURRENT_VERSION;
 use pi_session_native::tree::Tree;
 use pi_session_native::{header, migrate, store};
@@ -22,7 +23,9 @@ pub struct Session {
     pub path: PathBuf,
     /// The file's bytes, as read.
     pub bytes: Vec<u8>,
-    /// Text of each kept line by tree position (the header is position 0), in memory.
+    /// Where each kept line is by tree position (the header is position 0): a range of
+    /// `bytes`, or the core's repaired copy of an invalid UTF-8 line. Ranges, not copies, so
+    /// a session costs its size once in memory, not twice.
     lines: LineStore,
     pub tree: Tree,
     /// `header.version ?? 1` (NaN when not a number).
@@ -35,9 +38,17 @@ impl Session {
     /// which appends a missing final newline and rewrites old versions). Lines are split
     /// at `\n` and kept when they parse to a truthy value, as `loadEntriesFromFile` does.
     pub fn load(path: &Path) -> Result<Session, CliError> {
-        let bytes = fs::read(path).map_err(|e| CliError::Fail(format!("cannot read {}: {e}", path.display())))?;
+        let cannot = |e: std::io::Error| CliError::Fail(format!("cannot read {}: {e}", path.display()));
+        let mut file = fs::File::open(path).map_err(cannot)?;
+        let mut bytes = Vec::new();
+        file.read_to_end(&mut bytes).map_err(cannot)?;
         let size = bytes.len() as u64;
-        let store::Parsed { mut skeletons, store: lines, .. } = store::parse_text(&bytes, 0);
+        // File-backed spans: offsets into `bytes`, which `line` serves (the core reads them
+        // from the same descriptor, so both see the bytes read).
+        let mut parsed = store::Parsed::new(true);
+        parsed.add(&bytes, 0);
+        let store::Parsed { mut skeletons, store: mut lines, .. } = parsed;
+        lines.set_file(file);
         if !skeletons.first().is_some_and(header::is_header) {
             return Err(CliError::Fail(format!(
                 "{} is not a session file (its first entry is not a session header)",
@@ -54,7 +65,10 @@ impl Session {
     }
 
     pub fn line(&self, pos: u32) -> &[u8] {
-        self.lines.mem_line(pos).unwrap_or_default()
+        match self.lines.span(pos) {
+            Span::File { off, len } => &self.bytes[off as usize..(off + len) as usize],
+            _ => self.lines.mem_line(pos).unwrap_or_default(),
+        }
     }
 
     /// Number of kept (parsed) lines, header included.
