@@ -75,6 +75,12 @@ impl LineStore {
         self.spans.len()
     }
 
+    /// Gives back what the spans' growth reserved (a loaded file's are complete).
+    pub fn shrink_to_fit(&mut self) {
+        self.spans.shrink_to_fit();
+        self.mem.shrink_to_fit();
+    }
+
     pub fn is_empty(&self) -> bool {
         self.spans.is_empty()
     }

@@ -83,10 +83,7 @@ impl Session {
     }
 
     fn indexed(path: &Path, skeletons: Vec<Skeleton>, store: LineStore, len: u64) -> Session {
-        let mut tree = Tree::new();
-        for sk in skeletons {
-            tree.push(sk);
-        }
+        let tree = Tree::from_items(skeletons);
         Session { tree, store, known: Some((path.to_path_buf(), len)), ..Session::default() }
     }
 

@@ -87,6 +87,7 @@ pub fn load(path: &Path) -> Result<Loaded> {
     }
     let len = if torn { append_bytes(path, b"\n", false)? } else { complete };
     let Parsed { skeletons, mut store, .. } = parsed;
+    store.shrink_to_fit();
     if file_backed {
         store.set_file(blocks.into_file());
     }
