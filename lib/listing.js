@@ -119,12 +119,17 @@ function findById(cwd, id, sessionDir) {
       }
       return undefined;
     }
-    const found = binding.headersWithId(dir, keyOf(id));
-    if (found === null) return undefined;
-    for (let i = 0; i < found.length; i += 2) {
-      const header = JSON.parse(found[i + 1]);
-      if (filterCwd && !sessionCwdMatches(getSessionHeaderCwd(header), resolvedCwd)) continue;
-      return found[i];
+    // Batch by batch in directory order, as far as the first file that passes the filter.
+    for (let from = 0; from !== null; ) {
+      const batch = binding.headersWithId(dir, keyOf(id), from);
+      if (batch === null) return undefined;
+      const found = batch.found;
+      for (let i = 0; i < found.length; i += 2) {
+        const header = JSON.parse(found[i + 1]);
+        if (filterCwd && !sessionCwdMatches(getSessionHeaderCwd(header), resolvedCwd)) continue;
+        return found[i];
+      }
+      from = batch.next ?? null;
     }
   } catch {
     // Exact session discovery is best-effort, matching list().

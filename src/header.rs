@@ -33,7 +33,11 @@ pub const MAX_HEADER_SCAN_BYTES: usize = 1024 * 1024;
 /// Reads at most 1 MiB (plus a one-byte EOF probe) looking for the first parsed entry,
 /// in small chunks so that discovery over many files reads little of each.
 pub fn read_header(path: &Path) -> Result<HeaderScan> {
-    let mut file = platform::open_read(path).map_err(|e| Error::io(e, "open", Some(path)))?;
+    read_header_of(platform::open_read(path).map_err(|e| Error::io(e, "open", Some(path)))?)
+}
+
+/// `read_header` of a file opened already.
+pub fn read_header_of(mut file: std::fs::File) -> Result<HeaderScan> {
     let mut buf: Vec<u8> = Vec::with_capacity(4 * 1024);
     let mut chunk = vec![0u8; 4 * 1024];
     let mut line_start = 0;

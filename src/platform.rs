@@ -543,6 +543,50 @@ pub fn jsonl_stats(dir: &std::path::Path) -> io::Result<Vec<(std::ffi::OsString,
     Ok(found.into_iter().map(|(_, name, st)| (name, st)).collect())
 }
 
+/// The `.jsonl` names in `dir` in Node's `readdirSync` order (see `jsonl_stats`), without
+/// their stats.
+pub fn jsonl_names(dir: &std::path::Path) -> io::Result<Vec<std::ffi::OsString>> {
+    let mut names = Vec::new();
+    for e in std::fs::read_dir(dir)? {
+        let name = e?.file_name();
+        if name_bytes(&name).ends_with(b".jsonl") {
+            names.push(name);
+        }
+    }
+    if !cfg!(windows) {
+        names.sort_unstable_by(|a, b| name_bytes(a).cmp(&name_bytes(b)));
+    }
+    Ok(names)
+}
+
+/// Opens names inside `dir` for reading, as `open_read(dir.join(name))` does; on Unix with
+/// `openat` relative to one directory descriptor, which skips resolving the directory's path
+/// for every file (discovery opens thousands).
+pub fn open_in(dir: &std::path::Path) -> io::Result<impl Fn(&OsStr) -> io::Result<File> + Sync> {
+    #[cfg(unix)]
+    {
+        use std::os::fd::{AsRawFd, FromRawFd};
+        use std::os::unix::ffi::OsStrExt;
+        let dir_file = File::open(dir)?;
+        Ok(move |name: &OsStr| {
+            let c = std::ffi::CString::new(name.as_bytes()).map_err(io::Error::other)?;
+            // SAFETY: the descriptor lives as long as this closure (it owns `dir_file`) and `c`
+            // is NUL-terminated.
+            let fd = unsafe { libc::openat(dir_file.as_raw_fd(), c.as_ptr(), libc::O_RDONLY | libc::O_CLOEXEC) };
+            if fd < 0 {
+                return Err(io::Error::last_os_error());
+            }
+            // SAFETY: `fd` was just opened and is owned by nothing else.
+            Ok(unsafe { File::from_raw_fd(fd) })
+        })
+    }
+    #[cfg(not(unix))]
+    {
+        let dir = dir.to_path_buf();
+        Ok(move |name: &OsStr| open_read(&dir.join(name)))
+    }
+}
+
 /// A stat of names inside `dir`.
 fn stat_in(dir: &std::path::Path) -> io::Result<impl Fn(&OsStr) -> Option<FileStamp> + Sync> {
     #[cfg(unix)]

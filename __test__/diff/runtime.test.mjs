@@ -83,6 +83,34 @@ describe(`runtime-dependent answers (${LABELS.join(" vs ")})`, () => {
     assertSame(recs[0], recs[1], "ties", LABELS);
   });
 
+  it("findById past one batch of headers: the first match that passes the cwd filter", async () => {
+    // 600 sessions (the core reads headers 256 at a time and stops after a batch with a
+    // match): ID in cwd A at 100, in cwd B at 300 and 520; created out of name order.
+    const [A, B, C] = ["/tmp/pi-diff-cwd/a", "/tmp/pi-diff-cwd/b", "/tmp/pi-diff-cwd/c"];
+    const folder = (dir) => {
+      mkdirSync(dir, { recursive: true });
+      for (let k = 0; k < 600; k++) {
+        const i = (k * 7) % 600;
+        const [id, cwd] = i === 100 ? [ID, A] : i === 300 || i === 520 ? [ID, B] : [`${ID.slice(0, -4)}${i + 1000}`, A];
+        writeFileSync(join(dir, `${String(i).padStart(4, "0")}.jsonl`), header(id, { cwd }) + message(`m${i}`));
+      }
+    };
+    const recs = await each("by-id", async ({ base, agent, norm, SM }) => {
+      const dir = join(base, "s");
+      folder(dir);
+      // C's default folder: no cwd filter, the first match whatever its cwd
+      folder(join(agent, "sessions", "--tmp-pi-diff-cwd-c--"));
+      const rel = (v) => (typeof v === "string" ? relative(base, v) : v);
+      return norm.value({
+        filtered: [A, B, C].map((cwd) => rel(SM.findById(cwd, ID, dir))),
+        other: rel(SM.findById(B, `${ID.slice(0, -4)}1599`, dir)),
+        defaultDir: [rel(SM.findById(C, ID)), rel(SM.findById(C, `${ID.slice(0, -4)}1599`))],
+      });
+    });
+    assertSame(recs[0], recs[1], "by-id", LABELS);
+    expect(recs[1].filtered).toEqual([join("s", "0100.jsonl"), join("s", "0300.jsonl"), undefined]);
+  });
+
   it("`modified` falls back to the file's mtime as the runtime dates it", async () => {
     const recs = await each("mtime", async ({ base, norm, SM }) => {
       const dir = join(base, "s");

@@ -205,13 +205,26 @@ pub fn collate_names(a: String, b: String) -> i32 {
     discovery::collate_ascii(a.as_bytes(), b.as_bytes()) as i32
 }
 
-/// Flat `[path, headerLine, …]` of the `.jsonl` files in `dir` (directory order) whose
-/// header id equals `id` (see `discovery::headers_with_id`); null when the directory cannot
-/// be read.
+/// `discovery::headers_with_id`: the files from `from` on in `dir` whose header id is `id`,
+/// as far as the first batch that has one.
+#[napi(object)]
+pub struct HeadersWithId {
+    /// Flat `[path, headerLine, …]`, in directory order.
+    pub found: Vec<String>,
+    /// Where to go on, or null at the end of the folder.
+    pub next: Option<u32>,
+}
+
+/// See [`HeadersWithId`]; null when the directory cannot be read.
 #[napi]
-pub fn headers_with_id(dir: String, id: String) -> Result<Option<Vec<String>>> {
+pub fn headers_with_id(dir: String, id: String, from: u32) -> Result<Option<HeadersWithId>> {
     guard(|| {
-        let found = discovery::headers_with_id(Path::new(&dir), &Key::decode(&id));
-        Ok(found.map(|f| f.into_iter().flat_map(|(p, line)| [p.to_string_lossy().into_owned(), line]).collect()))
+        let Some(found) = discovery::headers_with_id(Path::new(&dir), &Key::decode(&id), from as usize) else {
+            return Ok(None);
+        };
+        Ok(Some(HeadersWithId {
+            found: found.files.into_iter().flat_map(|(p, line)| [p.to_string_lossy().into_owned(), line]).collect(),
+            next: found.next.map(|n| n as u32),
+        }))
     })
 }

@@ -2,10 +2,11 @@
 //! `findMostRecentSession` and `continueRecent` order them), and by header id (`findById`).
 
 use std::cmp::Ordering;
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 use crate::entry::{Key, Skeleton};
-use crate::header::HeaderScan;
+use crate::header::{self, HeaderScan};
 use crate::listing::{index, info};
 use crate::platform::{self, FileStamp, name_bytes};
 
@@ -23,21 +24,59 @@ pub fn files_by_mtime(dir: &Path, limit: usize) -> Option<Vec<PathBuf>> {
     Some(files.into_iter().take(limit).map(|f| dir.join(f.0)).collect())
 }
 
-/// The `.jsonl` files of `dir`, in readdir order, whose header id is `id`
-/// (`header?.id === id`), with their header lines; `None` when the folder cannot be listed.
-pub fn headers_with_id(dir: &Path, id: &Key) -> Option<Vec<(PathBuf, String)>> {
-    // Names and stats come from one pipelined pass; headers of unchanged files from this
-    // process's listing index where it has them, else each file's bounded header scan. Not
-    // from the disk index: decoding all its rows costs more than reading the headers (5,000
-    // sessions in a fresh process: 129-154 ms at a 191 MB peak, against 45-52 ms at 53 MB).
-    let files = platform::jsonl_stats(dir).ok()?;
-    let paths: Vec<(PathBuf, Option<FileStamp>)> = files.into_iter().map(|(n, st)| (dir.join(n), st)).collect();
-    let found = info::par_map(&paths, |(p, st)| {
-        let Ok(HeaderScan::Header(line)) = index::read_header_stamped(p, *st, false) else { return None };
-        let sk = Skeleton::parse_line(line.as_bytes(), &mut 0)?;
-        sk.id.strict_eq(id).then_some(line)
-    });
-    Some(paths.into_iter().zip(found).filter_map(|((p, _), line)| line.map(|l| (p, l))).collect())
+/// Files whose header id is the one sought, from one call of [`headers_with_id`].
+#[derive(Debug, Default)]
+pub struct WithId {
+    /// In readdir order, with their header lines.
+    pub files: Vec<(PathBuf, String)>,
+    /// Where to go on (a position in readdir order), when the folder has files after these.
+    pub next: Option<usize>,
+}
+
+/// Headers per batch: each batch is read on a few threads, and the scan stops after the
+/// first batch with a match.
+const ID_BATCH: usize = 256;
+
+/// The `.jsonl` files of `dir` whose header id is `id` (`header?.id === id`), in readdir
+/// order from its `from`-th file, as far as the end of the first batch that has one: the
+/// reference stops at its first match (reading half the folder's headers on average), so
+/// the caller takes these, or, when its cwd filter refuses them all, calls again from
+/// `next`. `None` when the folder cannot be listed.
+pub fn headers_with_id(dir: &Path, id: &Key, from: usize) -> Option<WithId> {
+    let matches = |line: &str| Skeleton::parse_line(line.as_bytes(), &mut 0).is_some_and(|sk| sk.id.strict_eq(id));
+    // In a folder this process has listed, headers of unchanged files come from its listing
+    // index (a hit costs a stat; stats and names come from one pipelined pass). Elsewhere
+    // (a fresh `pi --session <id>`) nothing is cached to check a stat against: each header
+    // is read. Never from the disk index: decoding all its rows costs more than reading the
+    // headers (5,000 sessions in a fresh process: 129-154 ms at a 191 MB peak, against
+    // 45-52 ms at 53 MB).
+    let files: Vec<(OsString, Option<Option<FileStamp>>)> = if index::knows_folder(dir) {
+        platform::jsonl_stats(dir).ok()?.into_iter().map(|(n, st)| (n, Some(st))).collect()
+    } else {
+        platform::jsonl_names(dir).ok()?.into_iter().map(|n| (n, None)).collect()
+    };
+    let open = platform::open_in(dir).ok()?;
+    let mut out = WithId::default();
+    let mut at = from.min(files.len());
+    for batch in files[at..].chunks(ID_BATCH) {
+        at += batch.len();
+        let found = info::par_map(batch, |(name, stat)| {
+            let scan = match stat {
+                Some(stat) => index::read_header_stamped(&dir.join(name), *stat, false),
+                None => {
+                    open(name).map_err(|e| crate::error::Error::io(e, "open", None)).and_then(header::read_header_of)
+                }
+            };
+            let Ok(HeaderScan::Header(line)) = scan else { return None };
+            matches(&line).then(|| (dir.join(name), line))
+        });
+        out.files.extend(found.into_iter().flatten());
+        if !out.files.is_empty() {
+            break;
+        }
+    }
+    out.next = (at < files.len()).then_some(at);
+    Some(out)
 }
 
 /// The `.jsonl` names of `dir` in `b.localeCompare(a)` order for an English default locale
@@ -149,9 +188,42 @@ mod tests {
         };
         assert_eq!(names(files_by_mtime(&dir, usize::MAX).unwrap()), ["b.jsonl", "c.jsonl", "a.jsonl"]);
         assert_eq!(names(files_by_mtime(&dir, 1).unwrap()), ["b.jsonl"]);
-        let found = headers_with_id(&dir, &Key::Str("x".into())).unwrap();
-        assert_eq!(names(found.iter().map(|f| f.0.clone()).collect()), ["a.jsonl", "c.jsonl"]);
-        assert_eq!(found[0].1, header("x").trim_end());
+        // A folder this process knows nothing of: headers in readdir order, batch by batch.
+        assert!(!index::knows_folder(&dir));
+        let found = headers_with_id(&dir, &Key::Str("x".into()), 0).unwrap();
+        assert_eq!(names(found.files.iter().map(|f| f.0.clone()).collect()), ["a.jsonl", "c.jsonl"]);
+        assert_eq!(found.files[0].1, header("x").trim_end());
+        assert_eq!(found.next, None);
+        assert!(headers_with_id(&dir, &Key::Str("x".into()), 3).unwrap().files.is_empty());
         assert!(files_by_mtime(&dir.join("missing"), 1).is_none());
+        assert!(headers_with_id(&dir.join("missing"), &Key::Str("x".into()), 0).is_none());
+
+        // Past one batch: matches at 300, 301, 420, 550 and 599 of 600 (in name order, not
+        // as created); each call stops at the end of a batch with a match.
+        let many = dir.join("many");
+        std::fs::create_dir_all(&many).unwrap();
+        for i in (0..600).map(|k| k * 7 % 600) {
+            let id = if [300, 301, 420, 550, 599].contains(&i) { "z" } else { "n" };
+            std::fs::write(many.join(format!("{i:04}.jsonl")), header(id)).unwrap();
+        }
+        let z = Key::Str("z".into());
+        let mut from = Some(0);
+        let mut calls = Vec::new();
+        while let Some(at) = from {
+            let found = headers_with_id(&many, &z, at).unwrap();
+            calls.push((at, names(found.files.into_iter().map(|f| f.0).collect())));
+            from = found.next;
+        }
+        let batch = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert_eq!(
+            calls,
+            [
+                (0, batch(&["0300.jsonl", "0301.jsonl", "0420.jsonl"])),
+                (ID_BATCH * 2, batch(&["0550.jsonl", "0599.jsonl"])),
+            ]
+        );
+        let none = headers_with_id(&many, &Key::Str("none".into()), 0).unwrap();
+        assert!(none.files.is_empty() && none.next.is_none());
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

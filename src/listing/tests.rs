@@ -307,6 +307,13 @@ mod index {
         TEST_SETTLE_NS.store(0, std::sync::atomic::Ordering::Relaxed);
         assert_eq!(rows(&paths), fresh);
         assert!(index.exists(), "the last batch waits for the index");
+        // findById in a folder this process knows: through the stats and the index.
+        assert!(crate::listing::index::knows_folder(&dir));
+        let s = crate::entry::Key::Str("s".into());
+        let found = crate::listing::discovery::headers_with_id(&dir, &s, 0).unwrap();
+        let by_id: Vec<String> = found.files.into_iter().map(|(p, _)| p.to_string_lossy().into_owned()).collect();
+        assert_eq!(by_id, paths);
+        assert_eq!(found.next, None);
         clear_memory(); // a fresh process
         let from_disk = row(Path::new(&paths[1]), &stamp(&paths[1])).expect("row from the disk index");
         assert_eq!(

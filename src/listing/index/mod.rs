@@ -200,6 +200,13 @@ pub fn preload(folders: Vec<PathBuf>) {
     drop(spawned);
 }
 
+/// Whether this process knows anything of the files of `folder` (rows or headers, from a
+/// listing, discovery or the folder's disk index).
+pub fn knows_folder(folder: &Path) -> bool {
+    let folder = if folder.is_absolute() { Some(folder.to_path_buf()) } else { std::path::absolute(folder).ok() };
+    folder.is_some_and(|f| folders().get(&f).is_some_and(|slot| !slot.entries.is_empty()))
+}
+
 /// The listing row of `path` in `stamp`'s state, if known (from memory, or the folder's
 /// disk index, which is read once per process).
 pub fn row(path: &Path, stamp: &FileStamp) -> Option<Arc<Row>> {
