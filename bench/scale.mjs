@@ -6,7 +6,8 @@
 //   npm run bench:scale                      full ladder (~1 h on 2 cores with generation); bench/scale-results.md + scale-chart.svg
 //   npm run bench:scale -- --rung small      ~2 min: 100 and 500 sessions, 10 MB sessions; checks agreement (exit 1)
 //   npm run bench:scale -- --rung medium     100–5,000 sessions, 10 MB–1 GB sessions, no pi flows
-//   options: --rounds N (3) --timeout S (120) --only folders,sessions,pi --sizes 100,5000,10MB,1GB,40p --merge --seed N
+//   options: --rounds N (3) --timeout S (120) --only folders,sessions,pi --sizes 100,5000,10MB,1GB,40p
+//            --ops findById,open (operation keys) --merge (keep the other rows of earlier runs) --seed N
 //
 // Rounds interleave the implementations (reference, ours, ours, reference, …); medians and min–max;
 // ratio = reference / ours for time (> 1: ours is faster), ours / reference for peak RSS (< 1: ours uses less).
@@ -63,6 +64,7 @@ const SEED = Number(opt("--seed", 42));
 const ONLY = opt("--only", "folders,sessions,pi").split(",");
 const SIZES_PICK = opt("--sizes", null)?.split(",");
 const MERGE = argv.includes("--merge");
+const OPS_PICK = opt("--ops", null)?.split(",");
 
 const LADDER = {
   small: { folders: [100, 500], agents: [40], sessions: [10 * MB], pi: false },
@@ -159,18 +161,17 @@ function agentData(p) {
   });
 }
 
-/** The id of the entry that starts nearest after the middle byte of the file. */
+/** The id of the first message entry that starts after the middle byte of the file. */
 function midEntryId(file, bytes) {
   const fd = openSync(file, "r");
   try {
     const buf = Buffer.alloc(8 * MB);
-    for (let pos = bytes >> 1; pos < bytes; pos += buf.length - 512) {
+    // not `bytes >> 1`: a 4 GB file's length is past 32 bits
+    for (let pos = Math.floor(bytes / 2); pos < bytes; pos += buf.length - 512) {
       const got = readSync(fd, buf, 0, buf.length, pos);
-      const nl = buf.indexOf(10);
-      if (nl !== -1 && nl + 1 < got) {
-        const m = /"id":"([^"]+)"/.exec(buf.toString("latin1", nl + 1, Math.min(got, nl + 400)));
-        if (m) return m[1];
-      }
+      const text = buf.toString("latin1", 0, got);
+      const m = /\n\{"type":"message","id":"([^"]+)"/.exec(text);
+      if (m) return m[1];
     }
   } finally {
     closeSync(fd);
@@ -497,20 +498,20 @@ for (const n of FOLDERS) {
   const { cases, meta } = folderCases(n);
   datasets.push(meta);
   log(`folder: ${meta}`);
-  for (const c of cases) runCase(c);
+  for (const c of cases) if (!OPS_PICK || OPS_PICK.includes(c.op)) runCase(c);
 }
 for (const p of AGENTS) {
   const { cases, meta } = agentCases(p);
   datasets.push(meta);
   log(`agent dir: ${meta}`);
-  for (const c of cases) runCase(c);
+  for (const c of cases) if (!OPS_PICK || OPS_PICK.includes(c.op)) runCase(c);
 }
 for (const kind of ["text", "image"]) {
   for (const b of SESSIONS) {
     const { cases, meta } = sessionCases(kind, b);
     datasets.push(meta);
     log(`session: ${meta}`);
-    for (const c of cases) runCase(c);
+    for (const c of cases) if (!OPS_PICK || OPS_PICK.includes(c.op)) runCase(c);
   }
 }
 
@@ -536,6 +537,10 @@ if (PI) {
     piText.push({ args: a.join(" "), ok: r.status === 0, table, err: r.status === 0 ? "" : `exit ${r.status}` });
   }
 }
+// pi's tables are kept beside the rows, so that a --merge run without pi keeps them too
+const PI_FILE = join(DATA, "pi-ladder.json");
+if (piText && !SMALL) writeFileSync(PI_FILE, JSON.stringify({ date: new Date().toISOString(), piText }));
+else if (MERGE) piText = readJson(PI_FILE)?.piText ?? null;
 
 // ---------------------------------------------------------------------------
 // Report
@@ -744,7 +749,7 @@ function fmtTick(v) {
   return String(v);
 }
 
-const full = !SMALL && !SIZES_PICK && !argv.includes("--only") ? true : MERGE;
+const full = !SMALL && !SIZES_PICK && !OPS_PICK && !argv.includes("--only") ? true : MERGE;
 const mdPath = full ? join(HERE, "scale-results.md") : join(DATA, `scale-results-${RUNG}.md`);
 const svgPath = full ? join(HERE, "scale-chart.svg") : join(DATA, `scale-chart-${RUNG}.svg`);
 writeFileSync(mdPath, `${L.join("\n")}\n`);
