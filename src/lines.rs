@@ -364,9 +364,9 @@ impl LineStore {
         if total <= chunk.saturating_mul(2) {
             let (tx, rx) = std::sync::mpsc::sync_channel(1);
             let _ = tx.send(self.joined_spliced(positions));
-            return Ok(Pieces { lanes: vec![Lane { rx, recycle: None }], next: std::cell::Cell::new(0) });
+            return Ok(Pieces { rx, recycle: None });
         }
-        // A store of just these lines that the threads share: the same file (a duplicate
+        // A store of just these lines that the thread owns: the same file (a duplicate
         // descriptor: reads are positioned) and copies of the in-memory lines.
         let mut own = LineStore { file: self.file.as_ref().map(File::try_clone).transpose()?, ..LineStore::default() };
         for &p in positions {
@@ -388,38 +388,27 @@ impl LineStore {
         if *bounds.last().unwrap_or(&0) != positions.len() as u32 {
             bounds.push(positions.len() as u32);
         }
-        // A few threads take the pieces in turn (piece k on thread k % n): making a piece
-        // (read, escape, splice) costs more than parsing it, so one thread kept the caller
-        // waiting (on a 100 MB session ~70% of the time). Each is at most two pieces ahead of
-        // the caller, so memory stays bounded if it is slow.
-        let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, 3).min(bounds.len() - 1);
-        let own = std::sync::Arc::new(own);
-        let bounds = std::sync::Arc::new(bounds);
-        let mut lanes = Vec::with_capacity(threads);
-        for t in 0..threads {
-            let (tx, rx) = std::sync::mpsc::sync_channel(1);
-            // Pieces the caller is done with come back to be filled again.
-            let (recycle, used) = std::sync::mpsc::channel::<Piece>();
-            let (own, bounds) = (own.clone(), bounds.clone());
-            std::thread::Builder::new().name("pi-session-pieces".into()).spawn(move || {
-                let mut buf = Vec::new();
-                for w in bounds.windows(2).skip(t).step_by(threads) {
-                    let ids: Vec<u32> = (w[0]..w[1]).collect();
-                    let mut piece = used.try_recv().unwrap_or_default();
-                    let made = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                        own.splice_into(&ids, &mut buf, &mut piece)
-                    }))
-                    .unwrap_or_else(|_| Err(io::Error::other("internal error while reading lines")));
-                    let failed = made.is_err();
-                    // The receiver is gone (the caller stopped early): stop too.
-                    if tx.send(made.map(|()| piece)).is_err() || failed {
-                        break;
-                    }
+        // Two pieces ahead at most: memory stays bounded if the caller is slow.
+        let (tx, rx) = std::sync::mpsc::sync_channel(2);
+        // Pieces the caller is done with come back to be filled again.
+        let (recycle, used) = std::sync::mpsc::channel::<Piece>();
+        std::thread::Builder::new().name("pi-session-pieces".into()).spawn(move || {
+            let mut buf = Vec::new();
+            for w in bounds.windows(2) {
+                let ids: Vec<u32> = (w[0]..w[1]).collect();
+                let mut piece = used.try_recv().unwrap_or_default();
+                let made = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    own.splice_into(&ids, &mut buf, &mut piece)
+                }))
+                .unwrap_or_else(|_| Err(io::Error::other("internal error while reading lines")));
+                let failed = made.is_err();
+                // The receiver is gone (the caller stopped early): stop too.
+                if tx.send(made.map(|()| piece)).is_err() || failed {
+                    break;
                 }
-            })?;
-            lanes.push(Lane { rx, recycle: Some(recycle) });
-        }
-        Ok(Pieces { lanes, next: std::cell::Cell::new(0) })
+            }
+        })?;
+        Ok(Pieces { rx, recycle: Some(recycle) })
     }
 
     /// The text of a line held in memory, borrowed (`None` for file-backed or absent lines).
@@ -457,13 +446,6 @@ impl Piece {
 
 /// The pieces of `LineStore::ascii_pieces`, in order; `None` after the last.
 pub struct Pieces {
-    /// One per thread making pieces: piece k comes from lane k % lanes.len().
-    lanes: Vec<Lane>,
-    /// The number of pieces taken so far.
-    next: std::cell::Cell<usize>,
-}
-
-struct Lane {
     rx: std::sync::mpsc::Receiver<io::Result<Piece>>,
     recycle: Option<std::sync::mpsc::Sender<Piece>>,
 }
@@ -471,23 +453,17 @@ struct Lane {
 impl Pieces {
     /// The next piece, waiting for it if it is not ready yet.
     pub fn next_piece(&self) -> io::Result<Option<Piece>> {
-        let k = self.next.get();
-        match self.lanes[k % self.lanes.len()].rx.recv() {
-            Ok(piece) => {
-                self.next.set(k + 1);
-                piece.map(Some)
-            }
+        match self.rx.recv() {
+            Ok(piece) => piece.map(Some),
             Err(_) => Ok(None),
         }
     }
 
-    /// Hands back the piece taken last, once the caller has copied (or taken) its contents:
-    /// its buffers are filled again for a later piece of the same thread. Memory that is
-    /// already mapped costs no page faults, and fresh memory costs one per 4 KiB (about a
-    /// third of the time on a 20 MB session).
+    /// Hands back a piece whose contents the caller has copied (or taken): its buffers are filled
+    /// again for a later piece. Memory that is already mapped costs no page faults, and
+    /// fresh memory costs one per 4 KiB (about a third of the time on a 20 MB session).
     pub fn recycle(&self, piece: Piece) {
-        let lanes = self.lanes.len();
-        if let Some(tx) = &self.lanes[(self.next.get() + lanes - 1) % lanes].recycle {
+        if let Some(tx) = &self.recycle {
             let _ = tx.send(piece);
         }
     }
