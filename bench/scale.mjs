@@ -571,6 +571,10 @@ if (MERGE && !SMALL) {
   allRows = [...old.filter((r) => !now.has(key(r))), ...rows];
 }
 writeFileSync(ROWS_FILE, JSON.stringify(allRows));
+// The data sets' descriptions too (a seed describes a set the same way in every run), in the order first seen.
+const SETS_FILE = join(DATA, `datasets-${SMALL ? "small" : "ladder"}.json`);
+const allSets = MERGE && !SMALL ? [...new Set([...(readJson(SETS_FILE) ?? []), ...datasets])] : datasets;
+writeFileSync(SETS_FILE, JSON.stringify(allSets));
 
 const GROUPS = ["folders", "agents", "text sessions", "image sessions"];
 const byOp = new Map();
@@ -600,7 +604,7 @@ L.push(
     .map((x) => x.toFixed(2))
     .join(
       " ",
-    )} at end; this run ${((Date.now() - T0) / 60000).toFixed(1)} min${MERGE ? " (rows of earlier runs merged: see each row's date in scale-rows)" : ""}.`,
+    )} at end; this run ${((Date.now() - T0) / 60000).toFixed(1)} min${MERGE ? ` (rows of earlier runs merged: each row's date and build are in \`.bench-data/scale-v1/seed${SEED}/rows-ladder.json\`)` : ""}.`,
   "",
 );
 L.push(
@@ -608,7 +612,7 @@ L.push(
   "",
 );
 L.push(
-  `Data (seeded, \`bench/gen.mjs\`, cached in \`.bench-data/scale-v1/\`): ${datasets.join("; ") || "(from merged rows)"}. Folders: log-normal sizes around ${FOLDER_AVG / KB} KB a session; agent dirs: ${PER_PROJECT} sessions a project. Image sessions: every user prompt carries a 1–6 MB base64 image, no compaction (the whole file is context). Written files go to a temp dir.`,
+  `Data (seeded, \`bench/gen.mjs\`, cached in \`.bench-data/scale-v1/\`): ${allSets.join("; ")}. Folders: log-normal sizes around ${FOLDER_AVG / KB} KB a session; agent dirs: ${PER_PROJECT} sessions a project. Image sessions: every user prompt carries a 1–6 MB base64 image, no compaction (the whole file is context). Written files go to a temp dir.`,
   "",
 );
 if (!DROP && !SMALL) L.push("The page cache could not be dropped (not root): no cold-cache rows.", "");
@@ -646,7 +650,9 @@ for (const g of GROUPS) {
 }
 
 const fails = allRows.flatMap((r) =>
-  ["reference", "ours"].filter((i) => r[i]?.error).map((i) => `- ${i}: ${r.label} @ ${r.sizeLabel}: ${r[i].error}`),
+  ["reference", "ours"]
+    .filter((i) => r[i]?.error)
+    .map((i) => `- ${i}: ${r.group}, ${r.label} @ ${r.sizeLabel}: ${r[i].error}`),
 );
 L.push("## Failures", "", ...(fails.length ? fails : ["none"]), "");
 L.push(
