@@ -1,5 +1,5 @@
 // `node --import pi-session-native/register <pi>/dist/cli.js …`: pi's unbundled CLI on this package's
-// SessionManager (pi 1.6.x only; any other pi keeps its own, with one line on stderr, as does any pi where
+// SessionManager (the pi versions lib/swap.js verified: 1.6.0; any other pi keeps its own, with one line on stderr, as does any pi where
 // no native binary of ours loads).
 import { createRequire } from "node:module";
 

@@ -3,21 +3,21 @@
 // pi-native: pi's CLI on the native SessionManager.
 //
 // Finds the installed pi (@earendil-works/pi-coding-agent: the project's node_modules from the current
-// directory up, then beside this package, then the global install), installs the resolve hook of
-// `pi-session-native/register` and runs pi's CLI in this same process, as
-// `node --import pi-session-native/register <pi>/dist/cli.js …args` would. Being the same process, it has
-// pi's stdio, exit code and signals exactly: nothing to forward.
+// directory up, then beside this package, then the global install) and runs pi's own `pi` bin (its
+// bundle, dist/bundle/cli.js) in this same process, after replacing the statics of pi's SessionManager
+// class with ours (lib/swap.js): pi's dist/bundle/index.js exports the very class that the bundled
+// `main` uses, and pi's bundle creates instances only inside those statics, so every flow goes through
+// them, the startup ones too (-r, -c, --session, --fork, the first session), with no bundler, no hook
+// and no cache. Being the same process, it has pi's stdio, exit code and signals exactly.
 //
-// What it runs is a bundle of pi's unbundled CLI with our module in place of its session manager
-// (launcher/bundle.js: built on the first run for each installed pi, cached), as pi's own `pi` bin is a
-// bundle: its ~2,000 modules would otherwise cost ~0.7 s of startup. PI_NATIVE_BUNDLE=0 (or
-// PI_SESSION_NATIVE_TRACE) runs `dist/cli.js` itself through the hook; so does a missing rolldown (an optional
-// peer dependency, not installed with this package), after one line saying how to get the fast start.
-//
-// pi 1.6.x gets our SessionManager; any other pi version runs as it ships, with its own (one line on stderr),
-// as does pi where no native binary of ours loads (PI_SESSION_NATIVE_NO_FALLBACK=1: exit 2 instead).
-// Bad setups (Node older than 22.19, no pi installed) print one line and exit 2 before pi is loaded,
-// so no session file is touched.
+// PI_SESSION_NATIVE_SWAP (or `"piSessionNative": { "swap": ... }` in pi's settings.json): `all` (the
+// default: every static), `lists` (list and listAll only), `off` (pi as it ships).
+// Only a pi whose session module we verified (lib/swap.js: pi 1.6.0) gets ours; any other runs as it
+// ships, with its own SessionManager, after one line on stderr, as does pi where no native binary of
+// ours loads (PI_SESSION_NATIVE_NO_FALLBACK=1: exit 2 instead). Bad setups (Node older than 22.19, no pi
+// installed, a bad PI_SESSION_NATIVE_SWAP) print one line and exit 2 before pi is loaded, so no session
+// file is touched. PI_SESSION_NATIVE_TRACE runs pi's unbundled CLI through the resolve hook of
+// `pi-session-native/register` with every call timed (launcher/trace.mjs).
 //
 // Plain CommonJS that old Nodes parse too (nothing newer than Node 14's syntax), so they get the one-line message.
 
@@ -95,18 +95,6 @@ function findPi() {
   return npmRoot ? piAt(npmRoot) : null;
 }
 
-/** One line: rolldown is missing, and the command that installs it where launcher/bundle.js finds it. */
-function noRolldownMessage() {
-  const ours = path.resolve(__dirname, "..");
-  const global = globalRoots().some((root) => path.resolve(root, "pi-session-native") === ours);
-  // <project>/node_modules/pi-session-native, where <project> has a package.json (a global root's parent has none)
-  const project = path.dirname(path.dirname(ours));
-  const inProject =
-    path.basename(path.dirname(ours)) === "node_modules" && fs.existsSync(path.join(project, "package.json"));
-  const how = global || !inProject ? "npm install -g rolldown" : `npm install rolldown in ${project}`;
-  return `rolldown is not installed, so pi starts unbundled (~0.7 s slower); for the fast start: ${how} (PI_NATIVE_BUNDLE=0 skips this line)`;
-}
-
 function enableCompileCache() {
   // As pi's own bundle does: compiled code is cached on disk (NODE_COMPILE_CACHE chooses the directory,
   // NODE_DISABLE_COMPILE_CACHE=1 turns it off).
@@ -127,66 +115,57 @@ function main() {
         `and in the global npm root); install it: npm install -g ${PI_PACKAGE}`,
     );
   }
+  const swap = require("../lib/swap.js");
+  const choice = swap.chooseMode("all");
+  if (choice.error) die(choice.error);
   enableCompileCache();
-  // pi-native's one deviation from 1.6.0 (lib/listing.js): partial session lists on a time
-  // cadence, so /resume does not rebuild its tree per 10 files. PI_NATIVE_PARTIAL_LISTS=files
-  // restores 1.6.0's cadence.
-  globalThis[Symbol.for("pi-session-native.partialLists")] =
-    process.env.PI_NATIVE_PARTIAL_LISTS === "files" ? "files" : "time";
-  const hook = require("../launcher/hook.js");
-  const cli = path.join(piDir, "dist", "cli.js");
-  const check = hook.checkPi(piDir);
+  const url = require("node:url");
+  const pkg = JSON.parse(fs.readFileSync(path.join(piDir, "package.json"), "utf8"));
+  const bin = pkg.bin && (typeof pkg.bin === "string" ? pkg.bin : pkg.bin.pi);
+  const stockBin = path.join(piDir, bin || path.join("dist", "cli.js"));
 
   const run = (entry) => {
     // pi reads process.argv.slice(2) and, for `pi update`, process.argv[1] as its entry point.
-    process.argv[1] = cli;
-    import(require("node:url").pathToFileURL(entry).href).catch((e) => {
+    process.argv[1] = entry;
+    return import(url.pathToFileURL(entry).href).catch((e) => {
       process.stderr.write(`pi-native: cannot load ${entry}: ${e?.stack ? e.stack : e}\n`);
       process.exit(1);
     });
   };
-
-  // pi as it ships (its own `pi` bin), with its own SessionManager.
-  const runStock = () => {
-    const pkg = JSON.parse(fs.readFileSync(path.join(piDir, "package.json"), "utf8"));
-    const bin = pkg.bin && (typeof pkg.bin === "string" ? pkg.bin : pkg.bin.pi);
-    run(bin ? path.join(piDir, bin) : cli);
+  /** pi as it ships, with its own SessionManager, after one line saying why (none for `off`). */
+  const runStock = (why) => {
+    if (why) process.stderr.write(`pi-native: ${why}; pi runs with its own SessionManager\n`);
+    return run(stockBin);
   };
 
-  if (!check.ok) {
-    // Another pi version.
-    process.stderr.write(`${hook.skipMessage(check.version, piDir)}\n`);
-    runStock();
-    return;
-  }
+  if (choice.mode === "off") return runStock();
+  const badVersion = swap.unverifiedVersion(pkg.version);
+  if (badVersion) return runStock(`${badVersion} (${piDir})`);
   // No native binding loads here: our module would only hand pi back its own class (lib/load.js).
   const load = require("../lib/load.js");
   if (load.bindingError()) {
     if (load.noFallback()) die(`${load.whatIsMissing()}, and ${load.NO_FALLBACK} is set`);
-    process.stderr.write(`pi-native: ${load.whatIsMissing()}; pi runs with its own SessionManager\n`);
-    runStock();
-    return;
+    return runStock(load.whatIsMissing());
   }
-  // The hook also serves the bundle: extensions that import pi's SessionManager get ours too.
-  if (!hook.install()) die(`this Node (${process.versions.node}) has no module.registerHooks()`);
-  const useBundle = process.env.PI_NATIVE_BUNDLE !== "0" && !process.env.PI_SESSION_NATIVE_TRACE;
-  const bundle = useBundle ? require("../launcher/bundle.js") : null;
-  const entry = bundle ? bundle.cachedEntry(piDir) : null;
-  if (entry || !bundle) {
-    run(entry || cli);
-    return;
+  if (process.env.PI_SESSION_NATIVE_TRACE) {
+    // Profiling: pi's unbundled CLI with every call of our module timed, through the resolve hook.
+    const hook = require("../launcher/hook.js");
+    if (!hook.install()) die(`this Node (${process.versions.node}) has no module.registerHooks()`);
+    globalThis[Symbol.for("pi-session-native.partialLists")] =
+      process.env.PI_NATIVE_PARTIAL_LISTS === "files" ? "files" : "time";
+    return run(path.join(piDir, "dist", "cli.js"));
   }
-  if (!bundle.canBuild()) {
-    process.stderr.write(`pi-native: ${noRolldownMessage()}\n`);
-    run(cli);
-    return;
-  }
-  // First run for this pi: build the bundle (a few seconds, once), then run it.
-  process.stderr.write(`pi-native: bundling pi ${check.version} for a fast startup (once per pi version)...\n`);
-  bundle.build(piDir).then(run, (e) => {
-    process.stderr.write(`pi-native: bundling failed (${e?.message ? e.message : e}); running pi unbundled\n`);
-    run(cli);
-  });
+  const index = path.join(piDir, "dist", "bundle", "index.js");
+  if (!fs.existsSync(index)) return runStock(`pi ${pkg.version} has no ${index}`);
+  return import(url.pathToFileURL(index).href).then(
+    (piModule) => {
+      const why = swap.unverified(piModule.SessionManager, pkg.version);
+      if (why) return runStock(why);
+      swap.install(piModule.SessionManager, require("../index.js").SessionManager, choice.mode, "pi-native");
+      return run(stockBin);
+    },
+    (e) => runStock(`cannot load ${index} (${String(e?.message ?? e).split("\n")[0]})`),
+  );
 }
 
 main();

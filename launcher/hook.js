@@ -1,8 +1,8 @@
 "use strict";
 // The resolve hook behind `pi-session-native/register` and the `pi-native` bin: pi's unbundled CLI
 // (`dist/cli.js`) and every module of it import `dist/core/session-manager.js`; the hook points that
-// import at our module, for pi 1.6.x only (the version whose behaviour we match). For any other pi it
-// prints one line to stderr and leaves pi's own module in place.
+// import at our module, for the pi versions our differential suites were verified against (lib/swap.js:
+// 1.6.0). For any other pi it prints one line to stderr and leaves pi's own module in place.
 //
 // It uses module.registerHooks() (synchronous, in-thread, Node >= 22.15), not module.register(): the
 // latter sends every resolve to a hooks thread and costs about 0.7 s on pi's ~1,000 modules.
@@ -10,11 +10,9 @@
 const { readFileSync } = require("node:fs");
 const { join } = require("node:path");
 const { fileURLToPath, pathToFileURL } = require("node:url");
+const { unverifiedVersion } = require("../lib/swap.js");
 
 const PI_PACKAGE = "@earendil-works/pi-coding-agent";
-/** The pi versions whose SessionManager we match. */
-const SUPPORTED = /^1\.6\.\d+(?:[-+].*)?$/;
-const SUPPORTED_TEXT = "1.6.x";
 const TARGET = "/dist/core/session-manager.js";
 
 /** Our ESM module, or the tracing wrapper around it when PI_SESSION_NATIVE_TRACE is set. */
@@ -32,12 +30,12 @@ function checkPi(root) {
     return { isPi: false, ok: false };
   }
   if (!pkg || pkg.name !== PI_PACKAGE) return { isPi: false, ok: false };
-  const ok = typeof pkg.version === "string" && SUPPORTED.test(pkg.version);
+  const ok = typeof pkg.version === "string" && unverifiedVersion(pkg.version) === null;
   return { isPi: true, ok, version: pkg.version };
 }
 
 const skipMessage = (version, root) =>
-  `pi-session-native: pi ${version} (${root}) is not ${SUPPORTED_TEXT}, the version this SessionManager matches; pi runs with its own SessionManager`;
+  `pi-session-native: ${unverifiedVersion(String(version))} (${root}); pi runs with its own SessionManager`;
 
 let installed = false;
 
@@ -72,4 +70,4 @@ function install({ onSkip = (m) => process.stderr.write(`${m}\n`), env = process
   return true;
 }
 
-module.exports = { install, checkPi, skipMessage, PI_PACKAGE, SUPPORTED, SUPPORTED_TEXT, TARGET };
+module.exports = { install, checkPi, skipMessage, PI_PACKAGE, TARGET };

@@ -40,7 +40,8 @@ const REQUIRED = [
   "register.mjs",
   "bin/pi-native.js",
   "launcher/hook.js",
-  "launcher/bundle.js",
+  "lib/swap.js",
+  "extension/index.mjs",
   "launcher/trace.mjs",
 ];
 const FORBIDDEN =

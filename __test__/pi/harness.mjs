@@ -11,8 +11,6 @@ export const PI_DIR = join(REPO, "node_modules/@earendil-works/pi-coding-agent")
 export const STOCK_CLI = join(PI_DIR, "dist/bundle/cli.js");
 export const NATIVE_BIN = join(REPO, "bin/pi-native.js");
 export const MODEL = { provider: "mock", id: "mock-model" };
-/** pi-native's bundle cache for tests and bench (under node_modules: gitignored, fresh in a clean clone). */
-export const BUNDLE_CACHE = join(REPO, "node_modules/.cache/pi-session-native-test/bundles");
 
 export const node22 = () => nodeBinary(22, { minMinor: 19 });
 
@@ -93,7 +91,6 @@ export function makeSide(label, port, { settings = {}, contextWindow = 128000 } 
     LANG: "C.UTF-8",
     TERM: "dumb",
     NO_COLOR: "1",
-    PI_NATIVE_CACHE_DIR: BUNDLE_CACHE,
   };
   if (process.env.NODE_COMPILE_CACHE) env.NODE_COMPILE_CACHE = process.env.NODE_COMPILE_CACHE;
   return { label, root, agent, proj, home, env, sessions: join(agent, "sessions") };

@@ -1,4 +1,4 @@
-// pi's own CLI, stock (its bundle) against pi-native (its unbundled CLI on our SessionManager), on the
+// pi's own CLI, stock (its bundle) against pi-native (the same bundle, the statics of its SessionManager ours), on the
 // same scripts against a loopback mock model (mock-model.mjs, a child process on 127.0.0.1).
 //
 //   npm run test:pi            (any Node >= 20; pi runs on Node 22, fetched into .cache/ if needed)
@@ -58,27 +58,26 @@ const sides = LABELS.map((label) =>
   makeSide(label, model.port, { settings: { compaction: { keepRecentTokens: 20 } } }),
 );
 // the root, and the root as pi encodes a cwd into a session folder name (--tmp-pi-t-stock-XXXXXX-proj--)
-// pi-native's first run builds its bundle of pi (one stderr line), later runs use it
+// pi-native runs pi's own bundle after swapping every static of pi's SessionManager class (lib/swap.js):
+// the log names the swap and the static pi's startup called
 {
   const warm = makeSide("wrmup", model.port);
-  const fresh = join(warm.root, "bundle-cache");
-  const r = await runPi("native", warm, ["--no-session", "-p", "warm up"], { env: { PI_NATIVE_CACHE_DIR: fresh } });
+  const log = join(warm.root, "swap.jsonl");
+  const r = await runPi("native", warm, ["--no-session", "-p", "warm up"], { env: { PI_SESSION_NATIVE_LOG: log } });
+  const records = existsSync(log) ? readFileSync(log, "utf8").split("\n").filter(Boolean).map(JSON.parse) : [];
+  const events = records.map((x) => (x.event === "call" ? `call ${x.name}` : `${x.event} ${x.by} ${x.mode}`));
   if (
     r.code === 0 &&
     r.stdout.startsWith("reply #1") &&
-    /^pi-native: bundling pi 1\.6\.0 for a fast startup \(once per pi version\)\.\.\.\n$/.test(r.stderr)
+    r.stderr === "" &&
+    events.join() === "swap pi-native all,call inMemory"
   )
-    ok("pi-native's first run builds the bundle, with one line on stderr");
+    ok("pi-native: one swap of every static before pi's main, and pi's startup calls ours (inMemory)");
   else
     fail(
-      "pi-native's first run",
-      `    code ${r.code}, stdout ${JSON.stringify(r.stdout)}, stderr ${JSON.stringify(r.stderr)}`,
+      "pi-native's swap",
+      `    code ${r.code}, stdout ${JSON.stringify(r.stdout)}, stderr ${JSON.stringify(r.stderr)}, log ${JSON.stringify(events)}`,
     );
-  const again = await runPi("native", warm, ["--no-session", "-p", "warm up"], { env: { PI_NATIVE_CACHE_DIR: fresh } });
-  if (again.code === 0 && again.stderr === "") ok("pi-native's second run uses it, silently");
-  else fail("pi-native's second run", `    code ${again.code}, stderr ${JSON.stringify(again.stderr)}`);
-  // the cache the tests use
-  await runPi("native", warm, ["--no-session", "-p", "warm up"]);
   rmSync(warm.root, { recursive: true, force: true });
 }
 const norms = sides.map((s) =>
@@ -169,7 +168,7 @@ const sessionFileAt = (side, k) => join(side.sessions, sessionFiles(side)[k].rel
 // 1. Print mode and JSON mode
 
 if (!ONLY || ONLY === "print") {
-  console.log("print mode (pi-native: its bundle)");
+  console.log("print mode");
   await step("-p with a tool call", ["-p", "hello, please TOOL:notes.txt"]);
   await step("-c -p", ["-c", "-p", "and now a plain question"]);
   await step("--name -p (new session)", ["--name", "named session", "-p", "a named start"]);
@@ -270,10 +269,8 @@ class Rpc {
 }
 
 if (!ONLY || ONLY === "rpc") {
-  // pi-native without its bundle here: pi's unbundled dist/cli.js through the resolve hook, as
-  // `node --import pi-session-native/register` runs it (print mode above used the bundle)
-  console.log("rpc mode (pi-native: PI_NATIVE_BUNDLE=0, the hook on pi's unbundled modules)");
-  const clients = SIDES.map((impl, i) => new Rpc(impl, sides[i], ["-c"], { PI_NATIVE_BUNDLE: "0" }));
+  console.log("rpc mode");
+  const clients = SIDES.map((impl, i) => new Rpc(impl, sides[i], ["-c"]));
   const answers = [[], []];
   /** Send the same command (or a per-side one) to both, compare the responses. */
   const both = async (name, cmd) => {
@@ -506,7 +503,7 @@ if (!ONLY || ONLY === "setup") {
   if (
     r.code === 0 &&
     lines.length === 1 &&
-    /is not 1\.6\.x/.test(lines[0]) &&
+    /pi 1\.7\.0 is not a version this SessionManager was verified against \(1\.6\.0\)/.test(lines[0]) &&
     /reply #1/.test(r.stdout) &&
     !existsSync(trace)
   ) {
@@ -555,7 +552,7 @@ if (!ONLY || ONLY === "setup") {
   if (
     r4.code === 0 &&
     l4.length === 1 &&
-    /is not 1\.6\.x/.test(l4[0]) &&
+    /pi 1\.7\.0 is not a version this SessionManager was verified against \(1\.6\.0\)/.test(l4[0]) &&
     /reply #1/.test(r4.stdout) &&
     !existsSync(trace)
   )

@@ -170,7 +170,7 @@ describe("pi's CLI with no native binary", () => {
     p = project("cli", { withPi: true });
     node22 = nodeBinary(22, { minMinor: 19 });
   });
-  const piEnv = () => ({ PI_NATIVE_PI_DIR: PI_DIR, PI_NATIVE_CACHE_DIR: join(p.root, "cache") });
+  const piEnv = () => ({ PI_NATIVE_PI_DIR: PI_DIR });
 
   it("pi-native runs pi as it ships, after one line; with PI_SESSION_NATIVE_NO_FALLBACK=1 it exits 2", () => {
     const bin = join(p.pkg, "bin/pi-native.js");
@@ -206,31 +206,5 @@ describe("pi's CLI with no native binary", () => {
         /^pi-session-native\/register: no native binary loads on .*; pi runs with its own SessionManager$/,
       ),
     ]);
-  });
-});
-
-describe("pi-native without rolldown (an optional peer dependency)", () => {
-  it("runs pi unbundled after one line saying how to get the fast start; PI_NATIVE_BUNDLE=0 without it", () => {
-    const p = project("norolldown", { withPi: false, keepNode: true });
-    writeFileSync(join(p.root, "package.json"), '{ "name": "a-project", "private": true }\n');
-    const node22 = nodeBinary(22, { minMinor: 19 });
-    const bin = join(p.pkg, "bin/pi-native.js");
-    const cache = join(p.root, "cache");
-    const piEnv = { PI_NATIVE_PI_DIR: PI_DIR, PI_NATIVE_CACHE_DIR: cache };
-    const r = spawnSync(node22, [bin, "--version"], { cwd: p.root, env: env(piEnv), encoding: "utf8" });
-    expect(r.status, r.stderr).toBe(0);
-    expect(r.stdout.trim()).toBe("1.6.0");
-    expect(r.stderr.trim().split("\n")).toEqual([
-      `pi-native: rolldown is not installed, so pi starts unbundled (~0.7 s slower); for the fast start: npm install rolldown in ${p.root} (PI_NATIVE_BUNDLE=0 skips this line)`,
-    ]);
-    expect(existsSync(join(cache, "bundles"))).toBe(false);
-    const quiet = spawnSync(node22, [bin, "--version"], {
-      cwd: p.root,
-      env: env({ ...piEnv, PI_NATIVE_BUNDLE: "0" }),
-      encoding: "utf8",
-    });
-    expect(quiet.status, quiet.stderr).toBe(0);
-    expect(quiet.stdout.trim()).toBe("1.6.0");
-    expect(quiet.stderr).toBe("");
   });
 });

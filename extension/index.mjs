@@ -1,0 +1,82 @@
+// pi-session-native as a pi package: `pi install npm:pi-session-native` loads this extension on
+// every start (package.json's `pi.extensions`). It replaces statics of pi's own SessionManager class
+// with ours (lib/swap.js): `list` and `listAll` by default, so the in-session /resume picker lists
+// natively; with PI_SESSION_NATIVE_SWAP=all (or `"piSessionNative": { "swap": "all" }` in pi's
+// settings.json) also `open`, `create`, `forkFrom`, `inMemory`, ..., so resuming into a big session,
+// /fork and clone run natively too; `off` changes nothing.
+//
+// It swaps only when pi's session module is one we verified, the native binary really loads (not
+// the package's fallback to pi's own class) and pi is not already on our module (pi-native, or
+// `--import pi-session-native/register`). Otherwise it changes nothing and says why once per
+// process, through ctx.ui.notify (pi silences process.emitWarning). pi re-runs extension factories
+// on /resume, /new, /fork and /reload: the swap is one per process.
+//
+// Plain JavaScript (ESM). pi's module is imported statically: pi's loader maps that name to the module
+// instance pi runs (a CommonJS require() of it is not mapped). Our own package is loaded lazily with
+// Node's require, inside a try: a failure of ours can never stop pi from starting, and our module is
+// loaded once per process (pi's loader would evaluate it afresh on every reload).
+
+import * as pi from "@earendil-works/pi-coding-agent";
+import { createRequire } from "node:module";
+
+const NOTICE_SHOWN = Symbol.for("pi-session-native.noticeShown");
+const NAME = "pi-session-native";
+
+/** Decide and, where allowed, swap. Returns { status, notice? } (notice: what the user is told once). */
+function decide() {
+  const ours = createRequire(import.meta.url);
+  const swap = ours("../lib/swap.js");
+  const cls = pi.SessionManager;
+  const skip = (why, level = "warning") => {
+    const status = `${NAME}: ${why}; pi keeps its own SessionManager`;
+    swap.log({ event: "skip", by: "extension", why });
+    return { status, notice: status, level };
+  };
+  if (swap.isOurs(cls)) {
+    const status = `${NAME}: pi already runs on this package's module (pi-session-native/register); nothing to swap`;
+    return { status, notice: status, level: "info" };
+  }
+  const prior = swap.swapped(cls);
+  if (prior) {
+    const status = `${NAME}: ${prior.mode === "all" ? "every static" : prior.names.join(" and ")} of pi's SessionManager ${prior.names.length === 1 ? "is" : "are"} native (${prior.by})`;
+    // pi-native did it before pi started; the extension's own earlier swap (a re-run factory) is silent
+    if (prior.by === "extension") return { status };
+    return {
+      status: `${status}; the extension leaves it as it is`,
+      notice: `${status}; the extension leaves it as it is`,
+      level: "info",
+    };
+  }
+  const choice = swap.chooseMode("lists", { dir: typeof pi.getAgentDir === "function" ? pi.getAgentDir() : undefined });
+  if (choice.error) return skip(choice.error);
+  if (choice.mode === "off") return skip(`off (${choice.from})`, "info");
+  const why = swap.unverified(cls, pi.VERSION);
+  if (why) return skip(why);
+  const load = ours("../lib/load.js");
+  if (load.bindingError()) return skip(load.whatIsMissing());
+  const { swapped } = swap.install(cls, ours("../index.js").SessionManager, choice.mode, "extension");
+  const what = swapped.mode === "all" ? "every static" : swapped.names.join(" and ");
+  return {
+    status: `${NAME}: ${what} of pi's SessionManager ${swapped.names.length === 1 ? "is" : "are"} native (${choice.from === "default" ? "extension" : `extension, ${choice.from}`})`,
+  };
+}
+
+export default function piSessionNative(api) {
+  let outcome;
+  try {
+    outcome = decide();
+  } catch (e) {
+    const why = String(e?.message ?? e).split("\n")[0];
+    outcome = { status: `${NAME}: ${why}; pi keeps its own SessionManager`, level: "warning" };
+    outcome.notice = outcome.status;
+  }
+  api.on("session_start", (_event, ctx) => {
+    if (!outcome.notice || globalThis[NOTICE_SHOWN]) return;
+    globalThis[NOTICE_SHOWN] = true;
+    ctx.ui.notify(outcome.notice, outcome.level ?? "warning");
+  });
+  api.registerCommand("session-native", {
+    description: "Show whether pi's SessionManager runs natively (pi-session-native)",
+    handler: async (_args, ctx) => ctx.ui.notify(outcome.status, "info"),
+  });
+}

@@ -1,0 +1,188 @@
+"use strict";
+// Puts pi on this package's SessionManager by replacing the statics of pi's own class, as
+// `uvloop.install()` replaces asyncio's loop. One implementation, two callers:
+//   - the pi package's extension (pi/extension.js): `list` and `listAll` by default, so the
+//     in-session /resume picker lists natively; `all` also swaps the statics that return instances
+//     (open, create, forkFrom, inMemory, ...), so resuming, /fork and clone run natively.
+//   - `pi-native` (bin/pi-native.js): every static, before pi's `main` runs, so the startup flows
+//     (-r, -c, --session, --fork, the first session) are reached too.
+// pi's code never tests `instanceof SessionManager` and nothing outside its session module reads the
+// class's internals, so instances of ours serve pi; the free functions that pi's modules import
+// stay pi's (ES module bindings cannot be replaced from outside).
+//
+// The swap is refused unless pi's session module is one our differential suites pass against: an
+// exact pi version and the fingerprint (sha256 of the source text) of its SessionManager class, as
+// pi's bundle and its unbundled module carry it. A pi release whose class changes is refused until
+// it has been verified and added to VERIFIED.
+
+const { appendFileSync, readFileSync } = require("node:fs");
+const { homedir } = require("node:os");
+const { join } = require("node:path");
+
+/** On pi's class once swapped: { mode, names, by, originals }. */
+const SWAPPED = Symbol.for("pi-session-native.swap");
+/** On this package's own class (lib/session-manager.js): pi already runs on our module. */
+const OURS = Symbol.for("pi-session-native.class");
+/** The listing's partial-list cadence switch (lib/listing.js). */
+const PARTIAL_LISTS = Symbol.for("pi-session-native.partialLists");
+
+/** pi versions verified by our differential suites -> fingerprints of their SessionManager class. */
+const VERIFIED = {
+  "1.6.0": [
+    // dist/bundle/chunks/*.js (pi's `pi` bin and dist/bundle/index.js)
+    "10561ac742c0cccda9c2f284d7c32d04561bc62cf34e9c7576f214d950315ed8",
+    // dist/core/session-manager.js (dist/index.js, the SDK)
+    "d4644266d3eed875350e0696245f49043a8888539e05cfc46fe760a1f214a831",
+  ],
+};
+const VERIFIED_TEXT = Object.keys(VERIFIED).join(", ");
+
+const LISTS = ["list", "listAll"];
+const ALL = ["create", "open", "continueRecent", "inMemory", "forkFrom", "findById", "list", "listAll"];
+/** PI_SESSION_NATIVE_SWAP (or settings.json `piSessionNative.swap`) -> the statics swapped. */
+const MODES = { off: [], lists: LISTS, all: ALL };
+const ENV = "PI_SESSION_NATIVE_SWAP";
+const SETTING = "piSessionNative";
+
+/**
+ * PI_SESSION_NATIVE_LOG=<file>: one JSON line per decision ({event: "swap" | "skip", ...}) and per
+ * call of a swapped static ({event: "call", name}), for checking what runs natively in pi's flows.
+ */
+function log(record, env = process.env) {
+  const file = env.PI_SESSION_NATIVE_LOG;
+  if (!file) return;
+  try {
+    appendFileSync(file, `${JSON.stringify({ pid: process.pid, ...record })}\n`);
+  } catch {
+    // a log that cannot be written must not break pi
+  }
+}
+
+/** The function installed for `name`: ours, or a logging wrapper of it under PI_SESSION_NATIVE_LOG. */
+function replacement(ours, name) {
+  const fn = ours[name];
+  if (!process.env.PI_SESSION_NATIVE_LOG) return fn;
+  return {
+    [name](...args) {
+      log({ event: "call", name });
+      return fn.apply(ours, args);
+    },
+  }[name];
+}
+
+/** sha256 of a class's source text. */
+function fingerprint(cls) {
+  const { createHash } = require("node:crypto");
+  return createHash("sha256").update(Function.prototype.toString.call(cls)).digest("hex");
+}
+
+/** Null when pi `version` is one we verified, else why not (a clause). */
+function unverifiedVersion(version) {
+  return Object.hasOwn(VERIFIED, version)
+    ? null
+    : `pi ${version} is not a version this SessionManager was verified against (${VERIFIED_TEXT})`;
+}
+
+/** Null when pi `version`'s class `cls` is one we verified, else why not (a clause). */
+function unverified(cls, version) {
+  const why = unverifiedVersion(version);
+  if (why) return why;
+  if (typeof cls !== "function") return `pi ${version} exports no SessionManager class`;
+  if (!VERIFIED[version].includes(fingerprint(cls)))
+    return `pi ${version}'s SessionManager is not the one this package was verified against (a modified pi?)`;
+  return null;
+}
+
+/** pi's agent dir, as pi's getAgentDir(): $PI_CODING_AGENT_DIR (with ~ expanded), else ~/.pi/agent. */
+function agentDir(env = process.env) {
+  const dir = env.PI_CODING_AGENT_DIR;
+  if (dir) return dir === "~" ? homedir() : dir.startsWith("~/") ? join(homedir(), dir.slice(2)) : dir;
+  return join(homedir(), ".pi", "agent");
+}
+
+/**
+ * The swap mode: $PI_SESSION_NATIVE_SWAP, else `piSessionNative.swap` in pi's global settings.json,
+ * else `fallback`. Returns { mode, from } or, for a value that is not a mode, { error }.
+ */
+function chooseMode(fallback, { env = process.env, dir = agentDir(env) } = {}) {
+  const check = (value, from) =>
+    Object.hasOwn(MODES, value)
+      ? { mode: value, from }
+      : { error: `${from} is ${JSON.stringify(value)}, not one of ${Object.keys(MODES).join(", ")}` };
+  if (env[ENV] !== undefined && env[ENV] !== "") return check(env[ENV], ENV);
+  let settings;
+  try {
+    settings = JSON.parse(readFileSync(join(dir, "settings.json"), "utf8").replace(/^\uFEFF/, ""));
+  } catch {
+    settings = undefined; // no settings file, or one pi itself reports
+  }
+  const value = settings?.[SETTING]?.swap;
+  if (value !== undefined) return check(value, `${SETTING}.swap in ${join(dir, "settings.json")}`);
+  return { mode: fallback, from: "default" };
+}
+
+/** What was swapped on pi's class, or null. */
+const swapped = (cls) => (typeof cls === "function" && Object.hasOwn(cls, SWAPPED) ? cls[SWAPPED] : null);
+
+/** Whether `cls` is this package's own class (pi loaded our module: `--import pi-session-native/register`). */
+const isOurs = (cls) => typeof cls === "function" && cls[OURS] === true;
+
+/**
+ * Replace the statics of `mode` on pi's class `cls` with those of our class `ours`. One swap per
+ * class: a second call (pi re-runs extension factories on /resume, /new, /fork and /reload; pi-native
+ * and the extension in one process) changes nothing and returns the first one's record.
+ * Returns { swapped: record, now: whether this call did it }.
+ */
+function install(cls, ours, mode, by) {
+  const before = swapped(cls);
+  if (before) return { swapped: before, now: false };
+  const names = MODES[mode];
+  const originals = {};
+  for (const name of names) {
+    originals[name] = cls[name];
+    Object.defineProperty(cls, name, {
+      value: replacement(ours, name),
+      writable: true,
+      configurable: true,
+      enumerable: false,
+    });
+  }
+  // pi's /resume picker rebuilds its session tree on every partial list: publish them on a time
+  // cadence, not per 10 files (lib/listing.js). PI_NATIVE_PARTIAL_LISTS=files keeps 1.6.0's.
+  if (names.includes("list") && process.env.PI_NATIVE_PARTIAL_LISTS !== "files") globalThis[PARTIAL_LISTS] = "time";
+  const record = Object.freeze({ mode, names: Object.freeze([...names]), by, originals: Object.freeze(originals) });
+  Object.defineProperty(cls, SWAPPED, { value: record, configurable: true });
+  log({ event: "swap", by, mode, names });
+  return { swapped: record, now: true };
+}
+
+/** Undo install(): pi's own statics back (for tests and embedders; pi itself never calls it). */
+function uninstall(cls) {
+  const record = swapped(cls);
+  if (!record) return false;
+  for (const [name, fn] of Object.entries(record.originals))
+    Object.defineProperty(cls, name, { value: fn, writable: true, configurable: true, enumerable: false });
+  delete cls[SWAPPED];
+  return true;
+}
+
+module.exports = {
+  ALL,
+  ENV,
+  LISTS,
+  MODES,
+  OURS,
+  SETTING,
+  SWAPPED,
+  VERIFIED,
+  agentDir,
+  chooseMode,
+  fingerprint,
+  install,
+  isOurs,
+  log,
+  swapped,
+  uninstall,
+  unverified,
+  unverifiedVersion,
+};
