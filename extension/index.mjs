@@ -33,6 +33,7 @@ function decide() {
     return { status, notice: status, level };
   };
   if (swap.isOurs(cls)) {
+    swap.log({ event: "skip", by: "extension", why: "pi runs on our module" });
     const status = `${NAME}: pi already runs on this package's module (pi-session-native/register); nothing to swap`;
     return { status, notice: status, level: "info" };
   }
@@ -41,6 +42,7 @@ function decide() {
     const status = `${NAME}: ${prior.mode === "all" ? "every static" : prior.names.join(" and ")} of pi's SessionManager ${prior.names.length === 1 ? "is" : "are"} native (${prior.by})`;
     // pi-native did it before pi started; the extension's own earlier swap (a re-run factory) is silent
     if (prior.by === "extension") return { status };
+    swap.log({ event: "skip", by: "extension", why: `swapped by ${prior.by}` });
     return {
       status: `${status}; the extension leaves it as it is`,
       notice: `${status}; the extension leaves it as it is`,
