@@ -2,13 +2,12 @@
 //! `findMostRecentSession` and `continueRecent` order them), and by header id (`findById`).
 
 use std::cmp::Ordering;
-use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 use crate::entry::{Key, Skeleton};
 use crate::header::{self, HeaderScan};
 use crate::listing::{index, info};
-use crate::platform::{self, FileStamp, name_bytes};
+use crate::platform::{self, name_bytes};
 
 /// The `.jsonl` files of `dir` sorted by mtime, newest first (equal times keep readdir's
 /// order, as the reference's stable sort does), the first `limit` of them; `None` when the
@@ -44,28 +43,26 @@ const ID_BATCH: usize = 256;
 /// `next`. `None` when the folder cannot be listed.
 pub fn headers_with_id(dir: &Path, id: &Key, from: usize) -> Option<WithId> {
     let matches = |line: &str| Skeleton::parse_line(line.as_bytes(), &mut 0).is_some_and(|sk| sk.id.strict_eq(id));
-    // In a folder this process has listed, headers of unchanged files come from its listing
-    // index (a hit costs a stat; stats and names come from one pipelined pass). Elsewhere
-    // (a fresh `pi --session <id>`) nothing is cached to check a stat against: each header
-    // is read. Never from the disk index: decoding all its rows costs more than reading the
-    // headers (5,000 sessions in a fresh process: 129-154 ms at a 191 MB peak, against
-    // 45-52 ms at 53 MB).
-    let files: Vec<(OsString, Option<Option<FileStamp>>)> = if index::knows_folder(dir) {
-        platform::jsonl_stats(dir).ok()?.into_iter().map(|(n, st)| (n, Some(st))).collect()
-    } else {
-        platform::jsonl_names(dir).ok()?.into_iter().map(|n| (n, None)).collect()
-    };
+    // The first lookup in a folder this process knows nothing of (a fresh `pi --session
+    // <id>`) reads each header, with no stat: nothing is cached to check one against. Every
+    // later one (the folder was listed, or looked in before: an SDK app, an extension)
+    // stats each file of the batches it scans and takes the header of an unchanged file from
+    // memory, recording those it reads (listing index rules). Never from the disk index:
+    // decoding all its rows costs more than reading the headers (5,000 sessions in a fresh
+    // process: 129-154 ms at a 191 MB peak, against 45-52 ms at 53 MB).
+    let stamped = !first_lookup(dir);
+    let names = platform::jsonl_names(dir).ok()?;
     let open = platform::open_in(dir).ok()?;
     let mut out = WithId::default();
-    let mut at = from.min(files.len());
-    for batch in files[at..].chunks(ID_BATCH) {
+    let mut at = from.min(names.len());
+    for batch in names[at..].chunks(ID_BATCH) {
         at += batch.len();
-        let found = info::par_map(batch, |(name, stat)| {
-            let scan = match stat {
-                Some(stat) => index::read_header_stamped(&dir.join(name), *stat, false),
-                None => {
-                    open(name).map_err(|e| crate::error::Error::io(e, "open", None)).and_then(header::read_header_of)
-                }
+        let found = info::par_map(batch, |name| {
+            let scan = if stamped {
+                let path = dir.join(name);
+                index::read_header_stamped(&path, platform::stamp(&path), false)
+            } else {
+                open(name).map_err(|e| crate::error::Error::io(e, "open", None)).and_then(header::read_header_of)
             };
             let Ok(HeaderScan::Header(line)) = scan else { return None };
             matches(&line).then(|| (dir.join(name), line))
@@ -75,8 +72,24 @@ pub fn headers_with_id(dir: &Path, id: &Key, from: usize) -> Option<WithId> {
             break;
         }
     }
-    out.next = (at < files.len()).then_some(at);
+    out.next = (at < names.len()).then_some(at);
     Some(out)
+}
+
+/// Whether this is the first [`headers_with_id`] in `dir` of a process that has not listed
+/// it either (then its headers are read without stats, and not recorded).
+fn first_lookup(dir: &Path) -> bool {
+    static LOOKED: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
+    if index::knows_folder(dir) {
+        return false;
+    }
+    let Ok(abs) = std::path::absolute(dir) else { return true };
+    let mut looked = LOOKED.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    if looked.contains(&abs) {
+        return false;
+    }
+    looked.push(abs);
+    true
 }
 
 /// The `.jsonl` names of `dir` in `b.localeCompare(a)` order for an English default locale

@@ -314,6 +314,21 @@ mod index {
         let by_id: Vec<String> = found.files.into_iter().map(|(p, _)| p.to_string_lossy().into_owned()).collect();
         assert_eq!(by_id, paths);
         assert_eq!(found.next, None);
+        // findById in a folder this process has not listed: the first lookup reads the headers
+        // (no stats, nothing recorded), the second records them, later ones take them from memory.
+        let unlisted = dir.join("unlisted");
+        fs::create_dir_all(&unlisted).unwrap();
+        let other = unlisted.join("o.jsonl").to_string_lossy().into_owned();
+        fs::write(&other, session("other")).unwrap();
+        let lookup = || crate::listing::discovery::headers_with_id(&unlisted, &s, 0).unwrap().files.len();
+        assert_eq!(lookup(), 1);
+        assert!(header(Path::new(&other), &stamp(&other), false).is_none(), "the first lookup records nothing");
+        assert_eq!(lookup(), 1);
+        assert!(header(Path::new(&other), &stamp(&other), false).is_some(), "the second records the header");
+        assert_eq!(lookup(), 1);
+        fs::write(&other, session("changed")).unwrap();
+        assert!(header(Path::new(&other), &stamp(&other), false).is_none(), "a changed file misses");
+        assert_eq!(lookup(), 1);
         clear_memory(); // a fresh process
         let from_disk = row(Path::new(&paths[1]), &stamp(&paths[1])).expect("row from the disk index");
         assert_eq!(
