@@ -1,22 +1,28 @@
-// bench:pi: pi's own CLI end to end, stock `pi` (its bundle) against `pi-native` (its unbundled CLI on our
-// SessionManager), both on Node 22, against the loopback mock model of the pi tests.
+// bench:pi: pi's own CLI end to end, on Node 22, against the loopback mock model of the pi tests, through
+// each channel a pi user has: stock `pi` (its bundle), `pi-native` (the same bundle, every static of its
+// SessionManager class ours) and stock `pi` with this package installed as a pi package (`pi install`: its
+// extension swaps list and listAll).
 //
-//   npm run bench:pi                 5 interleaved rounds (~5 min)
+//   npm run bench:pi                 5 interleaved rounds (~6 min)
 //   node bench/pi.mjs --rounds 3     fewer rounds
-//   node bench/pi.mjs --no-resume    skip the /resume flow (it needs tmux)
+//   node bench/pi.mjs --no-resume    skip the /resume flows (they need tmux)
 //   node bench/pi.mjs --profile-only only the PI_SESSION_NATIVE_TRACE call profile of pi-native
-//   node bench/pi.mjs --flows resume --impls native    some flows, some implementations
-//   node bench/pi.mjs --flows resume --sessions 5000   /resume over another folder size (generated once)
+//   node bench/pi.mjs --flows resumeIn --impls stock,package   some flows, some implementations
+//   node bench/pi.mjs --flows resume,resumeIn --sessions 5000  /resume over another folder size (generated once)
 //   node bench/pi.mjs --flows printTurn --print-session FILE   the print turn on another session (bench:scale: 1 GB)
 //
 // Flows (each a fresh pi process, as every `pi` invocation is):
 //   startup      `pi -p hi` in an empty project (a new session, one short turn)
 //   print turn   `pi --session <100 MB session> -p "…"`: wall time and peak RSS (/usr/bin/time, else VmHWM polling)
 //   /resume      `pi -r` in a real TUI under tmux, over a 1,000-session folder (323 MB): time until the picker has
-//                loaded every session (its header shows "◉ Current Folder" instead of "Loading n/N")
-// Rounds interleave the implementations (the order alternates); medians and min–max are reported, ratio =
-// stock / pi-native (>1: pi-native is faster; for RSS <1: pi-native uses less). Writes bench/pi-results.md.
-// The 100 MB session is copied before every run (pi appends to it), with its header's cwd set to the project.
+//                loaded every session (its header shows "◉ Current Folder" instead of "Loading n/N"). pi handles -r
+//                before extensions load: the pi package does not reach it (not run for it).
+//   in-session /resume   `pi --session-dir <folder>`, then `/resume` typed in the TUI: time from its Enter until
+//                the picker has loaded every session. The flow the pi package speeds up.
+// Rounds interleave the implementations (the order rotates); medians and min–max are reported, ratio =
+// stock / other (>1: faster than stock; for RSS <1: uses more). Writes bench/pi-results.md. The 100 MB session is
+// copied before every run (pi appends to it), with its header's cwd set to the project. Whether rolldown is
+// installed is printed with the results: pi-native no longer uses it (any figure here is without it).
 import { execFileSync, spawn, spawnSync } from "node:child_process";
 import {
   closeSync,
@@ -48,14 +54,14 @@ const list = (name, dflt) => {
   const i = argv.indexOf(name);
   return i < 0 ? dflt : argv[i + 1].split(",");
 };
-const IMPLS = list("--impls", ["stock", "native"]);
+const IMPLS = list("--impls", ["stock", "native", "package"]);
 /** The print turn's session: the bench's 100 MB one, or another (results then go to stdout only). */
 const PRINT_SESSION = list("--print-session", null)?.join(",") ?? null;
-const FLOWS = list("--flows", ["startup", "printTurn", "resume"]);
+const FLOWS = list("--flows", ["startup", "printTurn", "resume", "resumeIn"]);
 
 const PROFILE_ONLY = argv.includes("--profile-only");
 const hasTmux = spawnSync("tmux", ["-V"]).status === 0;
-const RESUME = !argv.includes("--no-resume") && hasTmux && FLOWS.includes("resume");
+const RESUME = !argv.includes("--no-resume") && hasTmux && (FLOWS.includes("resume") || FLOWS.includes("resumeIn"));
 const TIME = existsSync("/usr/bin/time") ? "/usr/bin/time" : null;
 const log = (s) => process.stderr.write(`${s}\n`);
 
@@ -98,12 +104,27 @@ if (RESUME) {
 // context, so the print turn is one turn (no automatic compaction in the middle of it).
 
 const model = await startMockModel(undefined);
+const LABELS = { stock: "stock", native: "nativ", package: "pkgin" }; // same length: paths end up in prompts
 const sides = Object.fromEntries(
-  ["stock", "native"].map((impl) => [
-    impl,
-    makeSide(impl === "stock" ? "stock" : "nativ", model.port, { contextWindow: 2_000_000 }),
-  ]),
+  IMPLS.map((impl) => [impl, makeSide(LABELS[impl], model.port, { contextWindow: 2_000_000 })]),
 );
+/** The command line of an implementation: the pi package runs stock pi (its agent dir has the package). */
+const commandOf = (impl, args) => piCommand(impl === "package" ? "stock" : impl, args);
+if (sides.package) {
+  // `pi install <the packed package>`, unpacked: what a user's `pi install npm:pi-session-native` puts in pi's npm
+  // folder. Not this checkout: its node_modules holds a copy of pi, which the extension's import of pi would
+  // resolve to instead of the module pi runs.
+  const root = sides.package.root;
+  const tgz = execFileSync("npm", ["pack", "--ignore-scripts", "--silent", "--pack-destination", root], { cwd: REPO })
+    .toString()
+    .trim()
+    .split("\n")
+    .pop();
+  execFileSync("tar", ["xzf", join(root, tgz), "-C", root]);
+  const [cmd, a] = commandOf("package", ["install", join(root, "package")]);
+  execFileSync(cmd, a, { cwd: sides.package.proj, env: sides.package.env, stdio: "ignore" });
+}
+const rolldown = spawnSync(process.execPath, ["-e", "require.resolve('rolldown')"], { cwd: REPO }).status === 0;
 
 /** Copies a session with its header's cwd set to `cwd`, in chunks (the 1 GB session of bench:scale too). */
 function copySession(src, dst, cwd) {
@@ -128,7 +149,7 @@ function copySession(src, dst, cwd) {
 /** Run pi once; { ms, rssMB, code, stdout, stderr }. */
 function runOnce(impl, args, { env = {}, cwd } = {}) {
   const side = sides[impl];
-  const [cmd, a] = piCommand(impl, args);
+  const [cmd, a] = commandOf(impl, args);
   const full = TIME ? [TIME, ["-f", "%M", cmd, ...a]] : [cmd, a];
   return new Promise((resolve, reject) => {
     const t0 = performance.now();
@@ -177,13 +198,16 @@ const flows = {
     return r;
   },
   resume: async (impl, env = {}) => resumeOnce(impl, env),
+  resumeIn: async (impl, env = {}) => resumeInSession(impl, env),
 };
+/** Which implementations a flow runs on: pi handles -r before extensions load (the package = stock there). */
+const implsOf = (flow) => (flow === "resume" ? IMPLS.filter((i) => i !== "package") : IMPLS);
 
 /** `pi -r` in a detached tmux session; ms until the picker shows it has loaded every session. */
 async function resumeOnce(impl, env = {}) {
   const side = sides[impl];
   const name = `pi-bench-${process.pid}-${impl}`;
-  const [cmd, a] = piCommand(impl, ["-r", "--session-dir", folder]);
+  const [cmd, a] = commandOf(impl, ["-r", "--session-dir", folder]);
   const vars = { ...side.env, TERM: "xterm-256color", ...env };
   delete vars.NO_COLOR;
   const q = (s) => `'${String(s).replace(/'/g, "'\\''")}'`;
@@ -210,6 +234,46 @@ async function resumeOnce(impl, env = {}) {
     spawnSync("tmux", ["send-keys", "-t", name, "C-c"]);
     await new Promise((r) => setTimeout(r, 150));
     spawnSync("tmux", ["send-keys", "-t", name, "C-c"]);
+    await new Promise((r) => setTimeout(r, 600));
+    spawnSync("tmux", ["kill-session", "-t", name]);
+  }
+}
+
+/** `pi --session-dir <folder>` in tmux, then `/resume`: ms from its Enter until the picker has loaded every session. */
+async function resumeInSession(impl, env = {}) {
+  const side = sides[impl];
+  const name = `pi-bench-${process.pid}-${impl}-in`;
+  const [cmd, a] = commandOf(impl, ["--session-dir", folder]);
+  const vars = { ...side.env, TERM: "xterm-256color", ...env };
+  delete vars.NO_COLOR;
+  const q = (s) => `'${String(s).replace(/'/g, "'\\''")}'`;
+  const shell = `cd ${q(resumeCwd)} && exec env -i ${Object.entries(vars)
+    .map(([k, v]) => `${k}=${q(v)}`)
+    .join(" ")} ${q(cmd)} ${a.map(q).join(" ")}`;
+  const screen = () => spawnSync("tmux", ["capture-pane", "-p", "-t", name], { encoding: "utf8" }).stdout ?? "";
+  execFileSync("tmux", ["new-session", "-d", "-s", name, "-x", "160", "-y", "48", shell]);
+  try {
+    const start = performance.now();
+    while (!/mock-model/.test(screen())) {
+      if (performance.now() - start > 60_000) throw new Error(`${impl}: pi did not start in 60 s:\n${screen()}`);
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    await new Promise((r) => setTimeout(r, 300)); // let the startup settle (extensions, the footer)
+    spawnSync("tmux", ["send-keys", "-t", name, "-l", "/resume"]);
+    await new Promise((r) => setTimeout(r, 100));
+    const t0 = performance.now();
+    spawnSync("tmux", ["send-keys", "-t", name, "Enter"]);
+    for (;;) {
+      const s = screen();
+      if (s.includes("◉ Current Folder") && /\(\d+\/\d+\)/.test(s)) return { ms: performance.now() - t0 };
+      if (performance.now() - t0 > 120_000)
+        throw new Error(`${impl}: the picker did not finish loading in 120 s:\n${s}`);
+      await new Promise((r) => setTimeout(r, 25));
+    }
+  } finally {
+    spawnSync("tmux", ["send-keys", "-t", name, "Escape"]);
+    await new Promise((r) => setTimeout(r, 150));
+    spawnSync("tmux", ["send-keys", "-t", name, "C-d"]);
     await new Promise((r) => setTimeout(r, 600));
     spawnSync("tmux", ["kill-session", "-t", name]);
   }
@@ -257,20 +321,21 @@ const median = (xs) => {
 
 const samples = {};
 const record = (key, impl, v) => {
-  samples[key] ??= { stock: [], native: [] };
+  samples[key] ??= Object.fromEntries(IMPLS.map((i) => [i, []]));
   samples[key][impl].push(v);
 };
 
 const load0 = os.loadavg();
 const t0 = Date.now();
 if (!PROFILE_ONLY) {
-  const active = FLOWS.filter((f) => f !== "resume" || RESUME);
+  const active = FLOWS.filter((f) => !f.startsWith("resume") || RESUME);
   log("warm-up (compile caches, page cache)…");
-  for (const flow of active) for (const impl of IMPLS) await flows[flow](impl);
+  for (const flow of active) for (const impl of implsOf(flow)) await flows[flow](impl);
   for (let round = 0; round < ROUNDS; round++) {
-    const order = round % 2 ? [...IMPLS].reverse() : IMPLS;
+    // rotate the order, so no implementation always runs first or last
+    const order = IMPLS.map((_, k) => IMPLS[(k + round) % IMPLS.length]);
     for (const flow of active) {
-      for (const impl of order) {
+      for (const impl of order.filter((i) => implsOf(flow).includes(i))) {
         const r = await flows[flow](impl);
         record(`${flow}.ms`, impl, r.ms);
         if (r.rssMB) record(`${flow}.rss`, impl, r.rssMB);
@@ -278,7 +343,7 @@ if (!PROFILE_ONLY) {
     }
     log(
       `round ${round + 1}/${ROUNDS}: ${Object.entries(samples)
-        .map(([k, v]) => `${k} ${IMPLS.map((i) => v[i].at(-1).toFixed(0)).join("/")}`)
+        .map(([k, v]) => `${k} ${IMPLS.map((i) => v[i].at(-1)?.toFixed(0) ?? "-").join("/")}`)
         .join(", ")}`,
     );
   }
@@ -296,8 +361,10 @@ const LABEL = {
   "startup.rss": "peak RSS of that",
   "printTurn.ms": `print turn on ${printName} (\`--session L.jsonl -p\`)`,
   "printTurn.rss": "peak RSS of that turn",
-  "resume.ms": `\`/resume\` picker (\`pi -r\`, tmux), ${COUNT} sessions, until all are loaded`,
+  "resume.ms": `\`pi -r\` picker (tmux), ${COUNT} sessions, until all are loaded`,
+  "resumeIn.ms": `in-session \`/resume\` (tmux), ${COUNT} sessions, from Enter until all are loaded`,
 };
+const NAMES = { stock: "stock pi", native: "pi-native", package: "stock pi + the pi package" };
 const unit = (k, v) =>
   !Number.isFinite(v)
     ? "–"
@@ -309,38 +376,47 @@ const unit = (k, v) =>
 const lines = [];
 lines.push("# bench:pi results", "");
 lines.push(
-  `stock \`pi\` (the bundle \`dist/bundle/cli.js\`) against \`pi-native\` (its bundle of pi's \`dist/cli.js\` with pi-session-native in place of pi's session manager; the call profile runs the unbundled CLI through the hook), pi 1.6.0, ${execFileSync(N22, ["--version"]).toString().trim()}, ${os.cpus().length} × ${os.cpus()[0]?.model?.trim()}, ${new Date().toISOString()}; load average ${load0.map((x) => x.toFixed(1)).join(" ")} at start, ${os
+  `pi 1.6.0 through each channel: stock \`pi\` (its bundle \`dist/bundle/cli.js\`), \`pi-native\` (the same bundle after every static of its SessionManager class is swapped for ours, lib/swap.js) and stock \`pi\` with this package installed as a pi package (\`pi install\`; its extension swaps \`list\` and \`listAll\`). rolldown ${rolldown ? "is installed here, but pi-native no longer uses it" : "is not installed"}. ${execFileSync(N22, ["--version"]).toString().trim()}, ${os.cpus().length} × ${os.cpus()[0]?.model?.trim()}, ${new Date().toISOString()}; load average ${load0.map((x) => x.toFixed(1)).join(" ")} at start, ${os
     .loadavg()
     .map((x) => x.toFixed(1))
     .join(
       " ",
-    )} at end; ${((Date.now() - t0) / 1000).toFixed(0)} s. Each sample a fresh process; ${ROUNDS} interleaved rounds after a warm-up; medians (min–max).`,
+    )} at end; ${((Date.now() - t0) / 1000).toFixed(0)} s. Each sample a fresh process; ${ROUNDS} interleaved rounds after a warm-up; medians (min–max); ratio = stock / that channel (–: a flow the channel does not reach, pi handles \`-r\` before extensions load).`,
   "",
 );
 if (!PROFILE_ONLY) {
-  lines.push("| flow | stock pi | pi-native | ratio (stock / native) | difference |", "|---|---:|---:|---:|---:|");
+  const others = IMPLS.filter((i) => i !== "stock");
+  lines.push(
+    `| flow | ${IMPLS.map((i) => NAMES[i]).join(" | ")} | ${others.map((i) => `ratio ${NAMES[i]}`).join(" | ")} |`,
+    `|---|${IMPLS.map(() => "---:").join("|")}|${others.map(() => "---:").join("|")}|`,
+  );
   for (const [k, v] of Object.entries(samples)) {
-    const a = median(v.stock);
-    const b = median(v.native);
-    const range = (xs) => `${unit(k, Math.min(...xs))}–${unit(k, Math.max(...xs))}`;
-    const diff = k.endsWith(".rss")
-      ? `${b - a >= 0 ? "+" : ""}${(b - a).toFixed(0)} MB`
-      : `${b - a >= 0 ? "+" : ""}${((b - a) / 1000).toFixed(2)} s`;
-    lines.push(
-      `| ${LABEL[k] ?? k} | ${unit(k, a)} (${range(v.stock)}) | ${unit(k, b)} (${range(v.native)}) | **${(a / b).toFixed(2)}×** | ${diff} |`,
-    );
+    const cell = (i) => {
+      const xs = v[i] ?? [];
+      return xs.length ? `${unit(k, median(xs))} (${unit(k, Math.min(...xs))}–${unit(k, Math.max(...xs))})` : "–";
+    };
+    const ratio = (i) => {
+      const a = median(v.stock ?? []);
+      const b = median(v[i] ?? []);
+      if (!Number.isFinite(a) || !Number.isFinite(b)) return "–";
+      const diff = k.endsWith(".rss")
+        ? `${b - a >= 0 ? "+" : ""}${(b - a).toFixed(0)} MB`
+        : `${b - a >= 0 ? "+" : ""}${((b - a) / 1000).toFixed(2)} s`;
+      return `**${(a / b).toFixed(2)}×** (${diff})`;
+    };
+    lines.push(`| ${LABEL[k] ?? k} | ${IMPLS.map(cell).join(" | ")} | ${others.map(ratio).join(" | ")} |`);
   }
   lines.push("");
 }
 lines.push("## What pi calls on pi-native", "");
 lines.push(
-  "`PI_SESSION_NATIVE_TRACE=<file>`: every SessionManager method and free function, timed in place. *calls*: outermost calls; *nested*: calls made from inside another traced call; *first ms*: the first call; *in callbacks ms*: time inside callbacks pi passed in (list's onProgress: pi's picker), included in the total.",
+  "`PI_SESSION_NATIVE_TRACE=<file>`: every SessionManager method and free function, timed in place (pi's unbundled CLI through the resolve hook of `pi-session-native/register`, where our free functions serve pi too). *calls*: outermost calls; *nested*: calls made from inside another traced call; *first ms*: the first call; *in callbacks ms*: time inside callbacks pi passed in (list's onProgress: pi's picker), included in the total.",
   "",
 );
 if (prof.printTurn) lines.push(`### Print turn on ${printName}`, "", profileTable(prof.printTurn));
 if (prof.resume) lines.push(`### \`/resume\` over ${COUNT} sessions`, "", profileTable(prof.resume));
 const text = `${lines.join("\n")}\n`;
 // only a full run over the 1,000-session folder replaces the committed results
-if (IMPLS.length === 2 && FLOWS.length === 3 && RESUME && !PROFILE_ONLY && SESSIONS === 1000 && !PRINT_SESSION)
+if (IMPLS.length === 3 && FLOWS.length === 4 && RESUME && !PROFILE_ONLY && SESSIONS === 1000 && !PRINT_SESSION)
   writeFileSync(join(REPO, "bench/pi-results.md"), text);
 process.stdout.write(text);

@@ -56,11 +56,31 @@ function decide() {
   if (why) return skip(why);
   const load = ours("../lib/load.js");
   if (load.bindingError()) return skip(load.whatIsMissing());
-  const { swapped } = swap.install(cls, ours("../index.js").SessionManager, choice.mode, "extension");
+  const { swapped, now } = swap.install(cls, ours("../index.js").SessionManager, choice.mode, "extension");
   const what = swapped.mode === "all" ? "every static" : swapped.names.join(" and ");
   return {
+    swappedClass: now ? cls : undefined,
+    swap,
     status: `${NAME}: ${what} of pi's SessionManager ${swapped.names.length === 1 ? "is" : "are"} native (${choice.from === "default" ? "extension" : `extension, ${choice.from}`})`,
   };
+}
+
+/**
+ * pi's loader maps the extension's import of pi to the module pi runs, unless the package has a copy of pi in its own
+ * node_modules (a development checkout installed with `pi install <path>`): then the class swapped is that copy's,
+ * which pi never calls. The first session pi hands over tells: it is an instance of the class pi runs.
+ */
+function checkSameClass(outcome, sessionManager) {
+  const { swap, swappedClass } = outcome;
+  const ctor = sessionManager?.constructor;
+  if (typeof ctor !== "function" || ctor === swappedClass || swap.isOurs(ctor))
+    return { ...outcome, swappedClass: undefined };
+  swap.uninstall(swappedClass);
+  const why =
+    "the extension got a copy of pi's module that pi does not run (is @earendil-works/pi-coding-agent installed in the package's own node_modules?)";
+  swap.log({ event: "skip", by: "extension", why });
+  const status = `${NAME}: ${why}; pi keeps its own SessionManager`;
+  return { status, notice: status, level: "warning" };
 }
 
 export default function piSessionNative(api) {
@@ -73,6 +93,7 @@ export default function piSessionNative(api) {
     outcome.notice = outcome.status;
   }
   api.on("session_start", (_event, ctx) => {
+    if (outcome.swappedClass) outcome = checkSameClass(outcome, ctx.sessionManager);
     if (!outcome.notice || globalThis[NOTICE_SHOWN]) return;
     globalThis[NOTICE_SHOWN] = true;
     ctx.ui.notify(outcome.notice, outcome.level ?? "warning");

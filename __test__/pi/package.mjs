@@ -443,6 +443,15 @@ const answered = (r) => r.code === 0 && /^reply #\d+/.test(r.stdout);
     "pi-native with the package installed: one swap (pi-native's), the extension leaves it",
     `${nat.r.code} ${nat.r.stderr.slice(0, 300)} ${JSON.stringify(nat.log)}`,
   );
+  // this checkout as the package: its node_modules holds a copy of pi, which the extension's import resolves to
+  const copy = await printTurn("copy-of-pi", { args: ["-e", REPO, "--no-session", "-p", "hello"], side: bare });
+  check(
+    answered(copy.r) &&
+      copy.log.join() ===
+        "swap extension lists,skip extension: the extension got a copy of pi's module that pi does not run (is @earendil-works/pi-coding-agent installed in the package's own node_modules?)",
+    "a package with its own copy of pi: the swap of that copy is undone, and said",
+    `${copy.r.code} ${JSON.stringify(copy.log)}`,
+  );
   const nb = await printTurn("no-binary", { args: ["-e", noBinary, "--no-session", "-p", "hello"], side: bare });
   check(
     answered(nb.r) && nb.log.length === 1 && /^skip extension: no native binary loads on /.test(nb.log[0]),
