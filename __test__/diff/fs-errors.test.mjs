@@ -211,7 +211,7 @@ describe(`win32: rewrites that Windows refuses to rename over, ERROR_ACCESS_DENI
         }
       });
       // EPERM: wine reports ERROR_ACCESS_DENIED for the rename, as Windows does
-    expect([recs[0].refused.syscall, recs[0].refused.errno]).toEqual(["rename", -4048]);
+      expect([recs[0].refused.syscall, recs[0].refused.errno]).toEqual(["rename", -4048]);
       assertSame(recs[0], recs[1], "denied", LABELS);
     },
   );
