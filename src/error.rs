@@ -6,6 +6,8 @@ use std::fmt;
 use std::io;
 use std::path::Path;
 
+use crate::platform::FsCall;
+
 #[derive(Debug)]
 pub enum Error {
     /// A failed system call, as Node reports it: `errno` is Node's (`platform::node_errno`).
@@ -18,8 +20,18 @@ pub enum Error {
 
 impl Error {
     pub fn io(err: io::Error, syscall: &'static str, path: Option<&Path>) -> Error {
+        Error::io_as(err, syscall, path, FsCall::of(syscall))
+    }
+
+    /// A failed open that creates without `O_EXCL` (`"a"`, `"w"`): on Windows libuv words one
+    /// of its errors apart (`platform::FsCall`).
+    pub fn io_creating(err: io::Error, path: &Path) -> Error {
+        Error::io_as(err, "open", Some(path), FsCall::Open { creating: true })
+    }
+
+    fn io_as(err: io::Error, syscall: &'static str, path: Option<&Path>, call: FsCall) -> Error {
         Error::Io {
-            errno: crate::platform::node_errno(&err),
+            errno: crate::platform::node_errno(&err, call),
             syscall,
             path: path.map(|p| p.to_string_lossy().into_owned()),
             message: err.to_string(),

@@ -12,6 +12,7 @@
 //!   process ours behave the same. A process-wide record of the byte ranges this process
 //!   wrote to each file (`own_writes`) tells them apart.
 
+use std::fs::File;
 use std::path::{Path, PathBuf};
 
 use crate::entry::Skeleton;
@@ -159,10 +160,12 @@ impl Session {
     pub fn write_all(&mut self, path: &Path, text: &[u8], mode: WriteMode) -> Result<()> {
         match store::write_file(path, &[text], mode) {
             // A rewrite of the file this session has open (its append handle, the lines it reads
-            // back): where open files block a rename over them, let go and retry.
-            Err(Error::Io { syscall: "rename", .. }) if platform::OPEN_FILES_BLOCK_RENAME => {
-                self.release_file()?;
-                store::write_file(path, &[text], mode)?;
+            // back): where open files block a rename over them, let go and retry; where the
+            // rename is refused still, write in place as the reference does (`replace_with`).
+            Err(Error::Io { syscall: "rename", .. }) if mode == WriteMode::Replace => {
+                self.let_go_of_file()?;
+                let mut write = |f: &File| std::io::Write::write_all(&mut &*f, text);
+                store::replace_with(path, &mut write, &mut || Ok(()))?;
             }
             r => r?,
         }
@@ -178,10 +181,15 @@ impl Session {
     /// changes.
     pub fn release_file(&mut self) -> Result<()> {
         if platform::OPEN_FILES_BLOCK_RENAME {
-            self.append = None;
-            self.store.into_memory().map_err(|e| Error::io(e, "read", None))?;
+            self.let_go_of_file()?;
         }
         Ok(())
+    }
+
+    /// Closes the append handle and reads the lines still read from the file into memory.
+    fn let_go_of_file(&mut self) -> Result<()> {
+        self.append = None;
+        self.store.into_memory().map_err(|e| Error::io(e, "read", None))
     }
 
     /// How long this session believes `path` is: what it last read or wrote there. Only the
@@ -221,7 +229,7 @@ impl Session {
     fn write_line(&mut self, path: &Path, line: &[u8], sync: bool) -> Result<(u64, u64)> {
         for _ in 0..3 {
             if self.append.as_ref().is_none_or(|h| h.path() != path) {
-                self.append = Some(AppendHandle::open(path).map_err(|e| Error::io(e, "open", Some(path)))?);
+                self.append = Some(AppendHandle::open(path).map_err(|e| Error::io_creating(e, path))?);
             }
             let expected = self.known_len(path);
             let Some(h) = self.append.as_mut() else { unreachable!("opened above") };
@@ -264,11 +272,12 @@ impl Session {
         let b = self.branched.take().ok_or_else(|| Error::Msg("no branched path prepared".into()))?;
         let replaced = |p| b.rewritten.get(&p).map(Vec::as_slice);
         let mut missing = None;
-        let len = store::write_file_with(path, WriteMode::Replace, &mut |f| {
+        let mut write = |f: &File| {
             std::io::Write::write_all(&mut &*f, prefix)?;
             missing = self.store.write_to(&b.kept, replaced, f)?.err();
             std::io::Write::write_all(&mut &*f, suffix)
-        })?;
+        };
+        let len = store::replace_with(path, &mut write, &mut || Ok(()))?;
         if let Some(p) = missing {
             return Err(Error::Msg(format!("entry {p} has no stored line")));
         }

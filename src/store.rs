@@ -7,7 +7,7 @@
 //! Writing goes beyond the reference: appends that fail are truncated back so no torn line is
 //! left, and whole-file writes go through a temp file, fsync and an atomic rename or link.
 
-use std::fs::{self, File, OpenOptions};
+use std::fs::{self, File};
 use std::io::{Seek, Write};
 use std::path::{Path, PathBuf};
 
@@ -192,9 +192,7 @@ fn parse_range(buf: &[u8], unique_base: u64) -> (Vec<u8>, Vec<Line>) {
 /// (ENOSPC, EFBIG, EIO), the file is truncated back to its previous length, so the next
 /// append never continues a torn line. Returns the file's length afterwards.
 pub fn append_bytes(path: &Path, bytes: &[u8], sync: bool) -> Result<u64> {
-    let file = platform::default_mode(OpenOptions::new().append(true).create(true))
-        .open(path)
-        .map_err(|e| Error::io(e, "open", Some(path)))?;
+    let file = platform::open_append(path, false).map_err(|e| Error::io_creating(e, path))?;
     write_appending(&file, bytes, sync)
 }
 
@@ -238,7 +236,7 @@ pub enum Appended {
 impl AppendHandle {
     /// Opens (creating, like `appendFileSync`) `path` for appends and reads.
     pub fn open(path: &Path) -> std::io::Result<AppendHandle> {
-        let file = platform::default_mode(OpenOptions::new().read(true).append(true).create(true)).open(path)?;
+        let file = platform::open_append(path, true)?;
         let id = platform::file_id(&file);
         Ok(AppendHandle { path: path.to_path_buf(), file, id })
     }
@@ -361,7 +359,7 @@ pub fn write_file_with(
     let sync = (mode == WriteMode::Replace && exists) || durable();
     let tmp = temp_path(path);
     let mut write_tmp = || -> std::io::Result<u64> {
-        let f = platform::default_mode(OpenOptions::new().write(true).create_new(true)).open(&tmp)?;
+        let f = platform::open_new(&tmp)?;
         write(&f)?;
         if sync {
             f.sync_all()?;
@@ -403,10 +401,29 @@ pub fn write_file_with(
     }
 }
 
+/// `write_file_with(path, Replace, write)`; where the rename over `path` is refused (a folder
+/// is there; on Windows also a read-only file, or one another process holds open), the
+/// reference's own way instead: `let_go` (the caller stops reading `path`), then the file is
+/// emptied and written in place, as `openSync(path, "w")` and its writes do. So a write the
+/// reference makes is made, and one it fails, fails with its error (`EISDIR ... open` for a
+/// folder). Not atomic: used only where the atomic way is refused.
+pub fn replace_with(
+    path: &Path,
+    write: &mut dyn FnMut(&File) -> std::io::Result<()>,
+    let_go: &mut dyn FnMut() -> Result<()>,
+) -> Result<u64> {
+    match write_file_with(path, WriteMode::Replace, write) {
+        Err(Error::Io { syscall: "rename", .. }) => {
+            let_go()?;
+            let f = platform::open_truncate(path).map_err(|e| Error::io_creating(e, path))?;
+            write(&f).and_then(|()| (&f).stream_position()).map_err(|e| Error::io(e, "write", None))
+        }
+        r => r,
+    }
+}
+
 fn write_direct_exclusive(path: &Path, write: &mut dyn FnMut(&File) -> std::io::Result<()>) -> Result<u64> {
-    let f = platform::default_mode(OpenOptions::new().write(true).create_new(true))
-        .open(path)
-        .map_err(|e| Error::io(e, "open", Some(path)))?;
+    let f = platform::open_new(path).map_err(|e| Error::io(e, "open", Some(path)))?;
     write(&f).and_then(|()| (&f).stream_position()).map_err(|e| Error::io(e, "write", None))
 }
 
