@@ -18,7 +18,7 @@ const root = makeTempRoot("alias");
 const CWD = "/tmp/pi-diff-cwd/project-a";
 
 /**
- * `deviation`: a documented, deliberate difference (README "Where we deliberately differ"):
+ * `deviation`: a documented, deliberate difference (docs/fidelity.md "Where we deliberately differ"):
  * `skip` matches the record keys not compared (the in-memory state it changes); everything
  * else, the file bytes above all, must still be identical.
  */

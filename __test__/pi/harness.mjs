@@ -5,6 +5,7 @@ import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, wr
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { nodeBinary, REPO } from "../../scripts/node-bin.mjs";
+import { Normalizer } from "../helpers/normalize.mjs";
 
 export { REPO };
 export const PI_DIR = join(REPO, "node_modules/@earendil-works/pi-coding-agent");
@@ -229,4 +230,88 @@ export function tmuxPi(impl, side, args, { name, width = 120, height = 40, env =
     },
     kill: () => spawnSync("tmux", ["kill-session", "-t", name], { stdio: "ignore" }),
   };
+}
+
+/** ok/fail lines and their count, for the pi CLI test scripts; `finish(t0)` prints the closing line and exits. */
+export function checker(names = ["stock", "native"]) {
+  const failures = [];
+  let checks = 0;
+  const ok = (what) => {
+    checks++;
+    console.log(`  ok   ${what}`);
+  };
+  const fail = (what, detail = "") => {
+    checks++;
+    failures.push(what);
+    console.log(`  FAIL ${what}${detail ? `\n${detail}` : ""}`);
+  };
+  /** First differing line of two texts, for the failure message. */
+  const firstDiff = (a, b) => {
+    const la = a.split("\n");
+    const lb = b.split("\n");
+    for (let i = 0; i < Math.max(la.length, lb.length); i++) {
+      if (la[i] !== lb[i]) {
+        const cut = (s) => (s === undefined ? "<none>" : s.length > 600 ? `${s.slice(0, 600)}…` : s);
+        let col = 0;
+        while (la[i] && lb[i] && la[i][col] === lb[i][col]) col++;
+        const [x, y] = names.map((n) => `${n}:`.padEnd(Math.max(...names.map((m) => m.length)) + 2));
+        return `    line ${i + 1}, col ${col} (of ${la.length} / ${lb.length} lines)\n    ${x}${cut(la[i]?.slice(Math.max(0, col - 200)))}\n    ${y}${cut(lb[i]?.slice(Math.max(0, col - 200)))}`;
+      }
+    }
+    return "";
+  };
+  return {
+    ok,
+    fail,
+    firstDiff,
+    check: (cond, what, detail) => (cond ? ok(what) : fail(what, detail && `    ${detail}`)),
+    same: (what, a, b) => (a === b ? ok(what) : fail(what, firstDiff(a, b))),
+    finish(t0) {
+      const took = `${((performance.now() - t0) / 1000).toFixed(1)} s`;
+      console.log(
+        failures.length
+          ? `\n${failures.length} of ${checks} checks FAILED (${took})`
+          : `\nall ${checks} checks passed in ${took}`,
+      );
+      process.exit(failures.length ? 1 : 0);
+    },
+  };
+}
+
+/**
+ * `normText(i, text)` for the sides compared: each side's temp root, the root as pi encodes it into a session folder
+ * name (--tmp-pi-t-stock-XXXXXX-proj--) and the mock model's path for it become placeholders; tool durations, the
+ * only other clock in pi's output, become 0.
+ */
+export function sideNormalizer(sides) {
+  const norms = sides.map((s) =>
+    new Normalizer()
+      .addRoot(s.root, "<ROOT>")
+      .addRoot(s.root.replace(/^[/\\]/, "").replace(/[/\\:]/g, "-"), "<EROOT>")
+      .addRoot(`/${s.label}/v1`, "/<LABEL>/v1"),
+  );
+  return (i, text) => norms[i].text(text.replace(/"durationMs":\d+/g, '"durationMs":0'));
+}
+
+/**
+ * A TUI screen for comparison: ages in the picker ("9 22m") depend on when each side ran, and pi's notices about
+ * tools it could not download (fd, ripgrep) arrive at their own time.
+ */
+export const screenText = (normText, i, text) =>
+  normText(i, text)
+    .replace(/\b\d+(?:s|m|h|d|mo|y)\b/g, "<AGE>")
+    .replace(/^ *Warning: .* not found\. Offline mode enabled, skipping download\.\n/gm, "")
+    .replace(/[ \t]+$/gm, "");
+
+/** The screen once it has matched `test` and then not changed for 1 s (two looks 500 ms apart). */
+export async function settledScreen(t, test, what, ms = 30_000) {
+  let last = await t.waitFor(test, what, ms);
+  let unchanged = 0;
+  for (let i = 0; i < 60 && unchanged < 2; i++) {
+    await new Promise((r) => setTimeout(r, 500));
+    const now = t.screen();
+    unchanged = now === last ? unchanged + 1 : 0;
+    last = now;
+  }
+  return last;
 }

@@ -33,8 +33,8 @@ import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { encodeCwd, generateFolder } from "../../bench/gen.mjs";
-import { Normalizer } from "../helpers/normalize.mjs";
 import {
+  checker,
   ensureTmux,
   fakePiVersion,
   makeSide,
@@ -43,7 +43,10 @@ import {
   PI_DIR,
   REPO,
   runPi,
+  screenText,
   sessionFiles,
+  settledScreen,
+  sideNormalizer,
   STOCK_CLI,
   startMockModel,
   tmuxPi,
@@ -52,18 +55,7 @@ import {
 const T0 = performance.now();
 const N22 = node22();
 const KEEP = process.env.PI_TEST_KEEP === "1";
-const failures = [];
-let checks = 0;
-const ok = (what) => {
-  checks++;
-  console.log(`  ok   ${what}`);
-};
-const fail = (what, detail = "") => {
-  checks++;
-  failures.push(what);
-  console.log(`  FAIL ${what}${detail ? `\n${detail}` : ""}`);
-};
-const check = (cond, what, detail) => (cond ? ok(what) : fail(what, detail && `    ${detail}`));
+const { fail, check, same, finish } = checker(["stock", "package"]);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 console.log(`pi package tests: ${N22} (${execFileSync(N22, ["--version"]).toString().trim()}), stock pi ± the package`);
@@ -179,27 +171,8 @@ const bare = makeSide("nobin", model.port);
   mkdirSync(pkg.sessions, { recursive: true });
   copy(stock.sessions, pkg.sessions);
 }
-const norms = sides.map((s) =>
-  new Normalizer()
-    .addRoot(s.root, "<ROOT>")
-    .addRoot(s.root.replace(/^[/\\]/, "").replace(/[/\\:]/g, "-"), "<EROOT>")
-    .addRoot(`/${s.label}/v1`, "/<LABEL>/v1"),
-);
-const normText = (i, text) => norms[i].text(text.replace(/"durationMs":\d+/g, '"durationMs":0'));
-const screenNorm = (i, text) =>
-  normText(i, text)
-    .replace(/\b\d+(?:s|m|h|d|mo|y)\b/g, "<AGE>")
-    .replace(/^ *Warning: .* not found\. Offline mode enabled, skipping download\.\n/gm, "")
-    .replace(/[ \t]+$/gm, "");
-
-function firstDiff(a, b) {
-  const la = a.split("\n");
-  const lb = b.split("\n");
-  for (let i = 0; i < Math.max(la.length, lb.length); i++)
-    if (la[i] !== lb[i]) return `    line ${i + 1}\n    stock:   ${la[i]}\n    package: ${lb[i]}`;
-  return "";
-}
-const same = (what, a, b) => (a === b ? ok(what) : fail(what, firstDiff(a, b)));
+const normText = sideNormalizer(sides);
+const screenNorm = (i, text) => screenText(normText, i, text);
 
 /** The PI_SESSION_NATIVE_LOG records of a file (one JSON object a line), as short strings. */
 function readLog(file) {
@@ -236,18 +209,7 @@ console.log("pi install npm:pi-session-native (a loopback registry serving the p
 // ---------------------------------------------------------------------------
 // 2. The TUI: both sides at once, the screens of each stage compared
 
-/** The screen once it has matched and then not changed for 1 s. */
-async function settled(t, test, what) {
-  let last = await t.waitFor(test, what, 60_000);
-  let unchanged = 0;
-  for (let i = 0; i < 60 && unchanged < 2; i++) {
-    await sleep(500);
-    const now = t.screen();
-    unchanged = now === last ? unchanged + 1 : 0;
-    last = now;
-  }
-  return last;
-}
+const settled = (t, test, what) => settledScreen(t, test, what, 60_000);
 
 /** Drive both sides through `stages` ([what, test, act?]); compare each stage's screens. Returns the pkg side's screens. */
 async function tuiBoth(name, args, stages, env = [{}, {}]) {
@@ -498,10 +460,4 @@ registry.close();
 await model.stop();
 if (KEEP) console.log(`kept: ${work} ${sides.map((s) => s.root).join(" ")}`);
 else for (const d of [work, bare.root, ...sides.map((s) => s.root)]) rmSync(d, { recursive: true, force: true });
-const took = `${((performance.now() - T0) / 1000).toFixed(1)} s`;
-console.log(
-  failures.length
-    ? `\n${failures.length} of ${checks} checks FAILED (${took})`
-    : `\nall ${checks} checks passed in ${took}`,
-);
-process.exit(failures.length ? 1 : 0);
+finish(T0);

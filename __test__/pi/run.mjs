@@ -16,8 +16,8 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from "node:os";
 import { dirname, join, relative, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import { Normalizer } from "../helpers/normalize.mjs";
 import {
+  checker,
   ensureTmux,
   fakePiVersion,
   makeSide,
@@ -26,7 +26,10 @@ import {
   node22,
   REPO,
   runPi,
+  screenText,
   sessionFiles,
+  settledScreen,
+  sideNormalizer,
   snapshotDir,
   startMockModel,
   tmuxPi,
@@ -38,17 +41,7 @@ const ONLY = process.env.PI_TEST_ONLY;
 const SIDES = ["stock", process.env.PI_TEST_SELF === "1" ? "stock" : "native"];
 const LABELS = ["stock", "nativ"]; // same length: paths end up in prompts and token counts
 
-const failures = [];
-let checks = 0;
-const ok = (what) => {
-  checks++;
-  console.log(`  ok   ${what}`);
-};
-const fail = (what, detail = "") => {
-  checks++;
-  failures.push(what);
-  console.log(`  FAIL ${what}${detail ? `\n${detail}` : ""}`);
-};
+const { ok, fail, same, firstDiff, finish } = checker(["stock", "native"]);
 
 console.log(`pi CLI tests: ${N22} (${execFileSync(N22, ["--version"]).toString().trim()}), stock pi vs pi-native`);
 const logRoot = mkdtempSync(join(tmpdir(), "pi-t-log-"));
@@ -80,42 +73,10 @@ const sides = LABELS.map((label) =>
     );
   rmSync(warm.root, { recursive: true, force: true });
 }
-const norms = sides.map((s) =>
-  new Normalizer()
-    .addRoot(s.root, "<ROOT>")
-    .addRoot(s.root.replace(/^[/\\]/, "").replace(/[/\\:]/g, "-"), "<EROOT>")
-    .addRoot(`/${s.label}/v1`, "/<LABEL>/v1"),
-);
+const normText = sideNormalizer(sides);
 
 // ---------------------------------------------------------------------------
 // Normalisation and comparison
-
-/** Tool durations and the picker's relative times are the only other clocks in pi's output. */
-const scrub = (s) => s.replace(/"durationMs":\d+/g, '"durationMs":0');
-
-function normText(i, text) {
-  return norms[i].text(scrub(text));
-}
-
-/** First differing line of two texts, for the failure message. */
-function firstDiff(a, b) {
-  const la = a.split("\n");
-  const lb = b.split("\n");
-  for (let i = 0; i < Math.max(la.length, lb.length); i++) {
-    if (la[i] !== lb[i]) {
-      const cut = (s) => (s === undefined ? "<none>" : s.length > 600 ? `${s.slice(0, 600)}…` : s);
-      let col = 0;
-      while (la[i] && lb[i] && la[i][col] === lb[i][col]) col++;
-      return `    line ${i + 1}, col ${col} (of ${la.length} / ${lb.length} lines)\n    stock:  ${cut(la[i]?.slice(Math.max(0, col - 200)))}\n    native: ${cut(lb[i]?.slice(Math.max(0, col - 200)))}`;
-    }
-  }
-  return "";
-}
-
-function same(what, a, b) {
-  if (a === b) ok(what);
-  else fail(what, firstDiff(a, b));
-}
 
 /** Compare everything pi left behind on both sides: session files and model requests (new ones since last call). */
 const seenRequests = [0, 0];
@@ -345,23 +306,8 @@ if (!ONLY || ONLY === "tui") {
       await step("a session for the picker", ["-p", "hello, please TOOL:notes.txt"]);
     // ages in the picker ("9 22m") and the footer's token counts depend on when each side ran
     // pi's notices about tools it could not download (fd, ripgrep) arrive at their own time: left out
-    const screenNorm = (i, text) =>
-      normText(i, text)
-        .replace(/\b\d+(?:s|m|h|d|mo|y)\b/g, "<AGE>")
-        .replace(/^ *Warning: .* not found\. Offline mode enabled, skipping download\.\n/gm, "")
-        .replace(/[ \t]+$/gm, "");
-    /** The screen once it has matched and then not changed for 1 s (two looks 500 ms apart). */
-    const settled = async (t, test, what) => {
-      let last = await t.waitFor(test, what);
-      let same = 0;
-      for (let i = 0; i < 60 && same < 2; i++) {
-        await new Promise((r) => setTimeout(r, 500));
-        const now = t.screen();
-        same = now === last ? same + 1 : 0;
-        last = now;
-      }
-      return last;
-    };
+    const screenNorm = (i, text) => screenText(normText, i, text);
+    const settled = settledScreen;
     const tuis = SIDES.map((impl, i) => tmuxPi(impl, sides[i], ["-r"], { name: `pi-test-${process.pid}-${i}` }));
     const stage = async (what, test, act) => {
       const screens = await Promise.all(tuis.map((t) => settled(t, test, what)));
@@ -571,10 +517,4 @@ if (!ONLY || ONLY === "setup") {
 await model.stop();
 if (process.env.PI_TEST_KEEP === "1") console.log(`kept: ${sides.map((s) => s.root).join(" ")} ${logRoot}`);
 else for (const d of [...sides.map((s) => s.root), logRoot]) rmSync(d, { recursive: true, force: true });
-const took = `${((performance.now() - T0) / 1000).toFixed(1)} s`;
-console.log(
-  failures.length
-    ? `\n${failures.length} of ${checks} checks FAILED (${took})`
-    : `\nall ${checks} checks passed in ${took}`,
-);
-process.exit(failures.length ? 1 : 0);
+finish(T0);
