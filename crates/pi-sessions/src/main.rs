@@ -3,23 +3,29 @@
 //! Built on the pure Rust core of `pi-session-native` (no Node, no napi feature):
 //! `cargo build --release --bin pi-sessions`.
 //!
-//! Commands: ls, show, tree, context, search, check, stats, export. Exit codes: 0 success,
+//! Commands: ls, show, tree, context, search, check, stats, export, and the ones that change
+//! session folders: prune, archive, restore, rm. Exit codes: 0 success,
 //! 1 not found / problems found / failure, 2 bad arguments or an ambiguous session prefix.
 
 pub mod args;
 mod cmd_check;
 mod cmd_context;
+mod cmd_archive;
 mod cmd_export;
 mod cmd_ls;
+mod cmd_prune;
+mod cmd_rm;
 mod cmd_search;
 mod cmd_show;
 mod cmd_stats;
 mod cmd_tree;
 pub mod fmt;
+mod held;
 pub mod jout;
 pub mod jv;
 mod needle;
 pub mod paths;
+mod safe;
 pub mod session;
 pub mod work;
 
@@ -130,6 +136,10 @@ fn dispatch(cli: &Cli, out: Out) -> Result<i32, CliError> {
         Command::Check(a) => cmd_check::run(&ctx, a, out),
         Command::Stats(a) => cmd_stats::run(&ctx, a, out),
         Command::Export(a) => cmd_export::run(&ctx, a, out),
+        Command::Prune(a) => cmd_prune::run(&ctx, a, out),
+        Command::Archive(a) => cmd_archive::archive(&ctx, a, out),
+        Command::Restore(a) => cmd_archive::restore(&ctx, a, out),
+        Command::Rm(a) => cmd_rm::run(&ctx, a, out),
     }
 }
 

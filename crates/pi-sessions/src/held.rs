@@ -1,0 +1,135 @@
+//! Whether a session file is in use: open for writing by another process, locked, or written
+//! to moments ago. The commands that rewrite, move or delete sessions (`prune`, `archive`,
+//! `rm`) refuse such a file.
+//!
+//! pi's own class opens the file, appends one line and closes it again, so a running pi is
+//! usually not visible as an open descriptor: the recent-change rule (`RECENT`) catches it.
+//! Where the OS tells about open files, a writer that keeps the file open is caught too.
+//!
+//! OS facts, one arm per platform, side by side (as `src/platform.rs` does in the core; they
+//! live here because only the command line needs them):
+//! - Linux: `/proc/<pid>/fd/*` links to the file with `/proc/<pid>/fdinfo/<fd>` flags that
+//!   open it for writing (`O_WRONLY` or `O_RDWR`), or a line of `/proc/locks` naming the
+//!   file's device and inode.
+//! - Windows: opening the file with no sharing fails while any other handle is open.
+//! - Elsewhere (macOS, the BSDs): no cheap, unprivileged view of other processes' descriptors
+//!   (`lsof` walks them all): only the recent-change rule applies.
+
+use std::fs;
+use std::path::Path;
+use std::time::{Duration, SystemTime};
+
+/// A session changed more recently than this is taken to be in use.
+pub const RECENT: Duration = Duration::from_secs(60);
+
+/// Why a session is taken to be in use, for the error message; `None` when it is free.
+pub fn why_held(path: &Path) -> Option<String> {
+    if let Some(who) = os_holder(path) {
+        return Some(who);
+    }
+    let meta = fs::metadata(path).ok()?;
+    let age = SystemTime::now().duration_since(meta.modified().ok()?).unwrap_or_default();
+    (age < RECENT).then(|| format!("modified {}s ago (pi may be writing it; try again in a minute)", age.as_secs()))
+}
+
+#[cfg(target_os = "linux")]
+fn os_holder(path: &Path) -> Option<String> {
+    use std::os::unix::fs::MetadataExt;
+    let meta = fs::metadata(path).ok()?;
+    let (dev, ino) = (meta.dev(), meta.ino());
+    let me = std::process::id().to_string();
+    let procs = fs::read_dir("/proc").ok()?;
+    for p in procs.flatten() {
+        let pid = p.file_name();
+        let Some(pid) = pid.to_str().filter(|s| s.bytes().all(|b| b.is_ascii_digit())) else { continue };
+        if pid == me {
+            continue;
+        }
+        let Ok(fds) = fs::read_dir(p.path().join("fd")) else { continue };
+        for fd in fds.flatten() {
+            // stat through the link: the same file whatever path it was opened by.
+            let Ok(m) = fs::metadata(fd.path()) else { continue };
+            if m.dev() != dev || m.ino() != ino {
+                continue;
+            }
+            let info = fs::read_to_string(p.path().join("fdinfo").join(fd.file_name())).unwrap_or_default();
+            let flags = info
+                .lines()
+                .find_map(|l| l.strip_prefix("flags:"))
+                .and_then(|f| u32::from_str_radix(f.trim(), 8).ok())
+                .unwrap_or(0);
+            // O_ACCMODE: 1 = O_WRONLY, 2 = O_RDWR.
+            if flags & 3 != 0 {
+                return Some(format!("open for writing by process {pid}"));
+            }
+        }
+    }
+    // /proc/locks: `1: POSIX  ADVISORY  WRITE 1234 08:01:5678 0 EOF` (device in hex).
+    let locks = fs::read_to_string("/proc/locks").unwrap_or_default();
+    let major = ((dev >> 8) & 0xfff) | ((dev >> 32) & !0xfff);
+    let minor = (dev & 0xff) | ((dev >> 12) & !0xff);
+    for line in locks.lines() {
+        let fields: Vec<&str> = line.split_whitespace().collect();
+        // "->" marks a waiter: its fields are shifted by one.
+        let fields: Vec<&str> = fields.into_iter().filter(|f| *f != "->").collect();
+        let (Some(pid), Some(id)) = (fields.get(4), fields.get(5)) else { continue };
+        let mut parts = id.split(':');
+        let (Some(ma), Some(mi), Some(i)) = (parts.next(), parts.next(), parts.next()) else { continue };
+        let same = u64::from_str_radix(ma, 16).ok() == Some(major)
+            && u64::from_str_radix(mi, 16).ok() == Some(minor)
+            && i.parse::<u64>().ok() == Some(ino);
+        if same && *pid != me {
+            return Some(format!("locked by process {pid} ({})", fields.get(1).unwrap_or(&"lock")));
+        }
+    }
+    None
+}
+
+#[cfg(windows)]
+fn os_holder(path: &Path) -> Option<String> {
+    use std::os::windows::fs::OpenOptionsExt;
+    const ERROR_SHARING_VIOLATION: i32 = 32;
+    match fs::OpenOptions::new().read(true).share_mode(0).open(path) {
+        Err(e) if e.raw_os_error() == Some(ERROR_SHARING_VIOLATION) => Some("open in another process".into()),
+        _ => None,
+    }
+}
+
+#[cfg(not(any(target_os = "linux", windows)))]
+fn os_holder(_path: &Path) -> Option<String> {
+    None
+}
+
+#[cfg(all(test, target_os = "linux"))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_writer_in_another_process_is_seen() {
+        let dir = std::env::temp_dir().join(format!("pi-held-{}", std::process::id()));
+        fs::create_dir_all(&dir).unwrap();
+        let f = dir.join("s.jsonl");
+        fs::write(&f, b"x\n").unwrap();
+        let old = SystemTime::now() - Duration::from_secs(3600);
+        fs::File::options().write(true).open(&f).unwrap().set_modified(old).unwrap();
+        // Our own descriptors do not count.
+        let _mine = fs::OpenOptions::new().append(true).open(&f).unwrap();
+        assert_eq!(why_held(&f), None);
+        let mut child = std::process::Command::new("sh")
+            .arg("-c")
+            .arg(format!("exec 3>>'{}'; sleep 5", f.display()))
+            .spawn()
+            .unwrap();
+        let mut seen = None;
+        for _ in 0..50 {
+            seen = why_held(&f);
+            if seen.is_some() {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let _ = child.kill();
+        let _ = child.wait();
+        assert!(seen.is_some_and(|s| s.contains("open for writing")));
+    }
+}
