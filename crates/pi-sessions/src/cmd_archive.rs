@@ -144,7 +144,31 @@ fn archive_one(src: &Path, dest: &Path) -> Result<u64, String> {
     }
     fs::remove_file(src).map_err(|e| format!("archived to {} but cannot remove the original: {e}", dest.display()))?;
     safe::sync_dir(src);
+    // A writer that had the file open may still have written to it in between: its bytes
+    // are in the open file, so the session goes back in place and the archive copy goes.
+    if Stamp::of_file(&input).ok().map(|s| s.size()) != Some(before.size()) {
+        let _ = fs::remove_file(dest);
+        put_back(&input, src).map_err(|e| format!("changed while it was archived; cannot put it back: {e}"))?;
+        return Err("the file changed while it was archived (pi may be writing it); left in place".into());
+    }
     Ok(len)
+}
+
+/// Writes the bytes of the (unlinked) `input` back at `src`, followed by whatever a writer
+/// put at `src` since.
+fn put_back(input: &File, src: &Path) -> io::Result<()> {
+    let len = input.metadata()?.len();
+    let mut bytes = vec![0u8; len as usize];
+    platform::read_exact_at(input, &mut bytes, 0)?;
+    if let Ok(since) = fs::read(src) {
+        bytes.extend_from_slice(&since);
+    }
+    let tmp = safe::temp_beside(src);
+    fs::write(&tmp, &bytes)?;
+    File::open(&tmp)?.sync_all()?;
+    fs::rename(&tmp, src)?;
+    safe::sync_dir(src);
+    Ok(())
 }
 
 /// Writes one zstd frame of `size` bytes of `input` to `tmp` (mtime `mtime`), fsyncs it,

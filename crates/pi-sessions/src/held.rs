@@ -22,6 +22,12 @@ use std::time::{Duration, SystemTime};
 /// A session changed more recently than this is taken to be in use.
 pub const RECENT: Duration = Duration::from_secs(60);
 
+/// `RECENT`, or `PI_SESSIONS_RECENT_SECS` (the tests set it to 0 to race a writer against
+/// the change checks that come after this one).
+fn recent() -> Duration {
+    std::env::var("PI_SESSIONS_RECENT_SECS").ok().and_then(|v| v.parse().ok()).map_or(RECENT, Duration::from_secs)
+}
+
 /// Why a session is taken to be in use, for the error message; `None` when it is free.
 pub fn why_held(path: &Path) -> Option<String> {
     if let Some(who) = os_holder(path) {
@@ -29,7 +35,7 @@ pub fn why_held(path: &Path) -> Option<String> {
     }
     let meta = fs::metadata(path).ok()?;
     let age = SystemTime::now().duration_since(meta.modified().ok()?).unwrap_or_default();
-    (age < RECENT).then(|| format!("modified {}s ago (pi may be writing it; try again in a minute)", age.as_secs()))
+    (age < recent()).then(|| format!("modified {}s ago (pi may be writing it; try again in a minute)", age.as_secs()))
 }
 
 #[cfg(target_os = "linux")]

@@ -24,6 +24,11 @@ impl Stamp {
         Ok(Stamp { id: s.id, size: s.size, mtime_ms: s.mtime_ms })
     }
 
+    pub fn of_file(file: &File) -> io::Result<Stamp> {
+        let s = platform::FileStamp::of_file(file)?;
+        Ok(Stamp { id: s.id, size: s.size, mtime_ms: s.mtime_ms })
+    }
+
     pub fn size(&self) -> u64 {
         self.size
     }
