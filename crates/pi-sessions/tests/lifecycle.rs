@@ -535,16 +535,23 @@ fn a_session_held_by_another_process_is_refused() {
     assert!(!f.exists());
 }
 
-/// Appends lines as pi does (open, append, close) until told to stop; returns them.
-fn appender(f: PathBuf, stop: std::sync::Arc<std::sync::atomic::AtomicBool>) -> std::thread::JoinHandle<Vec<String>> {
+/// Appends lines as pi does (open, append, close; each continuing the one before, the first
+/// the session's last entry) until told to stop; returns them.
+fn appender(
+    f: PathBuf,
+    leaf: String,
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+) -> std::thread::JoinHandle<Vec<String>> {
     std::thread::spawn(move || {
         use std::io::Write;
         let mut written = Vec::new();
         let mut i = 0;
+        let mut parent = leaf;
         while !stop.load(Ordering::Relaxed) {
             let line = format!(
-                r#"{{"type":"custom","id":"w{i}","parentId":null,"timestamp":"2025-03-04T12:00:00.000Z","customType":"x"}}"#
+                r#"{{"type":"custom","id":"w{i}","parentId":"{parent}","timestamp":"2025-03-04T12:00:00.000Z","customType":"x"}}"#
             );
+            parent = format!("w{i}");
             if let Ok(mut h) = fs::OpenOptions::new().append(true).open(&f) {
                 h.write_all(format!("{line}\n").as_bytes()).unwrap();
                 written.push(line);
@@ -567,7 +574,7 @@ fn a_writer_during_prune_or_archive_loses_nothing() {
         let (_, lines) = gen_session(200 + round as u64, 20_000);
         let f = put(&dir, &format!("2025-03-04T10-00-00-000Z_race{round}.jsonl"), &lines);
         let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
-        let w = appender(f.clone(), stop.clone());
+        let w = appender(f.clone(), "e20000".into(), stop.clone());
         std::thread::sleep(Duration::from_millis(20));
         let o = run_env(&t.0, &[cmd, f.to_str().unwrap()], &env);
         std::thread::sleep(Duration::from_millis(20));
