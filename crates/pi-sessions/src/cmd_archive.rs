@@ -23,6 +23,12 @@ use super::{CliError, Ctx, Out, cmd_ls, cmd_rm, fmt, held, jout, paths, work};
 /// per core; see bench/cli-results.md.
 const LEVEL: i32 = 3;
 const PIECE: usize = 1 << 20;
+/// Sessions from this size on are compressed by zstd's worker threads too.
+const MT_MIN: u64 = 16 << 20;
+
+fn workers() -> u32 {
+    std::thread::available_parallelism().map_or(2, |n| n.get()).clamp(2, 8) as u32
+}
 
 pub fn archive_root(ctx: &Ctx) -> PathBuf {
     ctx.agent_dir.join("sessions-archive")
@@ -179,6 +185,10 @@ fn write_and_verify(input: &File, size: u64, tmp: &Path, mtime: SystemTime) -> R
     let mut enc = zstd::stream::write::Encoder::new(io::BufWriter::with_capacity(PIECE, out), LEVEL).map_err(io)?;
     enc.include_checksum(true).map_err(io)?;
     enc.set_pledged_src_size(Some(size)).map_err(io)?;
+    if size >= MT_MIN {
+        // One frame still; zstd's workers compress its blocks side by side.
+        enc.multithread(workers()).map_err(io)?;
+    }
     let mut buf = vec![0u8; PIECE];
     let mut at = 0u64;
     while at < size {
@@ -524,9 +534,9 @@ pub fn restore(ctx: &Ctx, a: &RestoreArgs, out: Out) -> Result<i32, CliError> {
             true
         },
     );
-    if !a.dry_run {
-        cmd_rm::refresh_index(ctx, &folders);
-    }
+    // The listing index needs nothing: rows are keyed by file state, and a restored file (a new
+    // inode) is scanned at its next listing.
+    let _ = folders;
     if a.json {
         writeln!(out, "{}", jout::to_string(&report))?;
     } else {

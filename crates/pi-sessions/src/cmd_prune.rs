@@ -290,13 +290,17 @@ pub fn run(ctx: &Ctx, a: &PruneArgs, out: Out) -> Result<i32, CliError> {
     let raw_id = |to: Option<u32>| -> String {
         to.and_then(|c| s.j(c).get("id").map(|v| v.raw_str().into_owned())).unwrap_or_else(|| "null".into())
     };
-    let line_of = |p: u32| -> std::borrow::Cow<'_, [u8]> {
-        match plan.relink.get(&p) {
-            Some(&to) => set_parent(s.line(p), &raw_id(to)).into(),
-            None => s.line(p).into(),
-        }
-    };
-    let bytes_after: u64 = plan.order.iter().map(|&p| line_of(p).len() as u64 + 1).sum();
+    let spans = original_spans(&s);
+    let relinked: HashMap<u32, Vec<u8>> = plan
+        .relink
+        .iter()
+        .map(|(&p, &to)| {
+            let (off, len) = spans[p as usize];
+            (p, set_parent(&s.bytes[off as usize..(off + len) as usize], &raw_id(to)))
+        })
+        .collect();
+    let bytes_after: u64 =
+        plan.order.iter().map(|&p| relinked.get(&p).map_or(spans[p as usize].1, |l| l.len() as u64) + 1).sum();
     let entries_before = s.kept() - 1;
     let physical = s.bytes.split(|&b| b == b'\n').filter(|l| !l.iter().all(|b| b" \t\r".contains(b))).count();
     let skipped = physical.saturating_sub(s.kept());
@@ -308,13 +312,7 @@ pub fn run(ctx: &Ctx, a: &PruneArgs, out: Out) -> Result<i32, CliError> {
             backup = Some(safe::backup(&path).map_err(|e| CliError::Fail(format!("cannot back up {shown}: {e}")))?);
         }
         let mtime = original.metadata().and_then(|m| m.modified()).ok();
-        let written = safe::replace(&path, &before, mtime, |w| {
-            for &p in &plan.order {
-                w.write_all(&line_of(p))?;
-                w.write_all(b"\n")?;
-            }
-            Ok(())
-        });
+        let written = safe::replace(&path, &before, mtime, |to| write_kept(&original, to, &s, &plan, &spans, &relinked));
         if let Err(e) = written {
             if let Some(b) = &backup {
                 let _ = std::fs::remove_file(b);
@@ -376,6 +374,87 @@ pub fn run(ctx: &Ctx, a: &PruneArgs, out: Out) -> Result<i32, CliError> {
         writeln!(out, "  carried over {forwarded} bytes appended during the rewrite")?;
     }
     Ok(0)
+}
+
+/// The original bytes of every kept line, `(offset, length)` without the `\n`, by position.
+/// The core keeps a repaired copy of a line with invalid UTF-8; such lines are found again in
+/// the gap between their neighbours, by the same rule (a line that parses once repaired).
+fn original_spans(s: &Session) -> Vec<(u64, u64)> {
+    let n = s.kept();
+    let mut out = vec![(0u64, 0u64); n];
+    let mut pos = 0;
+    while pos < n {
+        if let Some(span) = s.file_span(pos as u32) {
+            out[pos] = span;
+            pos += 1;
+            continue;
+        }
+        let mut q = pos;
+        while q < n && s.file_span(q as u32).is_none() {
+            q += 1;
+        }
+        let from = if pos == 0 { 0 } else { (out[pos - 1].0 + out[pos - 1].1 + 1) as usize };
+        let to = if q < n { s.file_span(q as u32).map_or(s.bytes.len(), |(o, _)| o as usize) } else { s.bytes.len() };
+        let mut k = pos;
+        let mut at = from;
+        for line in s.bytes[from.min(to)..to].split(|&b| b == b'\n') {
+            let fixed = String::from_utf8_lossy(line);
+            if k < q && Skeleton::parse_line(fixed.as_bytes(), &mut 0).is_some() {
+                out[k] = (at as u64, line.len() as u64);
+                k += 1;
+            }
+            at += line.len() + 1;
+        }
+        pos = q;
+    }
+    out
+}
+
+/// Writes the kept lines in order: runs that lie next to each other in the original are
+/// copied by the kernel (`copy_file_range`, as `cp` does), re-linked lines from memory.
+fn write_kept(
+    original: &File,
+    to: &File,
+    s: &Session,
+    plan: &Plan,
+    spans: &[(u64, u64)],
+    relinked: &HashMap<u32, Vec<u8>>,
+) -> std::io::Result<()> {
+    use std::io::Write;
+    let mut buf = Vec::new();
+    let size = s.bytes.len() as u64;
+    // The current run: `start..end` of the original, newlines included.
+    let mut run: Option<(u64, u64)> = None;
+    let flush = |run: &mut Option<(u64, u64)>, buf: &mut Vec<u8>| -> std::io::Result<()> {
+        if let Some((a, b)) = run.take() {
+            pi_session_native::platform::copy_range(original, a, b - a, to, buf)?;
+        }
+        Ok(())
+    };
+    for &p in &plan.order {
+        if let Some(line) = relinked.get(&p) {
+            flush(&mut run, &mut buf)?;
+            (&*to).write_all(line)?;
+            (&*to).write_all(b"\n")?;
+            continue;
+        }
+        let (off, len) = spans[p as usize];
+        if off + len >= size {
+            // The last line of a file without a final newline: end it.
+            flush(&mut run, &mut buf)?;
+            pi_session_native::platform::copy_range(original, off, len, to, &mut buf)?;
+            (&*to).write_all(b"\n")?;
+            continue;
+        }
+        match &mut run {
+            Some((_, end)) if *end == off => *end = off + len + 1,
+            _ => {
+                flush(&mut run, &mut buf)?;
+                run = Some((off, off + len + 1));
+            }
+        }
+    }
+    flush(&mut run, &mut buf)
 }
 
 /// Lines another process appended to the old file between the last check and the rename

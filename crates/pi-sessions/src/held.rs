@@ -42,53 +42,72 @@ pub fn why_held(path: &Path) -> Option<String> {
 fn os_holder(path: &Path) -> Option<String> {
     use std::os::unix::fs::MetadataExt;
     let meta = fs::metadata(path).ok()?;
-    let (dev, ino) = (meta.dev(), meta.ino());
-    let me = std::process::id().to_string();
-    let procs = fs::read_dir("/proc").ok()?;
-    for p in procs.flatten() {
-        let pid = p.file_name();
-        let Some(pid) = pid.to_str().filter(|s| s.bytes().all(|b| b.is_ascii_digit())) else { continue };
-        if pid == me {
-            continue;
-        }
-        let Ok(fds) = fs::read_dir(p.path().join("fd")) else { continue };
-        for fd in fds.flatten() {
-            // stat through the link: the same file whatever path it was opened by.
-            let Ok(m) = fs::metadata(fd.path()) else { continue };
-            if m.dev() != dev || m.ino() != ino {
+    linux::holders().get(&(meta.dev(), meta.ino())).cloned()
+}
+
+/// One look at every process's descriptors and at the lock table per run (a command may look
+/// at a thousand sessions; a writer that opens a file later is caught by the change checks).
+#[cfg(target_os = "linux")]
+mod linux {
+    use std::collections::HashMap;
+    use std::fs;
+    use std::os::unix::fs::MetadataExt;
+    use std::sync::OnceLock;
+
+    pub fn holders() -> &'static HashMap<(u64, u64), String> {
+        static H: OnceLock<HashMap<(u64, u64), String>> = OnceLock::new();
+        H.get_or_init(scan)
+    }
+
+    pub(super) fn scan() -> HashMap<(u64, u64), String> {
+        let mut out = HashMap::new();
+        let me = std::process::id().to_string();
+        let Ok(procs) = fs::read_dir("/proc") else { return out };
+        for p in procs.flatten() {
+            let pid = p.file_name();
+            let Some(pid) = pid.to_str().filter(|s| s.bytes().all(|b| b.is_ascii_digit())) else { continue };
+            if pid == me {
                 continue;
             }
-            let info = fs::read_to_string(p.path().join("fdinfo").join(fd.file_name())).unwrap_or_default();
-            let flags = info
-                .lines()
-                .find_map(|l| l.strip_prefix("flags:"))
-                .and_then(|f| u32::from_str_radix(f.trim(), 8).ok())
-                .unwrap_or(0);
-            // O_ACCMODE: 1 = O_WRONLY, 2 = O_RDWR.
-            if flags & 3 != 0 {
-                return Some(format!("open for writing by process {pid}"));
+            let Ok(fds) = fs::read_dir(p.path().join("fd")) else { continue };
+            for fd in fds.flatten() {
+                // stat through the link: the same file whatever path it was opened by.
+                let Ok(m) = fs::metadata(fd.path()) else { continue };
+                if !m.is_file() {
+                    continue;
+                }
+                let info = fs::read_to_string(p.path().join("fdinfo").join(fd.file_name())).unwrap_or_default();
+                let flags = info
+                    .lines()
+                    .find_map(|l| l.strip_prefix("flags:"))
+                    .and_then(|f| u32::from_str_radix(f.trim(), 8).ok())
+                    .unwrap_or(0);
+                // O_ACCMODE: 1 = O_WRONLY, 2 = O_RDWR.
+                if flags & 3 != 0 {
+                    out.entry((m.dev(), m.ino())).or_insert_with(|| format!("open for writing by process {pid}"));
+                }
             }
         }
-    }
-    // /proc/locks: `1: POSIX  ADVISORY  WRITE 1234 08:01:5678 0 EOF` (device in hex).
-    let locks = fs::read_to_string("/proc/locks").unwrap_or_default();
-    let major = ((dev >> 8) & 0xfff) | ((dev >> 32) & !0xfff);
-    let minor = (dev & 0xff) | ((dev >> 12) & !0xff);
-    for line in locks.lines() {
-        let fields: Vec<&str> = line.split_whitespace().collect();
-        // "->" marks a waiter: its fields are shifted by one.
-        let fields: Vec<&str> = fields.into_iter().filter(|f| *f != "->").collect();
-        let (Some(pid), Some(id)) = (fields.get(4), fields.get(5)) else { continue };
-        let mut parts = id.split(':');
-        let (Some(ma), Some(mi), Some(i)) = (parts.next(), parts.next(), parts.next()) else { continue };
-        let same = u64::from_str_radix(ma, 16).ok() == Some(major)
-            && u64::from_str_radix(mi, 16).ok() == Some(minor)
-            && i.parse::<u64>().ok() == Some(ino);
-        if same && *pid != me {
-            return Some(format!("locked by process {pid} ({})", fields.get(1).unwrap_or(&"lock")));
+        // /proc/locks: `1: POSIX  ADVISORY  WRITE 1234 08:01:5678 0 EOF` (device numbers in hex;
+        // a waiter's line has `->` after the number).
+        let locks = fs::read_to_string("/proc/locks").unwrap_or_default();
+        for line in locks.lines() {
+            let fields: Vec<&str> = line.split_whitespace().filter(|f| *f != "->").collect();
+            let (Some(kind), Some(pid), Some(id)) = (fields.get(1), fields.get(4), fields.get(5)) else { continue };
+            if *pid == me {
+                continue;
+            }
+            let mut parts = id.split(':');
+            let (Some(ma), Some(mi), Some(ino)) = (parts.next(), parts.next(), parts.next()) else { continue };
+            let (Ok(ma), Ok(mi), Ok(ino)) = (u64::from_str_radix(ma, 16), u64::from_str_radix(mi, 16), ino.parse()) else {
+                continue;
+            };
+            // glibc's makedev.
+            let dev = ((ma & 0xffff_f000) << 32) | ((ma & 0xfff) << 8) | ((mi & 0xffff_ff00) << 12) | (mi & 0xff);
+            out.entry((dev, ino)).or_insert_with(|| format!("locked by process {pid} ({kind})"));
         }
+        out
     }
-    None
 }
 
 #[cfg(windows)]
@@ -109,26 +128,25 @@ fn os_holder(_path: &Path) -> Option<String> {
 #[cfg(all(test, target_os = "linux"))]
 mod tests {
     use super::*;
+    use std::os::unix::fs::MetadataExt;
 
     #[test]
-    fn a_writer_in_another_process_is_seen() {
+    fn writers_and_lockers_in_other_processes_are_seen() {
         let dir = std::env::temp_dir().join(format!("pi-held-{}", std::process::id()));
         fs::create_dir_all(&dir).unwrap();
         let f = dir.join("s.jsonl");
         fs::write(&f, b"x\n").unwrap();
-        let old = SystemTime::now() - Duration::from_secs(3600);
-        fs::File::options().write(true).open(&f).unwrap().set_modified(old).unwrap();
         // Our own descriptors do not count.
         let _mine = fs::OpenOptions::new().append(true).open(&f).unwrap();
-        assert_eq!(why_held(&f), None);
         let mut child = std::process::Command::new("sh")
             .arg("-c")
-            .arg(format!("exec 3>>'{}'; sleep 5", f.display()))
+            .arg(format!("exec 3>>'{}'; exec sleep 5", f.display()))
             .spawn()
             .unwrap();
+        let m = fs::metadata(&f).unwrap();
         let mut seen = None;
-        for _ in 0..50 {
-            seen = why_held(&f);
+        for _ in 0..100 {
+            seen = linux::scan().remove(&(m.dev(), m.ino()));
             if seen.is_some() {
                 break;
             }
@@ -136,6 +154,20 @@ mod tests {
         }
         let _ = child.kill();
         let _ = child.wait();
-        assert!(seen.is_some_and(|s| s.contains("open for writing")));
+        assert_eq!(seen, Some(format!("open for writing by process {}", child.id())));
+        // A lock (flock(1), where installed) shows in /proc/locks.
+        let Ok(mut locker) = std::process::Command::new("flock").arg(&f).arg("sleep").arg("5").spawn() else { return };
+        let mut locked = None;
+        for _ in 0..100 {
+            locked = linux::scan().remove(&(m.dev(), m.ino()));
+            if locked.is_some() {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let _ = locker.kill();
+        let _ = locker.wait();
+        assert!(locked.is_some_and(|l| l.contains("locked by process") || l.contains("open for writing")));
+        let _ = fs::remove_dir_all(&dir);
     }
 }

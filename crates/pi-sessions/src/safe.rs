@@ -3,7 +3,7 @@
 //! that aborts when the file changed under it, no-overwrite placement, folder fsyncs.
 
 use std::fs::{self, File, OpenOptions};
-use std::io::{self, Write};
+use std::io;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
@@ -78,7 +78,7 @@ pub fn replace(
     path: &Path,
     before: &Stamp,
     mtime: Option<SystemTime>,
-    write: impl FnOnce(&mut dyn Write) -> io::Result<()>,
+    write: impl FnOnce(&File) -> io::Result<()>,
 ) -> Result<(), String> {
     let tmp = temp_beside(path);
     let result = (|| -> io::Result<()> {
@@ -86,10 +86,7 @@ pub fn replace(
         if let Ok(meta) = fs::metadata(path) {
             let _ = fs::set_permissions(&tmp, meta.permissions());
         }
-        let mut w = io::BufWriter::with_capacity(1 << 20, &f);
-        write(&mut w)?;
-        w.flush()?;
-        drop(w);
+        write(&f)?;
         if let Some(t) = mtime {
             f.set_modified(t)?;
         }

@@ -669,3 +669,31 @@ fn bad_arguments_exit_2_and_unknown_sessions_1() {
         assert!(o.stderr.lines().next().unwrap().contains("nosuch"), "{args:?}: {}", o.stderr);
     }
 }
+
+#[test]
+fn prune_keeps_lines_with_invalid_utf8_byte_for_byte() {
+    let t = Tmp::new("utf8");
+    let dir = t.0.join("sessions/--w--");
+    fs::create_dir_all(&dir).unwrap();
+    let f = dir.join("s.jsonl");
+    let mut bytes = Vec::new();
+    bytes.extend_from_slice(b"{\"type\":\"session\",\"version\":3,\"id\":\"u8\",\"timestamp\":\"2025-01-01T00:00:00.000Z\",\"cwd\":\"/w\"}\n");
+    bytes.extend_from_slice(b"{\"type\":\"message\",\"id\":\"a\",\"parentId\":null,\"timestamp\":\"2025-01-01T00:00:01.000Z\",\"message\":{\"role\":\"user\",\"content\":\"bad \xff\xfe byte\"}}\n");
+    bytes.extend_from_slice(b"{\"type\":\"message\",\"id\":\"dead\",\"parentId\":\"a\",\"timestamp\":\"2025-01-01T00:00:02.000Z\",\"message\":{\"role\":\"user\",\"content\":\"gone \xc3\"}}\n");
+    bytes.extend_from_slice(b"not json \xff\n");
+    let keep = b"{\"type\":\"message\",\"id\":\"b\",\"parentId\":\"a\",\"timestamp\":\"2025-01-01T00:00:03.000Z\",\"message\":{\"role\":\"user\",\"content\":\"ok \xe9\"}}\n";
+    bytes.extend_from_slice(keep);
+    fs::write(&f, &bytes).unwrap();
+    set_mtime(&f, hours_ago(2));
+    let o = run(&t.0, &["prune", f.to_str().unwrap(), "--json"]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let mut want = bytes.clone();
+    let cut = |w: &mut Vec<u8>, from: &[u8]| {
+        let i = w.windows(from.len()).position(|x| x == from).unwrap();
+        let end = i + w[i..].iter().position(|&b| b == b'\n').unwrap() + 1;
+        w.drain(i..end);
+    };
+    cut(&mut want, b"{\"type\":\"message\",\"id\":\"dead\"");
+    cut(&mut want, b"not json");
+    assert_eq!(fs::read(&f).unwrap(), want, "invalid UTF-8 kept as it was, the dead branch and the malformed line dropped");
+}
