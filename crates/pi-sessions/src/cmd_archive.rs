@@ -148,8 +148,9 @@ fn archive_one(src: &Path, dest: &Path) -> Result<u64, String> {
         let _ = fs::remove_file(dest);
         return Err("the file changed while it was archived (pi may be writing it); left in place".into());
     }
+    // The archive file and its folder entry are durable (fsynced) before the original goes; the
+    // unlinks are made durable with one fsync per folder at the end of the run.
     fs::remove_file(src).map_err(|e| format!("archived to {} but cannot remove the original: {e}", dest.display()))?;
-    safe::sync_dir(src);
     // A writer that had the file open may still have written to it in between: its bytes
     // are in the open file, so the session goes back in place and the archive copy goes.
     if Stamp::of_file(&input).ok().map(|s| s.size()) != Some(before.size()) {
@@ -237,6 +238,18 @@ fn read_full(r: &mut impl Read, buf: &mut [u8]) -> io::Result<usize> {
         }
     }
     Ok(n)
+}
+
+/// fsyncs each folder once (the unlinks made in it).
+fn sync_folders(folders: &[PathBuf]) {
+    let mut seen: Vec<&PathBuf> = folders.iter().collect();
+    seen.sort();
+    seen.dedup();
+    for d in seen {
+        if let Ok(f) = File::open(d) {
+            let _ = f.sync_all();
+        }
+    }
 }
 
 fn folder_name(p: &Path) -> String {
@@ -327,6 +340,7 @@ pub fn archive(ctx: &Ctx, a: &ArchiveArgs, out: Out) -> Result<i32, CliError> {
         },
     );
     if !a.dry_run {
+        sync_folders(&folders);
         cmd_rm::refresh_index(ctx, &folders);
         report.ratio = ratio(report.bytes_before, report.bytes_after);
     }
@@ -465,8 +479,8 @@ fn restore_one(zst: &Path, dest: &Path) -> Result<u64, String> {
             format!("cannot create {}: {e}", dest.display())
         });
     }
+    // Durable before the archive file goes; the unlinks are fsynced once per folder at the end.
     fs::remove_file(zst).map_err(|e| format!("restored to {} but cannot remove the archive: {e}", dest.display()))?;
-    safe::sync_dir(zst);
     if let Some(d) = zst.parent() {
         // Only when empty.
         let _ = fs::remove_dir(d);
@@ -536,7 +550,9 @@ pub fn restore(ctx: &Ctx, a: &RestoreArgs, out: Out) -> Result<i32, CliError> {
     );
     // The listing index needs nothing: rows are keyed by file state, and a restored file (a new
     // inode) is scanned at its next listing.
-    let _ = folders;
+    let archive_folders: Vec<PathBuf> = targets.iter().filter_map(|z| z.parent().map(Path::to_path_buf)).collect();
+    sync_folders(&archive_folders);
+    drop(folders);
     if a.json {
         writeln!(out, "{}", jout::to_string(&report))?;
     } else {
