@@ -63,7 +63,9 @@ pub fn archived_files(ctx: &Ctx, folder: Option<&str>) -> Vec<PathBuf> {
 /// The archive folder name of a listing scope: its project folder, or all.
 pub fn scope_folder(scope: &paths::Scope) -> Option<String> {
     match scope {
-        paths::Scope::Dir { dir, .. } => Some(dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()),
+        paths::Scope::Dir { dir, .. } => {
+            Some(dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default())
+        }
         paths::Scope::All { .. } => None,
     }
 }
@@ -308,7 +310,9 @@ pub fn archive(ctx: &Ctx, a: &ArchiveArgs, out: Out) -> Result<i32, CliError> {
         |src| -> Result<(u64, Option<u64>), String> {
             cmd_rm::session_id(src)?;
             let size = fs::metadata(src).map_err(|e| e.to_string())?.len();
-            let dest = root.join(folder_name(src)).join(format!("{}.zst", src.file_name().unwrap_or_default().to_string_lossy()));
+            let dest = root
+                .join(folder_name(src))
+                .join(format!("{}.zst", src.file_name().unwrap_or_default().to_string_lossy()));
             if a.dry_run {
                 if fs::symlink_metadata(&dest).is_ok() {
                     return Err(format!("{} exists already", dest.display()));
@@ -319,7 +323,9 @@ pub fn archive(ctx: &Ctx, a: &ArchiveArgs, out: Out) -> Result<i32, CliError> {
         },
         |i, r| {
             let src = &targets[i];
-            let dest = root.join(folder_name(src)).join(format!("{}.zst", src.file_name().unwrap_or_default().to_string_lossy()));
+            let dest = root
+                .join(folder_name(src))
+                .join(format!("{}.zst", src.file_name().unwrap_or_default().to_string_lossy()));
             match r {
                 Ok((before, after)) => {
                     report.bytes_before += before;

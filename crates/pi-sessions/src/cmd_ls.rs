@@ -176,75 +176,75 @@ fn slow_info_from(mut reader: impl std::io::BufRead) -> Option<Basic> {
     let mut have_header = false;
     let mut raw = Vec::new();
     loop {
-    raw.clear();
-    if reader.read_until(b'\n', &mut raw).ok()? == 0 {
-        break;
-    }
-    if raw.last() == Some(&b'\n') {
-        raw.pop();
-    }
-    let text = String::from_utf8_lossy(&raw);
-    // readline: lines end at \n, \r\n or \r.
-    for line in text.split('\r') {
-        let Some(e) = J::parse(line.as_bytes()) else { continue };
-        if !e.truthy() {
-            continue;
+        raw.clear();
+        if reader.read_until(b'\n', &mut raw).ok()? == 0 {
+            break;
         }
-        let [ty, name, message, ts] = e.pick(["type", "name", "message", "timestamp"]);
-        let ty = ty.and_then(|t| t.str()).unwrap_or_default();
-        if !have_header {
-            if ty != "session" {
-                return None;
+        if raw.last() == Some(&b'\n') {
+            raw.pop();
+        }
+        let text = String::from_utf8_lossy(&raw);
+        // readline: lines end at \n, \r\n or \r.
+        for line in text.split('\r') {
+            let Some(e) = J::parse(line.as_bytes()) else { continue };
+            if !e.truthy() {
+                continue;
             }
-            have_header = true;
-            out.header = line.to_string();
-            continue;
-        }
-        if ty == "session_info" {
-            out.name = match name {
-                None => None,
-                Some(n) if n.is_null() => None,
-                Some(n) => Some(n.str()?.trim().to_string()).filter(|s| !s.is_empty()),
+            let [ty, name, message, ts] = e.pick(["type", "name", "message", "timestamp"]);
+            let ty = ty.and_then(|t| t.str()).unwrap_or_default();
+            if !have_header {
+                if ty != "session" {
+                    return None;
+                }
+                have_header = true;
+                out.header = line.to_string();
+                continue;
+            }
+            if ty == "session_info" {
+                out.name = match name {
+                    None => None,
+                    Some(n) if n.is_null() => None,
+                    Some(n) => Some(n.str()?.trim().to_string()).filter(|s| !s.is_empty()),
+                };
+            }
+            if ty != "message" {
+                continue;
+            }
+            out.count += 1;
+            let m = message.filter(|m| !m.is_null())?;
+            let [role, content, mts] = m.pick(["role", "content", "timestamp"]);
+            let Some(role) = role.and_then(|r| r.str()) else { continue };
+            let Some(content) = content else { continue };
+            if role != "user" && role != "assistant" {
+                continue;
+            }
+            let t = match mts.and_then(|t| t.num()) {
+                Some(n) => n,
+                None => date_value(ts),
             };
-        }
-        if ty != "message" {
-            continue;
-        }
-        out.count += 1;
-        let m = message.filter(|m| !m.is_null())?;
-        let [role, content, mts] = m.pick(["role", "content", "timestamp"]);
-        let Some(role) = role.and_then(|r| r.str()) else { continue };
-        let Some(content) = content else { continue };
-        if role != "user" && role != "assistant" {
-            continue;
-        }
-        let t = match mts.and_then(|t| t.num()) {
-            Some(n) => n,
-            None => date_value(ts),
-        };
-        if !t.is_nan() {
-            out.last_activity = Some(out.last_activity.unwrap_or(0.0).max(t));
-        }
-        let text = match content.str() {
-            Some(s) => s.into_owned(),
-            None if content.kind() == Kind::Array => {
-                let parts: Option<Vec<String>> = content
-                    .items()
-                    .iter()
-                    .filter(|b| b.get("type").and_then(|t| t.str()).as_deref() == Some("text") || b.is_null())
-                    .map(|b| if b.is_null() { None } else { Some(js_string(b.get("text"))) })
-                    .collect();
-                parts?.join(" ")
+            if !t.is_nan() {
+                out.last_activity = Some(out.last_activity.unwrap_or(0.0).max(t));
             }
-            None => return None,
-        };
-        if text.is_empty() {
-            continue;
+            let text = match content.str() {
+                Some(s) => s.into_owned(),
+                None if content.kind() == Kind::Array => {
+                    let parts: Option<Vec<String>> = content
+                        .items()
+                        .iter()
+                        .filter(|b| b.get("type").and_then(|t| t.str()).as_deref() == Some("text") || b.is_null())
+                        .map(|b| if b.is_null() { None } else { Some(js_string(b.get("text"))) })
+                        .collect();
+                    parts?.join(" ")
+                }
+                None => return None,
+            };
+            if text.is_empty() {
+                continue;
+            }
+            if out.first_message.is_empty() && role == "user" {
+                out.first_message = text;
+            }
         }
-        if out.first_message.is_empty() && role == "user" {
-            out.first_message = text;
-        }
-    }
     }
     have_header.then_some(out)
 }

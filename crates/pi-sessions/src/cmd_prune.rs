@@ -85,9 +85,10 @@ fn label_text(s: &Session, pos: Option<u32>) -> Option<String> {
 fn plan(s: &Session, leaf_arg: Option<&str>) -> Result<Option<Plan>, CliError> {
     let t = &s.tree;
     let leaf = match leaf_arg {
-        Some(id) => t.lookup(&Key::Str(id.into())).filter(|&p| p != 0).ok_or_else(|| {
-            CliError::NotFound(format!("no entry with id {id:?} in {}", s.path.display()))
-        })?,
+        Some(id) => t
+            .lookup(&Key::Str(id.into()))
+            .filter(|&p| p != 0)
+            .ok_or_else(|| CliError::NotFound(format!("no entry with id {id:?} in {}", s.path.display())))?,
         None => match s.leaf() {
             Some(l) => l,
             None => return Ok(None),
@@ -273,7 +274,7 @@ pub fn run(ctx: &Ctx, a: &PruneArgs, out: Out) -> Result<i32, CliError> {
     if Stamp::of_path(&path).ok() != Some(before) || s.size != before.size() {
         return Err(CliError::Fail(format!("{shown} changed while it was read; not pruned")));
     }
-    if s.version != f64::from(CURRENT_VERSION) {
+    if s.version != CURRENT_VERSION {
         return Err(CliError::Fail(format!(
             "{shown} is a version {} session; open it in pi once (pi migrates the file) before pruning",
             s.version
@@ -312,7 +313,8 @@ pub fn run(ctx: &Ctx, a: &PruneArgs, out: Out) -> Result<i32, CliError> {
             backup = Some(safe::backup(&path).map_err(|e| CliError::Fail(format!("cannot back up {shown}: {e}")))?);
         }
         let mtime = original.metadata().and_then(|m| m.modified()).ok();
-        let written = safe::replace(&path, &before, mtime, |to| write_kept(&original, to, &s, &plan, &spans, &relinked));
+        let written =
+            safe::replace(&path, &before, mtime, |to| write_kept(&original, to, &s, &plan, &spans, &relinked));
         if let Err(e) = written {
             if let Some(b) = &backup {
                 let _ = std::fs::remove_file(b);
@@ -348,7 +350,13 @@ pub fn run(ctx: &Ctx, a: &PruneArgs, out: Out) -> Result<i32, CliError> {
         writeln!(out, "{}", jout::to_string(&report))?;
         return Ok(0);
     }
-    let verb = if a.dry_run { "would keep" } else if changed { "kept" } else { "nothing to prune:" };
+    let verb = if a.dry_run {
+        "would keep"
+    } else if changed {
+        "kept"
+    } else {
+        "nothing to prune:"
+    };
     writeln!(
         out,
         "{shown}: {verb} {} of {} entries ({} on the path to {}, {} off it), {} → {}",
@@ -478,7 +486,10 @@ mod tests {
 
     #[test]
     fn set_parent_touches_only_the_value() {
-        assert_eq!(set_parent(br#"{"type":"label","id":"l","parentId":"x","t":1}"#, "\"p\""), br#"{"type":"label","id":"l","parentId":"p","t":1}"#);
+        assert_eq!(
+            set_parent(br#"{"type":"label","id":"l","parentId":"x","t":1}"#, "\"p\""),
+            br#"{"type":"label","id":"l","parentId":"p","t":1}"#
+        );
         assert_eq!(set_parent(br#"{"parentId" : "x" ,"a":[1]}"#, "null"), br#"{"parentId" : null ,"a":[1]}"#);
         assert_eq!(set_parent(br#"{"id":"l"}"#, "\"p\""), br#"{"parentId":"p","id":"l"}"#);
         assert_eq!(set_parent(b"{}", "null"), b"{\"parentId\":null}");

@@ -85,7 +85,11 @@ pub fn run(ctx: &Ctx, a: &RmArgs, out: Out) -> Result<i32, CliError> {
                 if let Some(d) = path.parent() {
                     folders.push(d.to_path_buf());
                 }
-                report.removed.push(Done { path: shown, id: Some(id), how: if a.permanent { "deleted" } else { "trash" } });
+                report.removed.push(Done {
+                    path: shown,
+                    id: Some(id),
+                    how: if a.permanent { "deleted" } else { "trash" },
+                });
             }
             Err(reason) => report.refused.push(Refused { path: shown, reason }),
         }

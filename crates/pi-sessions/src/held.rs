@@ -99,7 +99,8 @@ mod linux {
             }
             let mut parts = id.split(':');
             let (Some(ma), Some(mi), Some(ino)) = (parts.next(), parts.next(), parts.next()) else { continue };
-            let (Ok(ma), Ok(mi), Ok(ino)) = (u64::from_str_radix(ma, 16), u64::from_str_radix(mi, 16), ino.parse()) else {
+            let (Ok(ma), Ok(mi), Ok(ino)) = (u64::from_str_radix(ma, 16), u64::from_str_radix(mi, 16), ino.parse())
+            else {
                 continue;
             };
             // glibc's makedev.

@@ -8,9 +8,9 @@
 //! 1 not found / problems found / failure, 2 bad arguments or an ambiguous session prefix.
 
 pub mod args;
+mod cmd_archive;
 mod cmd_check;
 mod cmd_context;
-mod cmd_archive;
 mod cmd_export;
 mod cmd_ls;
 mod cmd_prune;

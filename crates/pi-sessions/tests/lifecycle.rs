@@ -141,7 +141,11 @@ fn gen_session(seed: u64, n: usize) -> (String, Vec<String>) {
             )
         } else if roll < 27 {
             let name = if r.below(4) == 0 { "  ".to_string() } else { format!("Name {i}") };
-            format!(r#"{{"type":"session_info","id":"{eid}","parentId":{},"timestamp":"{t}","name":{}}}"#, pid(&p), q(&name))
+            format!(
+                r#"{{"type":"session_info","id":"{eid}","parentId":{},"timestamp":"{t}","name":{}}}"#,
+                pid(&p),
+                q(&name)
+            )
         } else if roll < 32 && !msgs.is_empty() {
             // firstKeptEntryId: an ancestor on the current path.
             let mut path = Vec::new();
@@ -341,7 +345,9 @@ fn prune_to_an_explicit_leaf() {
     assert_eq!(o.json()["backup"], Value::Null);
     let show = run(&t.0, &["show", f.to_str().unwrap(), "--json"]).json();
     assert_eq!(show["activeBranch"]["leafId"], "e0010");
-    assert!(fs::read_dir(f.parent().unwrap()).unwrap().all(|e| !e.unwrap().file_name().to_string_lossy().contains(".bak")));
+    assert!(
+        fs::read_dir(f.parent().unwrap()).unwrap().all(|e| !e.unwrap().file_name().to_string_lossy().contains(".bak"))
+    );
     let o = run(&t.0, &["prune", f.to_str().unwrap(), "--leaf", "nope"]);
     assert_eq!(o.code, 1, "an unknown leaf is not found");
     assert!(o.stderr.lines().next().unwrap().contains("nope"));
@@ -367,7 +373,11 @@ fn prune_refuses_torn_tails_non_sessions_and_old_versions() {
     assert_eq!(o.code, 1);
     assert!(o.stderr.contains("not a session file"), "{}", o.stderr);
     assert_eq!(fs::read(&other).unwrap(), before);
-    let v2 = put(&dir, "v2.jsonl", &[r#"{"type":"session","version":2,"id":"v2","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/w"}"#.to_string()]);
+    let v2 = put(
+        &dir,
+        "v2.jsonl",
+        &[r#"{"type":"session","version":2,"id":"v2","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/w"}"#.to_string()],
+    );
     assert_eq!(run(&t.0, &["prune", v2.to_str().unwrap()]).code, 1);
 }
 
@@ -381,13 +391,20 @@ fn folder(t: &Tmp) -> Vec<PathBuf> {
     for (i, cwd) in ["a", "a", "a", "b"].iter().enumerate() {
         let (id, mut lines) = gen_session(100 + i as u64, 50);
         lines[0] = lines[0].replace("/work/gen", &format!("/work/{cwd}"));
-        out.push(put(&t.0.join(format!("sessions/--work-{cwd}--")), &format!("2025-03-04T10-00-0{i}-000Z_{id}.jsonl"), &lines));
+        out.push(put(
+            &t.0.join(format!("sessions/--work-{cwd}--")),
+            &format!("2025-03-04T10-00-0{i}-000Z_{id}.jsonl"),
+            &lines,
+        ));
     }
     // Last activity now: not older than a day.
     let now = SystemTime::now().duration_since(SystemTime::UNIX_EPOCH).unwrap().as_millis();
     let recent = vec![
-        r#"{"type":"session","version":3,"id":"recent-1","timestamp":"2025-03-04T10:00:00.000Z","cwd":"/work/a"}"#.to_string(),
-        format!(r#"{{"type":"message","id":"r1","parentId":null,"timestamp":"2025-03-04T10:00:01.000Z","message":{{"role":"user","content":"fresh","timestamp":{now}}}}}"#),
+        r#"{"type":"session","version":3,"id":"recent-1","timestamp":"2025-03-04T10:00:00.000Z","cwd":"/work/a"}"#
+            .to_string(),
+        format!(
+            r#"{{"type":"message","id":"r1","parentId":null,"timestamp":"2025-03-04T10:00:01.000Z","message":{{"role":"user","content":"fresh","timestamp":{now}}}}}"#
+        ),
     ];
     out.push(put(&t.0.join("sessions/--work-a--"), "2025-03-04T11-00-00-000Z_recent-1.jsonl", &recent));
     out
@@ -695,5 +712,9 @@ fn prune_keeps_lines_with_invalid_utf8_byte_for_byte() {
     };
     cut(&mut want, b"{\"type\":\"message\",\"id\":\"dead\"");
     cut(&mut want, b"not json");
-    assert_eq!(fs::read(&f).unwrap(), want, "invalid UTF-8 kept as it was, the dead branch and the malformed line dropped");
+    assert_eq!(
+        fs::read(&f).unwrap(),
+        want,
+        "invalid UTF-8 kept as it was, the dead branch and the malformed line dropped"
+    );
 }
