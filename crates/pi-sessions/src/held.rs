@@ -12,6 +12,7 @@
 //!   open it for writing (`O_WRONLY` or `O_RDWR`), or a line of `/proc/locks` naming the
 //!   file's device and inode.
 //! - Windows: opening the file with no sharing fails while any other handle is open.
+//! - Everywhere: a `<file>.lock` folder or file (proper-lockfile's convention).
 //! - Elsewhere (macOS, the BSDs): no cheap, unprivileged view of other processes' descriptors
 //!   (`lsof` walks them all): only the recent-change rule applies.
 
@@ -32,6 +33,12 @@ fn recent() -> Duration {
 pub fn why_held(path: &Path) -> Option<String> {
     if let Some(who) = os_holder(path) {
         return Some(who);
+    }
+    // proper-lockfile's convention (pi locks its settings and auth files that way): a
+    // `<file>.lock` folder beside the file, on every OS.
+    let lock = std::path::PathBuf::from(format!("{}.lock", path.display()));
+    if fs::symlink_metadata(&lock).is_ok() {
+        return Some(format!("locked ({} exists)", lock.display()));
     }
     let meta = fs::metadata(path).ok()?;
     let age = SystemTime::now().duration_since(meta.modified().ok()?).unwrap_or_default();

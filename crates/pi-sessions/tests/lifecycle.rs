@@ -548,6 +548,13 @@ fn a_session_held_by_another_process_is_refused() {
     }
     let _ = h.kill();
     let _ = h.wait();
+    // A proper-lockfile lock folder beside it.
+    let lock = PathBuf::from(format!("{}.lock", f.display()));
+    fs::create_dir(&lock).unwrap();
+    let o = run(&t.0, &["prune", f.to_str().unwrap()]);
+    assert_eq!(o.code, 1);
+    assert!(o.stderr.contains(".lock exists"), "{}", o.stderr);
+    fs::remove_dir(&lock).unwrap();
     assert_eq!(run(&t.0, &["rm", "--permanent", f.to_str().unwrap()]).code, 0);
     assert!(!f.exists());
 }
