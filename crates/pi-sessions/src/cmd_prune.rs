@@ -313,8 +313,7 @@ pub fn run(ctx: &Ctx, a: &PruneArgs, out: Out) -> Result<i32, CliError> {
             backup = Some(safe::backup(&path).map_err(|e| CliError::Fail(format!("cannot back up {shown}: {e}")))?);
         }
         let mtime = original.metadata().and_then(|m| m.modified()).ok();
-        let written =
-            safe::replace(&path, &before, mtime, |to| write_kept(&original, to, &s, &plan, &spans, &relinked));
+        let written = safe::replace(&path, &before, mtime, |to| write_kept(to, &s, &plan, &spans, &relinked));
         if let Err(e) = written {
             if let Some(b) = &backup {
                 let _ = std::fs::remove_file(b);
@@ -418,10 +417,10 @@ fn original_spans(s: &Session) -> Vec<(u64, u64)> {
     out
 }
 
-/// Writes the kept lines in order: runs that lie next to each other in the original are
-/// copied by the kernel (`copy_file_range`, as `cp` does), re-linked lines from memory.
+/// Writes the kept lines in order, from the original bytes as read: lines that lie next to
+/// each other in the original go out in one `write` (`copy_file_range` was measured slower
+/// here: 1.97 s against about 0.4 s for 1 GB on ext4, since the bytes are in memory anyway).
 fn write_kept(
-    original: &File,
     to: &File,
     s: &Session,
     plan: &Plan,
@@ -429,19 +428,18 @@ fn write_kept(
     relinked: &HashMap<u32, Vec<u8>>,
 ) -> std::io::Result<()> {
     use std::io::Write;
-    let mut buf = Vec::new();
     let size = s.bytes.len() as u64;
     // The current run: `start..end` of the original, newlines included.
     let mut run: Option<(u64, u64)> = None;
-    let flush = |run: &mut Option<(u64, u64)>, buf: &mut Vec<u8>| -> std::io::Result<()> {
+    let flush = |run: &mut Option<(u64, u64)>| -> std::io::Result<()> {
         if let Some((a, b)) = run.take() {
-            pi_session_native::platform::copy_range(original, a, b - a, to, buf)?;
+            (&*to).write_all(&s.bytes[a as usize..b as usize])?;
         }
         Ok(())
     };
     for &p in &plan.order {
         if let Some(line) = relinked.get(&p) {
-            flush(&mut run, &mut buf)?;
+            flush(&mut run)?;
             (&*to).write_all(line)?;
             (&*to).write_all(b"\n")?;
             continue;
@@ -449,20 +447,20 @@ fn write_kept(
         let (off, len) = spans[p as usize];
         if off + len >= size {
             // The last line of a file without a final newline: end it.
-            flush(&mut run, &mut buf)?;
-            pi_session_native::platform::copy_range(original, off, len, to, &mut buf)?;
+            flush(&mut run)?;
+            (&*to).write_all(&s.bytes[off as usize..(off + len) as usize])?;
             (&*to).write_all(b"\n")?;
             continue;
         }
         match &mut run {
             Some((_, end)) if *end == off => *end = off + len + 1,
             _ => {
-                flush(&mut run, &mut buf)?;
+                flush(&mut run)?;
                 run = Some((off, off + len + 1));
             }
         }
     }
-    flush(&mut run, &mut buf)
+    flush(&mut run)
 }
 
 /// Lines another process appended to the old file between the last check and the rename
