@@ -303,25 +303,21 @@ pub fn archive(ctx: &Ctx, a: &ArchiveArgs, out: Out) -> Result<i32, CliError> {
     };
     let mut folders = Vec::new();
     let label = if a.dry_run { "" } else { "archiving" };
-    work::run_ordered(
-        &targets,
-        ctx.jobs,
-        label,
-        |src| -> Result<(u64, Option<u64>), String> {
-            cmd_rm::session_id(src)?;
-            let size = fs::metadata(src).map_err(|e| e.to_string())?.len();
-            let dest = root
-                .join(folder_name(src))
-                .join(format!("{}.zst", src.file_name().unwrap_or_default().to_string_lossy()));
-            if a.dry_run {
-                if fs::symlink_metadata(&dest).is_ok() {
-                    return Err(format!("{} exists already", dest.display()));
-                }
-                return Ok((size, None));
+    let results = work::map_all(&targets, ctx.jobs, label, |src| -> Result<(u64, Option<u64>), String> {
+        cmd_rm::session_id(src)?;
+        let size = fs::metadata(src).map_err(|e| e.to_string())?.len();
+        let dest =
+            root.join(folder_name(src)).join(format!("{}.zst", src.file_name().unwrap_or_default().to_string_lossy()));
+        if a.dry_run {
+            if fs::symlink_metadata(&dest).is_ok() {
+                return Err(format!("{} exists already", dest.display()));
             }
-            archive_one(src, &dest).map(|len| (size, Some(len)))
-        },
-        |i, r| {
+            return Ok((size, None));
+        }
+        archive_one(src, &dest).map(|len| (size, Some(len)))
+    });
+    for (i, r) in results.into_iter().enumerate() {
+        {
             let src = &targets[i];
             let dest = root
                 .join(folder_name(src))
@@ -342,9 +338,8 @@ pub fn archive(ctx: &Ctx, a: &ArchiveArgs, out: Out) -> Result<i32, CliError> {
                 }
                 Err(reason) => report.refused.push(Refused { path: src.display().to_string(), reason }),
             }
-            true
-        },
-    );
+        }
+    }
     if !a.dry_run {
         sync_folders(&folders);
         cmd_rm::refresh_index(ctx, &folders);
@@ -520,22 +515,19 @@ pub fn restore(ctx: &Ctx, a: &RestoreArgs, out: Out) -> Result<i32, CliError> {
     let mut report = RestoreReport { dry_run: a.dry_run, restored: Vec::new(), refused: Vec::new() };
     let mut folders = Vec::new();
     let label = if a.dry_run { "" } else { "restoring" };
-    work::run_ordered(
-        &targets,
-        ctx.jobs,
-        label,
-        |zst| {
-            let dest = dest_of(zst);
-            if a.dry_run {
-                return if fs::symlink_metadata(&dest).is_ok() {
-                    Err(format!("{} exists; would not be overwritten", dest.display()))
-                } else {
-                    Ok(None)
-                };
-            }
-            restore_one(zst, &dest).map(Some)
-        },
-        |i, r| {
+    let results = work::map_all(&targets, ctx.jobs, label, |zst| {
+        let dest = dest_of(zst);
+        if a.dry_run {
+            return if fs::symlink_metadata(&dest).is_ok() {
+                Err(format!("{} exists; would not be overwritten", dest.display()))
+            } else {
+                Ok(None)
+            };
+        }
+        restore_one(zst, &dest).map(Some)
+    });
+    for (i, r) in results.into_iter().enumerate() {
+        {
             let zst = &targets[i];
             let dest = dest_of(zst);
             match r {
@@ -551,9 +543,8 @@ pub fn restore(ctx: &Ctx, a: &RestoreArgs, out: Out) -> Result<i32, CliError> {
                 }
                 Err(reason) => report.refused.push(Refused { path: zst.display().to_string(), reason }),
             }
-            true
-        },
-    );
+        }
+    }
     // The listing index needs nothing: rows are keyed by file state, and a restored file (a new
     // inode) is scanned at its next listing.
     let archive_folders: Vec<PathBuf> = targets.iter().filter_map(|z| z.parent().map(Path::to_path_buf)).collect();
