@@ -303,7 +303,7 @@ pub fn archive(ctx: &Ctx, a: &ArchiveArgs, out: Out) -> Result<i32, CliError> {
     };
     let mut folders = Vec::new();
     let label = if a.dry_run { "" } else { "archiving" };
-    let results = work::map_all(&targets, ctx.jobs, label, |src| -> Result<(u64, Option<u64>), String> {
+    let results = work::map_all(&targets, ctx.io_jobs, label, |src| -> Result<(u64, Option<u64>), String> {
         cmd_rm::session_id(src)?;
         let size = fs::metadata(src).map_err(|e| e.to_string())?.len();
         let dest =
@@ -515,7 +515,7 @@ pub fn restore(ctx: &Ctx, a: &RestoreArgs, out: Out) -> Result<i32, CliError> {
     let mut report = RestoreReport { dry_run: a.dry_run, restored: Vec::new(), refused: Vec::new() };
     let mut folders = Vec::new();
     let label = if a.dry_run { "" } else { "restoring" };
-    let results = work::map_all(&targets, ctx.jobs, label, |zst| {
+    let results = work::map_all(&targets, ctx.io_jobs, label, |zst| {
         let dest = dest_of(zst);
         if a.dry_run {
             return if fs::symlink_metadata(&dest).is_ok() {

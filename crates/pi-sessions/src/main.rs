@@ -64,6 +64,9 @@ pub struct Ctx {
     /// Colour on stdout.
     pub color: bool,
     pub jobs: usize,
+    /// Threads for the commands that wait on fsyncs (`archive`, `restore`): `--jobs`, else
+    /// four per CPU (at least 4, at most 16): more threads than cores overlap the waits.
+    pub io_jobs: usize,
     /// Columns for truncating human output.
     pub width: usize,
 }
@@ -162,8 +165,12 @@ fn context(g: &Global) -> Result<Ctx, CliError> {
         Some(n) => usize::try_from(n).unwrap_or(usize::MAX),
         None => std::thread::available_parallelism().map_or(2, |n| n.get()).clamp(2, 16),
     };
+    let io_jobs = match g.jobs {
+        Some(_) => jobs,
+        None => std::thread::available_parallelism().map_or(4, |n| n.get() * 4).clamp(4, 16),
+    };
     let width = std::env::var("COLUMNS").ok().and_then(|c| c.parse::<usize>().ok()).filter(|w| *w >= 40).unwrap_or(120);
-    Ok(Ctx { agent_dir, dir, cwd, color, jobs, width })
+    Ok(Ctx { agent_dir, dir, cwd, color, jobs, io_jobs, width })
 }
 
 fn main() {
