@@ -2,6 +2,7 @@
 // Agreement check and timings of the `pi-sessions` CLI against pi 1.6.0's SessionManager.
 //
 //   node bench/cli.mjs --dir SESSION_DIR [--bin target/release/pi-sessions] [--query TEXT] [--runs N]
+//   node bench/cli.mjs --lifecycle [--bin …] [--runs N] [--big-mb 1024] [--data .bench-data]
 //
 // ls: `pi-sessions ls --dir D --json` vs `SessionManager.listAll(D)` (id, path, modified,
 //     messageCount, firstMessage, name must agree, in the same order).
@@ -10,6 +11,14 @@
 //     the sets of matching sessions are compared for user/assistant text.
 // Timings are wall-clock medians of N runs (each a fresh process for the CLI; the reference runs
 // in this process, so its Node start-up is not counted).
+//
+// --lifecycle: archive / restore / prune (bench/cli-results.md). The 1,000-session folder of
+// bench/gen.mjs and a ~1 GB session are generated at run time (cached under --data, never
+// committed), copied into a temp agent dir, then per run: `archive --older-than 0` of the folder,
+// the same `list()` without them, `restore --all`, equal sha256 and mtimes and the same `list()`
+// as before (checked before anything is timed); the 1 GB session archived and restored (sha256
+// equal), and `prune` of it against a `cp` of it. Wall time around the child process, peak RSS
+// from /usr/bin/time (%M), page cache warm.
 
 import { execFileSync } from "node:child_process";
 import { resolve } from "node:path";
@@ -22,12 +31,13 @@ const args = Object.fromEntries(
     return acc;
   }, []),
 );
+const bin = resolve(args.bin ?? "target/release/pi-sessions");
+if (args.lifecycle) process.exit(await lifecycle());
 if (!args.dir) {
   console.error("usage: node bench/cli.mjs --dir SESSION_DIR [--bin PATH] [--query TEXT] [--runs N]");
   process.exit(2);
 }
 const dir = resolve(args.dir);
-const bin = resolve(args.bin ?? "target/release/pi-sessions");
 const query = args.query ?? "Größe";
 const runs = Number(args.runs ?? 5);
 
@@ -175,3 +185,169 @@ for (const f of readdirSync(copy)
 rmSync(copy, { recursive: true, force: true });
 console.log(`context ${ctxFiles} sessions compared with buildSessionContext(): ${ctxDiff} differ`);
 process.exit(mismatches || diff || ctxDiff ? 1 : 0);
+
+async function lifecycle() {
+  const fs = await import("node:fs");
+  const { join } = await import("node:path");
+  const { tmpdir } = await import("node:os");
+  const { spawnSync } = await import("node:child_process");
+  const { createHash } = await import("node:crypto");
+  const gen = await import("./gen.mjs");
+  const { SessionManager } = await import(
+    resolve("node_modules/@earendil-works/pi-coding-agent/dist/core/session-manager.js")
+  );
+  const n = Number(args.runs ?? 3);
+  const MB = 1024 * 1024;
+  const root = resolve(args.data ?? ".bench-data");
+  const data = gen.ensureBenchData(root, { want: ["folder"], log: (m) => console.error(m) });
+  const bigMb = Number(args["big-mb"] ?? 1024);
+  const bigSrc = join(data.base, `big-${bigMb}MB.jsonl`);
+  if (!fs.existsSync(bigSrc)) {
+    console.error(`generating a ${bigMb} MB session…`);
+    gen.generateSession(`${bigSrc}.tmp`, {
+      seed: 4242,
+      targetBytes: bigMb * MB,
+      cwd: "/home/dev/src/pi-big",
+      startMs: Date.UTC(2025, 0, 2),
+    });
+    fs.renameSync(`${bigSrc}.tmp`, bigSrc);
+  }
+  const work = fs.mkdtempSync(join(tmpdir(), "pis-lifecycle-"));
+  const agent = join(work, "agent");
+  const folder = join(agent, "sessions", gen.encodeCwd(gen.BENCH_CWD));
+  fs.cpSync(data.folder.dir, folder, { recursive: true, preserveTimestamps: true });
+  const old = new Date(Date.now() - 3600_000);
+  const names = () =>
+    fs
+      .readdirSync(folder)
+      .filter((f) => f.endsWith(".jsonl"))
+      .sort();
+  for (const f of names()) {
+    const st = fs.statSync(join(folder, f));
+    if (st.mtimeMs > old.getTime()) fs.utimesSync(join(folder, f), old, old);
+  }
+  const sha = (f) => createHash("sha256").update(fs.readFileSync(f)).digest("hex");
+  const state = () => names().map((f) => [f, sha(join(folder, f)), fs.statSync(join(folder, f)).mtimeMs]);
+  const list = async () => JSON.stringify(await SessionManager.list(gen.BENCH_CWD, folder));
+  const run = (argv, env = {}) => {
+    const t = performance.now();
+    const r = spawnSync("/usr/bin/time", ["-f", "%M", bin, "--agent-dir", agent, ...argv], {
+      encoding: "utf8",
+      maxBuffer: 1 << 30,
+      env: { ...process.env, ...env },
+    });
+    const ms = performance.now() - t;
+    const rss = Number(r.stderr.trim().split("\n").pop()) / 1024;
+    if (r.status !== 0) throw new Error(`${argv.join(" ")}: exit ${r.status}\n${r.stderr}`);
+    return { ms, rss, json: r.stdout.startsWith("{") ? JSON.parse(r.stdout) : null };
+  };
+  const plain = (cmd, argv) => {
+    const t = performance.now();
+    const r = spawnSync(cmd, argv);
+    if (r.status !== 0) throw new Error(`${cmd} failed`);
+    return performance.now() - t;
+  };
+  let failures = 0;
+  const check = (ok, what) => {
+    if (!ok) {
+      failures++;
+      console.log(`MISMATCH: ${what}`);
+    }
+  };
+
+  // The folder: archive --older-than, list() without them, restore --all, same bytes and list().
+  const before = state();
+  const listed = await list();
+  const bytes = before.reduce((s, [f]) => s + fs.statSync(join(folder, f)).size, 0);
+  const arch = [];
+  const rest = [];
+  let ratio = 0;
+  for (let i = 0; i < n; i++) {
+    const a = run(["archive", "--older-than", "0", "--cwd", gen.BENCH_CWD, "--json"]);
+    arch.push(a);
+    ratio = a.json.ratio;
+    check(a.json.archived.length === before.length, `archived ${a.json.archived.length} of ${before.length}`);
+    check(JSON.parse(await list()).length === 0, "list() still shows archived sessions");
+    const r = run(["restore", "--all", "--json"]);
+    rest.push(r);
+    check(JSON.stringify(state()) === JSON.stringify(before), "restored bytes or mtimes differ");
+    check((await list()) === listed, "list() differs after restore");
+  }
+  const med = (xs, k) => median(xs.map((x) => x[k]));
+  const row = (what, input, xs) =>
+    `| ${what} | ${(input / MB).toFixed(0)} MB | ${(med(xs, "ms") / 1000).toFixed(2)} s | ${(input / MB / (med(xs, "ms") / 1000)).toFixed(0)} MB/s | ${med(xs, "rss").toFixed(0)} MB |`;
+  const rows = [
+    "| operation | input | time | throughput | peak RSS |",
+    "| --- | --- | --- | --- | --- |",
+    row(`archive --older-than 0, ${before.length} sessions`, bytes, arch),
+    row(`restore --all, ${before.length} sessions`, bytes, rest),
+  ];
+  const folderRatio = ratio;
+
+  // One big session: archive, restore, and prune against cp.
+  const bigDir = join(agent, "sessions", "--home-dev-src-pi-big--");
+  fs.mkdirSync(bigDir, { recursive: true });
+  const big = join(bigDir, "2025-01-02T00-00-00-000Z_big.jsonl");
+  fs.copyFileSync(bigSrc, big);
+  fs.utimesSync(big, old, old);
+  const bigBytes = fs.statSync(big).size;
+  const bigSha = sha(big);
+  const bigMtime = fs.statSync(big).mtimeMs;
+  const ba = [];
+  const br = [];
+  let bigRatio = 0;
+  for (let i = 0; i < n; i++) {
+    const a = run(["archive", big, "--json"]);
+    ba.push(a);
+    bigRatio = a.json.ratio;
+    const r = run(["restore", "--all", "--json"]);
+    br.push(r);
+    check(sha(big) === bigSha, "big session's bytes differ after restore");
+    check(fs.statSync(big).mtimeMs === bigMtime, "big session's mtime differs after restore");
+  }
+  rows.push(row("archive, one session", bigBytes, ba), row("restore, one session", bigBytes, br));
+  const copy = join(bigDir, "2025-01-02T00-00-00-000Z_copy.jsonl");
+  const contextSha = (f) => {
+    const out = join(work, "context.json");
+    const fd = fs.openSync(out, "w");
+    spawnSync(bin, ["--agent-dir", agent, "context", f, "--json"], { stdio: ["ignore", fd, "inherit"] });
+    fs.closeSync(fd);
+    return sha(out);
+  };
+  const want = contextSha(big);
+  const cps = [];
+  const syncedCps = [];
+  const prunes = [];
+  let pruned;
+  // Each timed step starts with no dirty pages (`sync`), so none pays for another's writeback.
+  const clean = () => {
+    fs.rmSync(copy, { force: true });
+    for (const f of fs.readdirSync(bigDir)) if (f.includes(".bak")) fs.rmSync(join(bigDir, f));
+    spawnSync("sync");
+  };
+  for (let i = 0; i < n; i++) {
+    clean();
+    syncedCps.push({ ms: plain("sh", ["-c", `cp '${big}' '${copy}' && sync '${copy}'`]), rss: 0 });
+    clean();
+    cps.push({ ms: plain("cp", [big, copy]), rss: 0 });
+    fs.utimesSync(copy, old, old);
+    spawnSync("sync");
+    const p = run(["prune", copy, "--json"]);
+    prunes.push(p);
+    pruned = p.json;
+    if (i === 0) check(contextSha(copy) === want, "pruned context differs");
+  }
+  rows.push(
+    row("cp, one session", bigBytes, cps),
+    row("cp + sync (fsync of the copy), one session", bigBytes, syncedCps),
+    row("prune (with backup; fsync), one session", bigBytes, prunes),
+  );
+  console.log(rows.join("\n"));
+  console.log(
+    `\nratio: folder ${folderRatio}x, one session ${bigRatio}x; prune kept ${pruned.entriesAfter} of ${pruned.entriesBefore} entries, ` +
+      `${(pruned.bytesBefore / MB).toFixed(0)} -> ${(pruned.bytesAfter / MB).toFixed(0)} MB; prune / cp = ${(med(prunes, "ms") / med(cps, "ms")).toFixed(2)}, prune / (cp + sync) = ${(med(prunes, "ms") / med(syncedCps, "ms")).toFixed(2)}; ` +
+      `median of ${n} runs; checks ${failures ? `FAILED (${failures})` : "passed"}`,
+  );
+  fs.rmSync(work, { recursive: true, force: true });
+  return failures ? 1 : 0;
+}

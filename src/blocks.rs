@@ -8,8 +8,9 @@ use std::fs::File;
 use std::io::{self, Read};
 use std::path::Path;
 
-pub struct Blocks {
-    file: File,
+/// Over a `File` by default; any reader works (the command line reads zstd archives).
+pub struct Blocks<R = File> {
+    file: R,
     buf: Vec<u8>,
     chunk: usize,
     /// Bytes at the front of `buf` handed out by the last `next_block`.
@@ -20,14 +21,16 @@ pub struct Blocks {
 }
 
 impl Blocks {
-    /// Reads `file` from where it stands in chunks of `chunk` bytes; `capacity` is the first
-    /// allocation (a file's size, when smaller than a chunk, takes one read and no more).
-    pub fn new(file: File, chunk: usize, capacity: usize) -> Blocks {
-        Blocks { file, buf: Vec::with_capacity(capacity), chunk: chunk.max(4096), handed: 0, offset: 0, eof: false }
-    }
-
     pub fn open(path: &Path, chunk: usize) -> io::Result<Blocks> {
         Ok(Blocks::new(crate::platform::open_read(path)?, chunk, chunk))
+    }
+}
+
+impl<R: Read> Blocks<R> {
+    /// Reads `file` from where it stands in chunks of `chunk` bytes; `capacity` is the first
+    /// allocation (a file's size, when smaller than a chunk, takes one read and no more).
+    pub fn new(file: R, chunk: usize, capacity: usize) -> Blocks<R> {
+        Blocks { file, buf: Vec::with_capacity(capacity), chunk: chunk.max(4096), handed: 0, offset: 0, eof: false }
     }
 
     /// The next block of complete lines and its offset in the file; the last block may end
@@ -62,11 +65,11 @@ impl Blocks {
     }
 
     /// The file, e.g. to see whether it grew while it was read.
-    pub fn file(&self) -> &File {
+    pub fn file(&self) -> &R {
         &self.file
     }
 
-    pub fn into_file(self) -> File {
+    pub fn into_file(self) -> R {
         self.file
     }
 }

@@ -174,12 +174,130 @@ Formats:
         file (see docs/cli.md)"
     )]
     Export(ExportArgs),
+    /// keep only the active path (root to leaf), byte for byte, with a backup
+    #[command(
+        override_usage = "pi-sessions prune <id|prefix|path> [--leaf ID] [--dry-run] [--no-backup] [--json]",
+        long_about = "\
+Rewrite a session so that it keeps only the path from the root to the leaf (the last
+entry, where pi resumes, or --leaf ID). Every kept line stays byte for byte; labels of
+path entries and the session name that live on other branches are kept, re-linked to
+the path (only their parentId changes). pi then gives the same branch, context, name,
+labels and leaf. The original bytes stay in <file>.bak (unless --no-backup); the file is
+replaced atomically, and left untouched if it changes meanwhile. A session open for
+writing by another process, locked, or modified in the last minute is refused."
+    )]
+    Prune(PruneArgs),
+    /// move sessions out of pi's listing into zstd files under sessions-archive/
+    #[command(
+        override_usage = "pi-sessions archive [<session>... | --older-than DAYS] [--cwd PATH | --all] [--dry-run] [--json]",
+        long_about = "\
+Move sessions to <agent dir>/sessions-archive/--<cwd>--/<file name>.zst: one zstd frame
+with a content checksum. The original is removed only after the archive file has been
+written, fsynced, read back and found equal, and only if it did not change meanwhile.
+--older-than DAYS picks the sessions of the scope whose last activity (pi's `modified`)
+is older than DAYS days. Sessions in use (open for writing by another process, locked,
+or modified in the last minute) are refused (exit 1). `ls --archived` and
+`search --archived` read the archive; `restore` puts sessions back."
+    )]
+    Archive(ArchiveArgs),
+    /// put archived sessions back, byte-identical, mtime kept
+    #[command(
+        override_usage = "pi-sessions restore <session>... | --all [--cwd PATH]",
+        long_about = "\
+Decompress archived sessions back to <agent dir>/sessions/--<cwd>--/<file name>,
+byte-identical and with the mtime they had, so pi lists them exactly as before. A
+session is named by id, unique id prefix, file name or archive path. --all restores
+every archived session (of one project with --cwd). An existing file is never
+overwritten: that session is left in the archive and the exit code is 1."
+    )]
+    Restore(RestoreArgs),
+    /// move sessions to the trash (or delete them with --permanent)
+    #[command(
+        override_usage = "pi-sessions rm <session>... [--permanent]",
+        long_about = "\
+Move sessions to the operating system's trash, as pi's Ctrl+D in /resume does, or
+delete them with --permanent (also where there is no trash). Sessions in use are
+refused (exit 1)."
+    )]
+    Rm(RmArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct PruneArgs {
+    /// a session id, unique id prefix, or file path
+    #[arg(value_name = "SESSION")]
+    pub session: String,
+    /// keep the path to this entry instead of the last one
+    #[arg(long, value_name = "ID")]
+    pub leaf: Option<String>,
+    /// print what would be kept; write nothing
+    #[arg(short = 'n', long)]
+    pub dry_run: bool,
+    /// do not keep <file>.bak
+    #[arg(long)]
+    pub no_backup: bool,
+    /// one JSON object (see docs/cli.md)
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct ArchiveArgs {
+    /// session ids, unique id prefixes, or file paths
+    #[arg(value_name = "SESSION", conflicts_with = "older_than")]
+    pub sessions: Vec<String>,
+    /// every session of the scope whose last activity is older than DAYS days
+    #[arg(long, value_name = "DAYS")]
+    pub older_than: Option<f64>,
+    #[command(flatten)]
+    pub scope: ScopeArgs,
+    /// print what would be archived; write nothing
+    #[arg(short = 'n', long)]
+    pub dry_run: bool,
+    /// one JSON object (see docs/cli.md)
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct RestoreArgs {
+    /// archived sessions: id, unique id prefix, file name, or archive path
+    #[arg(value_name = "SESSION", conflicts_with = "all")]
+    pub sessions: Vec<String>,
+    /// every archived session (of one project with --cwd)
+    #[arg(short, long)]
+    pub all: bool,
+    /// with --all: only sessions of this project
+    #[arg(long, value_name = "PATH", requires = "all")]
+    pub cwd: Option<String>,
+    /// print what would be restored; write nothing
+    #[arg(short = 'n', long)]
+    pub dry_run: bool,
+    /// one JSON object (see docs/cli.md)
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct RmArgs {
+    /// session ids, unique id prefixes, or file paths
+    #[arg(value_name = "SESSION", required = true)]
+    pub sessions: Vec<String>,
+    /// delete instead of moving to the trash
+    #[arg(long)]
+    pub permanent: bool,
+    /// one JSON object (see docs/cli.md)
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Args, Debug)]
 pub struct LsArgs {
     #[command(flatten)]
     pub scope: ScopeArgs,
+    /// list archived sessions (sessions-archive/) instead, without restoring them
+    #[arg(long)]
+    pub archived: bool,
     /// only the N newest
     #[arg(short = 'n', long, value_name = "N")]
     pub limit: Option<usize>,
@@ -232,6 +350,9 @@ pub struct SearchArgs {
     pub text: String,
     #[command(flatten)]
     pub scope: ScopeArgs,
+    /// search archived sessions (sessions-archive/) instead, without restoring them
+    #[arg(long)]
+    pub archived: bool,
     /// only messages of this role: user, assistant, toolResult, system, custom,
     /// bashExecution, branchSummary, compactionSummary
     #[arg(short, long, value_name = "ROLE", value_parser = ROLES)]

@@ -61,6 +61,36 @@ pub fn info(path: &Path) -> Option<Listed> {
         ScanRow::Fallback => slow_info(path)?,
     };
     let meta = fs::metadata(path).ok()?;
+    let size = meta.len();
+    listed(path, basic, &meta, size)
+}
+
+/// `info` of an archived session (`sessions-archive/…/*.jsonl.zst`), read through the zstd
+/// stream with the reference's steps (`slow_info`); `size` is the original file's, the mtime
+/// the archive file's (the session's, kept by `archive`).
+pub fn archived_info(path: &Path) -> Option<Listed> {
+    let mut counted = Counted { inner: super::cmd_archive::open_archived(path).ok()?, n: 0 };
+    let basic = slow_info_from(std::io::BufReader::with_capacity(1 << 20, &mut counted))?;
+    let meta = fs::metadata(path).ok()?;
+    let size = counted.n;
+    listed(path, basic, &meta, size)
+}
+
+/// A reader that counts the bytes it hands out.
+struct Counted<R> {
+    inner: R,
+    n: u64,
+}
+
+impl<R: std::io::Read> std::io::Read for Counted<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let k = self.inner.read(buf)?;
+        self.n += k as u64;
+        Ok(k)
+    }
+}
+
+fn listed(path: &Path, basic: Basic, meta: &fs::Metadata, size: u64) -> Option<Listed> {
     let h = J::parse(basic.header.as_bytes())?;
     let [id, cwd, ts, parent] = h.pick(["id", "cwd", "timestamp", "parentSession"]);
     let header_time = match ts {
@@ -70,7 +100,7 @@ pub fn info(path: &Path) -> Option<Listed> {
     let modified = match basic.last_activity {
         Some(a) if a > 0.0 => a,
         _ if !header_time.is_nan() => header_time,
-        _ => listing::info::mtime_ms(&meta),
+        _ => listing::info::mtime_ms(meta),
     };
     Some(Listed {
         path: path.to_path_buf(),
@@ -83,7 +113,7 @@ pub fn info(path: &Path) -> Option<Listed> {
         message_count: basic.count,
         created: date_value(ts),
         modified,
-        size: meta.len(),
+        size,
     })
 }
 
@@ -135,70 +165,85 @@ impl Basic {
 /// follows the same steps on the core's JSON views, with `js_string` for the coercions, and
 /// leaves out `allMessagesText`.
 fn slow_info(path: &Path) -> Option<Basic> {
-    let bytes = fs::read(path).ok()?;
-    let text = String::from_utf8_lossy(&bytes);
+    slow_info_from(std::io::BufReader::with_capacity(1 << 20, fs::File::open(path).ok()?))
+}
+
+/// `slow_info` over a stream, a line at a time (a line's bytes decoded alone are decoded as in
+/// the whole text: `\n` never falls inside a UTF-8 sequence).
+fn slow_info_from(mut reader: impl std::io::BufRead) -> Option<Basic> {
     let mut out =
         Basic { header: String::new(), name: None, count: 0, last_activity: None, first_message: String::new() };
     let mut have_header = false;
-    // readline: lines end at \n, \r\n or \r.
-    for line in text.split('\n').flat_map(|l| l.split('\r')) {
-        let Some(e) = J::parse(line.as_bytes()) else { continue };
-        if !e.truthy() {
-            continue;
+    let mut raw = Vec::new();
+    loop {
+        raw.clear();
+        if reader.read_until(b'\n', &mut raw).ok()? == 0 {
+            break;
         }
-        let [ty, name, message, ts] = e.pick(["type", "name", "message", "timestamp"]);
-        let ty = ty.and_then(|t| t.str()).unwrap_or_default();
-        if !have_header {
-            if ty != "session" {
-                return None;
+        if raw.last() == Some(&b'\n') {
+            raw.pop();
+        }
+        let text = String::from_utf8_lossy(&raw);
+        // readline: lines end at \n, \r\n or \r.
+        for line in text.split('\r') {
+            let Some(e) = J::parse(line.as_bytes()) else { continue };
+            if !e.truthy() {
+                continue;
             }
-            have_header = true;
-            out.header = line.to_string();
-            continue;
-        }
-        if ty == "session_info" {
-            out.name = match name {
-                None => None,
-                Some(n) if n.is_null() => None,
-                Some(n) => Some(n.str()?.trim().to_string()).filter(|s| !s.is_empty()),
+            let [ty, name, message, ts] = e.pick(["type", "name", "message", "timestamp"]);
+            let ty = ty.and_then(|t| t.str()).unwrap_or_default();
+            if !have_header {
+                if ty != "session" {
+                    return None;
+                }
+                have_header = true;
+                out.header = line.to_string();
+                continue;
+            }
+            if ty == "session_info" {
+                out.name = match name {
+                    None => None,
+                    Some(n) if n.is_null() => None,
+                    Some(n) => Some(n.str()?.trim().to_string()).filter(|s| !s.is_empty()),
+                };
+            }
+            if ty != "message" {
+                continue;
+            }
+            out.count += 1;
+            let m = message.filter(|m| !m.is_null())?;
+            let [role, content, mts] = m.pick(["role", "content", "timestamp"]);
+            let Some(role) = role.and_then(|r| r.str()) else { continue };
+            let Some(content) = content else { continue };
+            if role != "user" && role != "assistant" {
+                continue;
+            }
+            let t = match mts.and_then(|t| t.num()) {
+                Some(n) => n,
+                None => date_value(ts),
             };
-        }
-        if ty != "message" {
-            continue;
-        }
-        out.count += 1;
-        let m = message.filter(|m| !m.is_null())?;
-        let [role, content, mts] = m.pick(["role", "content", "timestamp"]);
-        let Some(role) = role.and_then(|r| r.str()) else { continue };
-        let Some(content) = content else { continue };
-        if role != "user" && role != "assistant" {
-            continue;
-        }
-        let t = match mts.and_then(|t| t.num()) {
-            Some(n) => n,
-            None => date_value(ts),
-        };
-        if !t.is_nan() {
-            out.last_activity = Some(out.last_activity.unwrap_or(0.0).max(t));
-        }
-        let text = match content.str() {
-            Some(s) => s.into_owned(),
-            None if content.kind() == Kind::Array => {
-                let parts: Option<Vec<String>> = content
-                    .items()
-                    .iter()
-                    .filter(|b| b.get("type").and_then(|t| t.str()).as_deref() == Some("text") || b.is_null())
-                    .map(|b| if b.is_null() { None } else { Some(js_string(b.get("text"))) })
-                    .collect();
-                parts?.join(" ")
+            if !t.is_nan() {
+                out.last_activity = Some(out.last_activity.unwrap_or(0.0).max(t));
             }
-            None => return None,
-        };
-        if text.is_empty() {
-            continue;
-        }
-        if out.first_message.is_empty() && role == "user" {
-            out.first_message = text;
+            let text = match content.str() {
+                Some(s) => s.into_owned(),
+                None if content.kind() == Kind::Array => {
+                    let parts: Option<Vec<String>> = content
+                        .items()
+                        .iter()
+                        .filter(|b| b.get("type").and_then(|t| t.str()).as_deref() == Some("text") || b.is_null())
+                        .map(|b| if b.is_null() { None } else { Some(js_string(b.get("text"))) })
+                        .collect();
+                    parts?.join(" ")
+                }
+                None => return None,
+            };
+            if text.is_empty() {
+                continue;
+            }
+            if out.first_message.is_empty() && role == "user" {
+                out.first_message = text;
+            }
         }
     }
     have_header.then_some(out)
@@ -253,10 +298,22 @@ pub fn short(id: &str, n: usize) -> String {
     id.chars().take(n).collect()
 }
 
+/// Lists the archived sessions of a scope (`ls --archived`), newest first.
+pub fn list_archived(ctx: &Ctx, scope: &paths::Scope) -> Vec<Listed> {
+    let files = super::cmd_archive::archived_files(ctx, super::cmd_archive::scope_folder(scope).as_deref());
+    let infos = super::work::map(&files, ctx.jobs, "scanning", |p| archived_info(p));
+    let mut out: Vec<Listed> = infos.into_iter().flatten().collect();
+    if let Some(want) = scope.cwd_filter() {
+        out.retain(|s| paths::cwd_matches(Some(&s.cwd), want, &ctx.cwd));
+    }
+    out.sort_by(|a, b| b.modified.total_cmp(&a.modified));
+    out
+}
+
 pub fn run(ctx: &Ctx, a: &LsArgs, out: Out) -> Result<i32, CliError> {
     let scope = paths::scope(ctx, &a.scope)?;
     let limit = a.limit;
-    let mut sessions = list(ctx, &scope);
+    let mut sessions = if a.archived { list_archived(ctx, &scope) } else { list(ctx, &scope) };
     if let Some(n) = limit {
         sessions.truncate(n);
     }

@@ -48,6 +48,8 @@ struct Opts<'a> {
     per_file_cap: usize,
     cwd_filter: Option<&'a Path>,
     cwd: &'a Path,
+    /// The files are `sessions-archive/` zstd files.
+    archived: bool,
 }
 
 /// The cut of `s` ending at byte `end` with at most `n` characters.
@@ -291,7 +293,14 @@ fn role_may_match(et: EntryType, role: &str) -> bool {
 
 /// Searches one file. `None`: not a session file (or filtered out by cwd).
 fn search_file(path: &Path, o: &Opts) -> Option<FileHits> {
-    let mut blocks = Blocks::open(path, 1 << 20).ok()?;
+    if o.archived {
+        let dec = super::cmd_archive::open_archived(path).ok()?;
+        return search_blocks(Blocks::new(dec, 1 << 20, 1 << 20), o);
+    }
+    search_blocks(Blocks::open(path, 1 << 20).ok()?, o)
+}
+
+fn search_blocks<R: std::io::Read>(mut blocks: Blocks<R>, o: &Opts) -> Option<FileHits> {
     let mut fh = FileHits::default();
     let mut header_seen = false;
     let finders: Vec<memmem::Finder> = o.needle.pre.iter().map(memmem::Finder::new).collect();
@@ -388,7 +397,11 @@ pub fn run(ctx: &Ctx, a: &SearchArgs, out: Out) -> Result<i32, CliError> {
     let limit = a.limit;
     let context = a.context;
     let needle = Needle::new(query, a.ignore_case);
-    let mut files: Vec<PathBuf> = paths::files(&scope);
+    let mut files: Vec<PathBuf> = if a.archived {
+        super::cmd_archive::archived_files(ctx, super::cmd_archive::scope_folder(&scope).as_deref())
+    } else {
+        paths::files(&scope)
+    };
     if scope.is_all() {
         files.sort_by(|a, b| b.file_name().cmp(&a.file_name()));
     }
@@ -399,6 +412,7 @@ pub fn run(ctx: &Ctx, a: &SearchArgs, out: Out) -> Result<i32, CliError> {
         per_file_cap: limit.unwrap_or(usize::MAX),
         cwd_filter: scope.cwd_filter(),
         cwd: &ctx.cwd,
+        archived: a.archived,
     };
     let json = a.json;
     let paint: Paint = ctx.paint();
@@ -406,7 +420,9 @@ pub fn run(ctx: &Ctx, a: &SearchArgs, out: Out) -> Result<i32, CliError> {
     let name_ids: Vec<String> = files
         .iter()
         .map(|f| {
-            let stem = f.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+            let name = f.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+            let stem = name.strip_suffix(".zst").unwrap_or(&name);
+            let stem = stem.strip_suffix(".jsonl").unwrap_or(stem).to_string();
             stem.rsplit_once('_').map_or(stem.clone(), |(_, id)| id.to_string())
         })
         .collect();

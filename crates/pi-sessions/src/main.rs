@@ -3,23 +3,29 @@
 //! Built on the pure Rust core of `pi-session-native` (no Node, no napi feature):
 //! `cargo build --release --bin pi-sessions`.
 //!
-//! Commands: ls, show, tree, context, search, check, stats, export. Exit codes: 0 success,
+//! Commands: ls, show, tree, context, search, check, stats, export, and the ones that change
+//! session folders: prune, archive, restore, rm. Exit codes: 0 success,
 //! 1 not found / problems found / failure, 2 bad arguments or an ambiguous session prefix.
 
 pub mod args;
+mod cmd_archive;
 mod cmd_check;
 mod cmd_context;
 mod cmd_export;
 mod cmd_ls;
+mod cmd_prune;
+mod cmd_rm;
 mod cmd_search;
 mod cmd_show;
 mod cmd_stats;
 mod cmd_tree;
 pub mod fmt;
+mod held;
 pub mod jout;
 pub mod jv;
 mod needle;
 pub mod paths;
+mod safe;
 pub mod session;
 pub mod work;
 
@@ -58,6 +64,9 @@ pub struct Ctx {
     /// Colour on stdout.
     pub color: bool,
     pub jobs: usize,
+    /// Threads for the commands that wait on fsyncs (`archive`, `restore`): `--jobs`, else
+    /// four per CPU (at least 4, at most 16): more threads than cores overlap the waits.
+    pub io_jobs: usize,
     /// Columns for truncating human output.
     pub width: usize,
 }
@@ -130,6 +139,10 @@ fn dispatch(cli: &Cli, out: Out) -> Result<i32, CliError> {
         Command::Check(a) => cmd_check::run(&ctx, a, out),
         Command::Stats(a) => cmd_stats::run(&ctx, a, out),
         Command::Export(a) => cmd_export::run(&ctx, a, out),
+        Command::Prune(a) => cmd_prune::run(&ctx, a, out),
+        Command::Archive(a) => cmd_archive::archive(&ctx, a, out),
+        Command::Restore(a) => cmd_archive::restore(&ctx, a, out),
+        Command::Rm(a) => cmd_rm::run(&ctx, a, out),
     }
 }
 
@@ -152,8 +165,12 @@ fn context(g: &Global) -> Result<Ctx, CliError> {
         Some(n) => usize::try_from(n).unwrap_or(usize::MAX),
         None => std::thread::available_parallelism().map_or(2, |n| n.get()).clamp(2, 16),
     };
+    let io_jobs = match g.jobs {
+        Some(_) => jobs,
+        None => std::thread::available_parallelism().map_or(4, |n| n.get() * 4).clamp(4, 16),
+    };
     let width = std::env::var("COLUMNS").ok().and_then(|c| c.parse::<usize>().ok()).filter(|w| *w >= 40).unwrap_or(120);
-    Ok(Ctx { agent_dir, dir, cwd, color, jobs, width })
+    Ok(Ctx { agent_dir, dir, cwd, color, jobs, io_jobs, width })
 }
 
 fn main() {

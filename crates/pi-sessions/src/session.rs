@@ -71,6 +71,15 @@ impl Session {
         }
     }
 
+    /// Where a kept line is in the file, `(offset, length)`, when its bytes are the file's (not
+    /// the core's repaired copy of a line with invalid UTF-8).
+    pub fn file_span(&self, pos: u32) -> Option<(u64, u64)> {
+        match self.lines.span(pos) {
+            Span::File { off, len } => Some((off, len)),
+            _ => None,
+        }
+    }
+
     /// Number of kept (parsed) lines, header included.
     pub fn kept(&self) -> usize {
         self.lines.len()

@@ -83,6 +83,29 @@ pub fn run_ordered<T: Sync, R: Send>(
     }
 }
 
+/// `f` over all `items` at once on `threads` threads (rayon's work stealing keeps them busy
+/// when item costs differ widely, where `run_ordered`'s batches wait for their slowest item);
+/// the results in input order, at the end.
+pub fn map_all<T: Sync, R: Send>(items: &[T], threads: usize, label: &str, f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    if items.is_empty() {
+        return Vec::new();
+    }
+    let threads = threads.clamp(1, items.len());
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().expect("a thread pool");
+    let progress = Progress::new(label, items.len());
+    pool.install(|| {
+        items
+            .par_iter()
+            .with_max_len(1)
+            .map(|item| {
+                let r = f(item);
+                progress.step();
+                r
+            })
+            .collect()
+    })
+}
+
 /// `run_ordered` collecting every result.
 pub fn map<T: Sync, R: Send>(items: &[T], threads: usize, label: &str, f: impl Fn(&T) -> R + Sync) -> Vec<R> {
     let mut out = Vec::with_capacity(items.len());

@@ -1,0 +1,110 @@
+//! `rm`: sessions to the OS trash (the `trash` crate: the freedesktop.org trash on Linux, the
+//! Finder's on macOS, the Recycle Bin on Windows), or deleted with `--permanent`.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use pi_session_native::header::{self, HeaderScan};
+use serde::Serialize;
+
+use super::args::RmArgs;
+use super::{CliError, Ctx, Out, held, jout, paths, safe};
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Done {
+    path: String,
+    id: Option<String>,
+    /// `trash` or `deleted`.
+    how: &'static str,
+}
+
+#[derive(Serialize)]
+struct Refused {
+    path: String,
+    reason: String,
+}
+
+#[derive(Serialize)]
+struct Report {
+    removed: Vec<Done>,
+    refused: Vec<Refused>,
+}
+
+/// The session id of a file, or why it is not a session.
+pub fn session_id(path: &Path) -> Result<String, String> {
+    match header::read_header(path) {
+        Ok(HeaderScan::Header(h)) => paths::header_id(&h).ok_or_else(|| "not a session file".to_string()),
+        Ok(_) => Err("not a session file (its first entry is not a session header)".into()),
+        Err(e) => Err(format!("cannot read: {e}")),
+    }
+}
+
+/// Re-lists the folders whose files were removed or added, so the listing index (rows keyed by
+/// file state: a gone file is never listed from it anyway) drops their rows and is written.
+pub fn refresh_index(ctx: &Ctx, folders: &[PathBuf]) {
+    let mut seen: Vec<&PathBuf> = folders.iter().collect();
+    seen.sort();
+    seen.dedup();
+    for dir in seen {
+        let _ = super::cmd_ls::list(ctx, &paths::Scope::Dir { dir: dir.clone(), cwd_filter: None });
+    }
+}
+
+pub fn run(ctx: &Ctx, a: &RmArgs, out: Out) -> Result<i32, CliError> {
+    // Every name must resolve before anything is removed.
+    let mut targets = Vec::new();
+    for s in &a.sessions {
+        let p = paths::find_session(ctx, s)?;
+        if !targets.contains(&p) {
+            targets.push(p);
+        }
+    }
+    let mut report = Report { removed: Vec::new(), refused: Vec::new() };
+    let mut folders = Vec::new();
+    for path in targets {
+        let shown = path.display().to_string();
+        let id = match session_id(&path) {
+            Ok(id) => id,
+            Err(reason) => {
+                report.refused.push(Refused { path: shown, reason });
+                continue;
+            }
+        };
+        if let Some(why) = held::why_held(&path) {
+            report.refused.push(Refused { path: shown, reason: format!("in use: {why}") });
+            continue;
+        }
+        let done = if a.permanent {
+            fs::remove_file(&path).map(|()| safe::sync_dir(&path)).map_err(|e| e.to_string())
+        } else {
+            trash::delete(&path).map_err(|e| format!("cannot move it to the trash ({e}); --permanent deletes it"))
+        };
+        match done {
+            Ok(()) => {
+                if let Some(d) = path.parent() {
+                    folders.push(d.to_path_buf());
+                }
+                report.removed.push(Done {
+                    path: shown,
+                    id: Some(id),
+                    how: if a.permanent { "deleted" } else { "trash" },
+                });
+            }
+            Err(reason) => report.refused.push(Refused { path: shown, reason }),
+        }
+    }
+    refresh_index(ctx, &folders);
+    if a.json {
+        writeln!(out, "{}", jout::to_string(&report))?;
+    } else {
+        for d in &report.removed {
+            let verb = if a.permanent { "deleted" } else { "moved to the trash" };
+            writeln!(out, "{verb}: {}", d.path)?;
+        }
+    }
+    for r in &report.refused {
+        eprintln!("pi-sessions: {}: {}; not removed", r.path, r.reason);
+    }
+    Ok(if report.refused.is_empty() { 0 } else { 1 })
+}
