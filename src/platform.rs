@@ -6,7 +6,7 @@ use std::fs::{File, Metadata, OpenOptions};
 use std::io;
 
 /// `open(…, 0o666)` as Node's `fs` opens files (the umask applies).
-fn default_mode(options: &mut OpenOptions) -> &mut OpenOptions {
+pub fn default_mode(options: &mut OpenOptions) -> &mut OpenOptions {
     #[cfg(unix)]
     {
         use std::os::unix::fs::OpenOptionsExt;
