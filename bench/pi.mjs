@@ -203,19 +203,23 @@ const flows = {
 /** Which implementations a flow runs on: pi handles -r before extensions load (the package = stock there). */
 const implsOf = (flow) => (flow === "resume" ? IMPLS.filter((i) => i !== "package") : IMPLS);
 
-/** `pi -r` in a detached tmux session; ms until the picker shows it has loaded every session. */
-async function resumeOnce(impl, env = {}) {
-  const side = sides[impl];
-  const name = `pi-bench-${process.pid}-${impl}`;
-  const [cmd, a] = commandOf(impl, ["-r", "--session-dir", folder]);
-  const vars = { ...side.env, TERM: "xterm-256color", ...env };
+/** pi (`impl`) with `args` in a detached 160×48 tmux session `name`, in the /resume project. */
+function tmuxStart(impl, args, env, name) {
+  const [cmd, a] = commandOf(impl, args);
+  const vars = { ...sides[impl].env, TERM: "xterm-256color", ...env };
   delete vars.NO_COLOR;
   const q = (s) => `'${String(s).replace(/'/g, "'\\''")}'`;
   const shell = `cd ${q(resumeCwd)} && exec env -i ${Object.entries(vars)
     .map(([k, v]) => `${k}=${q(v)}`)
     .join(" ")} ${q(cmd)} ${a.map(q).join(" ")}`;
-  const t0 = performance.now();
   execFileSync("tmux", ["new-session", "-d", "-s", name, "-x", "160", "-y", "48", shell]);
+}
+
+/** `pi -r` in a detached tmux session; ms until the picker shows it has loaded every session. */
+async function resumeOnce(impl, env = {}) {
+  const name = `pi-bench-${process.pid}-${impl}`;
+  const t0 = performance.now();
+  tmuxStart(impl, ["-r", "--session-dir", folder], env, name);
   try {
     for (;;) {
       const screen = spawnSync("tmux", ["capture-pane", "-p", "-t", name], { encoding: "utf8" }).stdout ?? "";
@@ -241,17 +245,9 @@ async function resumeOnce(impl, env = {}) {
 
 /** `pi --session-dir <folder>` in tmux, then `/resume`: ms from its Enter until the picker has loaded every session. */
 async function resumeInSession(impl, env = {}) {
-  const side = sides[impl];
   const name = `pi-bench-${process.pid}-${impl}-in`;
-  const [cmd, a] = commandOf(impl, ["--session-dir", folder]);
-  const vars = { ...side.env, TERM: "xterm-256color", ...env };
-  delete vars.NO_COLOR;
-  const q = (s) => `'${String(s).replace(/'/g, "'\\''")}'`;
-  const shell = `cd ${q(resumeCwd)} && exec env -i ${Object.entries(vars)
-    .map(([k, v]) => `${k}=${q(v)}`)
-    .join(" ")} ${q(cmd)} ${a.map(q).join(" ")}`;
   const screen = () => spawnSync("tmux", ["capture-pane", "-p", "-t", name], { encoding: "utf8" }).stdout ?? "";
-  execFileSync("tmux", ["new-session", "-d", "-s", name, "-x", "160", "-y", "48", shell]);
+  tmuxStart(impl, ["--session-dir", folder], env, name);
   try {
     const start = performance.now();
     while (!/mock-model/.test(screen())) {
