@@ -287,16 +287,7 @@ fn analyze(path: &Path, bytes: &[u8]) -> Analysis {
     Analysis { report: r, keep, needs_repair }
 }
 
-fn backup_path(path: &Path) -> PathBuf {
-    let base = format!("{}.bak", path.display());
-    let mut candidate = PathBuf::from(&base);
-    let mut i = 1;
-    while fs::symlink_metadata(&candidate).is_ok() {
-        candidate = PathBuf::from(format!("{base}.{i}"));
-        i += 1;
-    }
-    candidate
-}
+use crate::safe::backup_path;
 
 fn repair(path: &Path, bytes: &[u8], a: &Analysis, before: &fs::Metadata) -> Result<Repaired, String> {
     // Refuse if the file changed since it was read (pi may be appending to it).
