@@ -1,0 +1,112 @@
+"use strict";
+// Which pi release's behaviour this package reproduces. pi's session module changed twice since 1.0
+// (pi/verified.json lists the releases and their modules' fingerprints); one implementation serves
+// them all, and a profile is the few switches where they differ:
+//   exportsProjectContextEntry  `projectContextEntry` is an export of the module (1.5.0 on)
+//   pathsEqual                  session dirs and cwds compare as pi's pathsEqual() does (resolved,
+//                               case-folded on Windows); before 1.5.0 they compare with ===
+//   listingChecksAbortPerLine   buildSessionInfo checks the abort signal on every line and once more
+//                               after the last (1.6.0 on); before, the signal only reaches the read
+//                               stream, and a file whose read has ended is still listed
+// Where an older release loses data, the profile keeps our fix: before 1.5.0 pi keeps an entry whose
+// append failed in memory (later entries then point at a parent the file lacks); every profile rolls
+// it back, as 1.5.0 does (docs/pi.md).
+//
+// Who chooses:
+//   1. PI_SESSION_NATIVE_PI=<pi version>: the profile of that release in the table, or of the newest
+//      release before it (a version newer than any in the table gets the newest profile);
+//   2. in pi, the gate (pi/gate.js) calls use() with the profile of the module whose fingerprint matched;
+//   3. as a library, the pi installed beside this package (its package.json's version, as in 1.);
+//   4. else the newest profile.
+
+const { existsSync, readFileSync } = require("node:fs");
+const { join } = require("node:path");
+
+const ENV = "PI_SESSION_NATIVE_PI";
+const PI_PACKAGE = "@earendil-works/pi-coding-agent";
+
+/** The switches of each profile, oldest first. */
+const PROFILES = {
+  "1.0": { exportsProjectContextEntry: false, pathsEqual: false, listingChecksAbortPerLine: false },
+  "1.5": { exportsProjectContextEntry: true, pathsEqual: true, listingChecksAbortPerLine: false },
+  "1.6": { exportsProjectContextEntry: true, pathsEqual: true, listingChecksAbortPerLine: true },
+};
+const NEWEST = Object.keys(PROFILES).at(-1);
+
+/** The verified table (pi/verified.json): [{ pi, profile, module, bundle }]. */
+const RELEASES = require("../pi/verified.json").releases;
+
+/** [major, minor, patch] of a version string "1.6.0" / "1.6.0-beta.1", or null. */
+function parseVersion(version) {
+  const m = /^v?(\d+)\.(\d+)\.(\d+)(?:[-+].*)?$/.exec(String(version).trim());
+  return m ? [Number(m[1]), Number(m[2]), Number(m[3])] : null;
+}
+
+function compareVersions(a, b) {
+  for (let i = 0; i < 3; i++) if (a[i] !== b[i]) return a[i] - b[i];
+  return 0;
+}
+
+/**
+ * The profile for pi `version`: that release's row, else the newest release before it, else the
+ * oldest profile. Throws for a string that is not a version.
+ */
+function forVersion(version, from = "pi's version") {
+  const v = parseVersion(version);
+  if (!v)
+    throw new Error(`pi-session-native: ${from} is ${JSON.stringify(version)}, not a pi version such as "1.6.0"`);
+  let best = null;
+  for (const row of RELEASES) {
+    const r = parseVersion(row.pi);
+    if (compareVersions(r, v) <= 0 && (!best || compareVersions(r, best.v) > 0)) best = { v: r, row };
+  }
+  return best ? best.row.profile : Object.keys(PROFILES)[0];
+}
+
+/** The version of the pi installed beside this package (as require() would find it), or null. */
+function installedPiVersion() {
+  for (const dir of require.resolve.paths(PI_PACKAGE) ?? []) {
+    const file = join(dir, PI_PACKAGE, "package.json");
+    if (!existsSync(file)) continue;
+    try {
+      return JSON.parse(readFileSync(file, "utf8")).version ?? null;
+    } catch {
+      return null;
+    }
+  }
+  return null;
+}
+
+let chosen = null; // { name, switches, by }
+
+function choose() {
+  const pinned = process.env[ENV];
+  if (pinned) return { name: forVersion(pinned, ENV), by: ENV };
+  const installed = installedPiVersion();
+  if (installed && parseVersion(installed)) return { name: forVersion(installed), by: `pi ${installed} installed` };
+  return { name: NEWEST, by: "newest" };
+}
+
+/** The profile in force: { name, switches, by }. */
+function current() {
+  if (!chosen) {
+    const { name, by } = choose();
+    chosen = { name, switches: PROFILES[name], by };
+  }
+  return chosen;
+}
+
+/** One switch of the profile in force. */
+const has = (switchName) => current().switches[switchName] === true;
+
+/**
+ * Use profile `name` (the gate: the profile of the module pi runs). PI_SESSION_NATIVE_PI still wins.
+ * Returns the profile in force.
+ */
+function use(name, by) {
+  if (!Object.hasOwn(PROFILES, name)) throw new Error(`pi-session-native: no profile ${JSON.stringify(name)}`);
+  if (!process.env[ENV]) chosen = { name, switches: PROFILES[name], by };
+  return current();
+}
+
+module.exports = { ENV, NEWEST, PROFILES, RELEASES, current, forVersion, has, parseVersion, use };
