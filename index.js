@@ -1,7 +1,9 @@
 "use strict";
 // pi-session-native: a drop-in, native SessionManager for the pi coding agent.
-// Same exports as `@earendil-works/pi-coding-agent`'s `core/session-manager` module (1.6.0): ours
-// (lib/facade.js) on the native binding; where no binding loads, pi's own, with one warning (lib/load.js).
+// Same exports as `@earendil-works/pi-coding-agent`'s `core/session-manager` module of the pi release in
+// force (lib/profile.js; 1.6.0 by default): ours (lib/facade.js) on the native binding; where no binding
+// loads, pi's own, with one warning (lib/load.js). Either way a name is exported only where `impl` has it
+// (`projectContextEntry`: from pi 1.5.0 on).
 
 const impl = require("./lib/load.js").load();
 
@@ -17,5 +19,5 @@ exports.getLatestCompactionEntry = impl.getLatestCompactionEntry;
 exports.loadEntriesFromFile = impl.loadEntriesFromFile;
 exports.migrateSessionEntries = impl.migrateSessionEntries;
 exports.parseSessionEntries = impl.parseSessionEntries;
-exports.projectContextEntry = impl.projectContextEntry;
+if (Object.hasOwn(impl, "projectContextEntry")) exports.projectContextEntry = impl.projectContextEntry;
 exports.sessionEntryToContextMessages = impl.sessionEntryToContextMessages;

@@ -14,6 +14,7 @@ export const {
   loadEntriesFromFile,
   migrateSessionEntries,
   parseSessionEntries,
+  // Always a name here (an ES module's export list is static); undefined where index.js lacks it (pi < 1.5.0).
   projectContextEntry,
   sessionEntryToContextMessages,
 } = cjs;

@@ -1,12 +1,14 @@
 "use strict";
 // The package's exports on the native binding: the same names as `@earendil-works/pi-coding-agent`'s
-// `core/session-manager` module (1.6.0). index.js exports these, or pi's own where no binding loads (load.js).
+// `core/session-manager` module of the pi release in force (lib/profile.js: `projectContextEntry` is
+// one from 1.5.0 on). index.js exports these, or pi's own where no binding loads (load.js).
 
 const { SessionManager } = require("./session-manager.js");
 const context = require("./context.js");
 const listing = require("./listing.js");
 const { binding, call } = require("./native.js");
 const { normalizePath } = require("./paths.js");
+const profile = require("./profile.js");
 
 /** Exported for testing */
 function loadEntriesFromFile(filePath) {
@@ -44,3 +46,5 @@ module.exports = {
   projectContextEntry: context.projectContextEntry,
   sessionEntryToContextMessages: context.sessionEntryToContextMessages,
 };
+// The export list is decided once, here, by the profile in force when the module loads.
+if (!profile.has("exportsProjectContextEntry")) delete module.exports.projectContextEntry;

@@ -11,8 +11,9 @@ const { binding, call } = require("./native.js");
 const { keyOf } = require("./keys.js");
 const { asciiOrderKnown, compare } = require("./collate.js");
 const { NODE, mtimeDate, readlineSplitsAsNode, statMtimes } = require("./runtime.js");
-const { getDefaultSessionDirPath, getSessionsDir, normalizePath, pathsEqual, resolvePath } = require("./paths.js");
+const { getDefaultSessionDirPath, getSessionsDir, normalizePath, resolvePath, samePath } = require("./paths.js");
 const { getDefaultSessionDir } = require("./context.js");
+const profile = require("./profile.js");
 
 const MAX_CONCURRENT_SESSION_DISCOVERY_LOADS = 64;
 const CURRENT_SESSION_LIST_PUBLISH_INTERVAL = 10;
@@ -51,7 +52,7 @@ function getSessionHeaderCwd(header) {
 }
 
 function sessionCwdMatches(cwd, resolvedCwd) {
-  return cwd !== undefined && cwd !== "" && pathsEqual(resolvePath(cwd), resolvedCwd);
+  return cwd !== undefined && cwd !== "" && samePath(resolvePath(cwd), resolvedCwd);
 }
 
 /** `readSessionHeaderForDiscovery`: the header object, or null (never throws). */
@@ -104,7 +105,7 @@ function findMostRecentSession(sessionDir, cwd) {
 
 function findById(cwd, id, sessionDir) {
   const dir = sessionDir ? normalizePath(sessionDir) : getDefaultSessionDir(cwd);
-  const filterCwd = sessionDir !== undefined && !pathsEqual(dir, getDefaultSessionDirPath(cwd));
+  const filterCwd = sessionDir !== undefined && !samePath(dir, getDefaultSessionDirPath(cwd));
   const resolvedCwd = resolvePath(cwd);
   try {
     if (!NODE) {
@@ -218,7 +219,24 @@ function getMessageActivityTime(entry) {
   return Number.isNaN(t) ? undefined : t;
 }
 
-/** The reference's `buildSessionInfo`, for the rare files the core hands back. */
+/**
+ * The reference's `buildSessionInfo`, for the rare files the core hands back (and every file under
+ * a runtime whose readline splits lines elsewhere, see scanInfos).
+ *
+ * Abort (profile switch `listingChecksAbortPerLine`): 1.6.0 checks the signal on every line and once
+ * more after the loop. 1.5.x instead hands the signal to createReadStream: an abort while the file
+ * is read fails it, but once the stream has ended the file is still listed. Here the per-line check
+ * stands for both (an abort mid-file fails the file either way; which line it stops at is not
+ * observable), and the check after the loop is 1.6.0's only: before it, an abort that arrives after
+ * the last line gives the file's info, as 1.5.x does. The signal never goes to the stream, so 1.5.x's
+ * crash is not reproduced: a file left after its first line (not a session), then an abort, destroys
+ * the still-open stream with an 'error' nothing listens to (upstream #11956).
+ * The window between the last line and the end of the loop is a few ticks of I/O: no deterministic
+ * test tells the profiles apart here, nor in the native scan, whose rows are read before JS reports
+ * them, and which stops at the next file after an abort in every profile (the reference's 10
+ * concurrent reads make its progress calls after an abort a matter of I/O timing, in 1.5.x and 1.6.0
+ * alike; measured: none after an abort from a progress callback, in both).
+ */
 async function buildSessionInfoSlow(filePath, signal) {
   try {
     const stats = await stat(filePath);
@@ -228,6 +246,9 @@ async function buildSessionInfoSlow(filePath, signal) {
     const allMessages = [];
     let name;
     let lastActivityTime;
+    // Aborted before the read (during the stat): 1.5.x's stream fails at once; 1.6.0 fails at the
+    // first line, or after the loop for an empty file. Either way the file fails.
+    signal?.throwIfAborted();
     const stream = createReadStream(filePath, { encoding: "utf8" });
     try {
       const rl = createInterface({ input: stream, crlfDelay: Number.POSITIVE_INFINITY });
@@ -256,7 +277,8 @@ async function buildSessionInfoSlow(filePath, signal) {
     } finally {
       stream.destroy();
     }
-    signal?.throwIfAborted();
+    // An abort while readline waited for the end of the file, after the last line (1.6.0 on).
+    if (profile.has("listingChecksAbortPerLine")) signal?.throwIfAborted();
     if (!header) return null;
     return makeInfo(filePath, header, name, lastActivityTime, () => stats.mtime, {
       messageCount,
@@ -384,7 +406,7 @@ async function listSessionsFromDir(dir, onProgress, signal) {
 
 async function list(cwd, sessionDir, onProgress, signal) {
   const dir = sessionDir ? normalizePath(sessionDir) : getDefaultSessionDir(cwd);
-  const filterCwd = sessionDir !== undefined && !pathsEqual(dir, getDefaultSessionDirPath(cwd));
+  const filterCwd = sessionDir !== undefined && !samePath(dir, getDefaultSessionDirPath(cwd));
   const resolvedCwd = resolvePath(cwd);
   // Each folder's sessions share a few cwds: an absolute POSIX one resolves the same every
   // time (no process cwd, no home dir), so it is matched once per listing.

@@ -5,6 +5,7 @@
 const { homedir } = require("node:os");
 const { isAbsolute, join, resolve: nodeResolvePath, posix, win32 } = require("node:path");
 const { fileURLToPath } = require("node:url");
+const profile = require("./profile.js");
 
 const APP_NAME = "pi";
 const CONFIG_DIR_NAME = ".pi";
@@ -22,6 +23,15 @@ function getPathComparisonKey(path) {
 
 function pathsEqual(left, right) {
   return getPathComparisonKey(left) === getPathComparisonKey(right);
+}
+
+/**
+ * How the session module compares a session dir or cwd with another: pi's pathsEqual() from 1.5.0
+ * on; before, `===` (so `dir/` or a relative dir is not the default dir, and on Windows `c:\x` is
+ * not `C:\x`). Asks the profile on every call (lib/profile.js).
+ */
+function samePath(left, right) {
+  return profile.has("pathsEqual") ? pathsEqual(left, right) : left === right;
 }
 
 function normalizeWindowsShellPath(filePath) {
@@ -78,4 +88,5 @@ module.exports = {
   normalizePath,
   pathsEqual,
   resolvePath,
+  samePath,
 };

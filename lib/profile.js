@@ -26,6 +26,7 @@ const ENV = "PI_SESSION_NATIVE_PI";
 const PI_PACKAGE = "@earendil-works/pi-coding-agent";
 
 /** The switches of each profile, oldest first. */
+// biome-ignore format: the keys are version strings ("1.5" unquoted would be the number 1.5)
 const PROFILES = {
   "1.0": { exportsProjectContextEntry: false, pathsEqual: false, listingChecksAbortPerLine: false },
   "1.5": { exportsProjectContextEntry: true, pathsEqual: true, listingChecksAbortPerLine: false },
@@ -53,8 +54,7 @@ function compareVersions(a, b) {
  */
 function forVersion(version, from = "pi's version") {
   const v = parseVersion(version);
-  if (!v)
-    throw new Error(`pi-session-native: ${from} is ${JSON.stringify(version)}, not a pi version such as "1.6.0"`);
+  if (!v) throw new Error(`pi-session-native: ${from} is ${JSON.stringify(version)}, not a pi version such as "1.6.0"`);
   let best = null;
   for (const row of RELEASES) {
     const r = parseVersion(row.pi);

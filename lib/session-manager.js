@@ -15,7 +15,7 @@ const { Entries } = require("./entries.js");
 const { branchFromLines, branchedEntries } = require("./branching.js");
 const { newSessionParts } = require("./header.js");
 const { CURRENT_SESSION_VERSION, migrateToCurrentVersion } = require("./migrate.js");
-const { APP_NAME, getDefaultSessionDirPath, normalizePath, pathsEqual, resolvePath } = require("./paths.js");
+const { APP_NAME, getDefaultSessionDirPath, normalizePath, resolvePath, samePath } = require("./paths.js");
 const persistence = require("./persistence.js");
 const { buildTree } = require("./tree.js");
 const context = require("./context.js");
@@ -214,7 +214,7 @@ class SessionManager {
   }
 
   usesDefaultSessionDir() {
-    return pathsEqual(this.#sessionDir, getDefaultSessionDirPath(this.#cwd));
+    return samePath(this.#sessionDir, getDefaultSessionDirPath(this.#cwd));
   }
 
   getSessionId() {
@@ -623,7 +623,7 @@ class SessionManager {
 
   static continueRecent(cwd, sessionDir) {
     const dir = sessionDir ? normalizePath(sessionDir) : context.getDefaultSessionDir(cwd);
-    const filterCwd = sessionDir !== undefined && !pathsEqual(dir, getDefaultSessionDirPath(cwd));
+    const filterCwd = sessionDir !== undefined && !samePath(dir, getDefaultSessionDirPath(cwd));
     const mostRecent = listing.findMostRecentSession(dir, filterCwd ? cwd : undefined);
     if (mostRecent) return new SessionManager(cwd, dir, mostRecent, true);
     return new SessionManager(cwd, dir, undefined, true);
