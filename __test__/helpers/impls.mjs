@@ -1,26 +1,31 @@
 // Loads the two implementations under comparison.
 //
 //   ref  : the pinned JavaScript reference, @earendil-works/pi-coding-agent@1.6.0 dist/core/session-manager.js
-//          (the package's `exports` do not expose it, so it is imported by file URL; it loads on Node 20).
-//   ours : pi-session-native (../../index.js, CommonJS).
+//          (the package's `exports` do not expose it, so it is imported by file URL; it loads on Node 20);
+//          with DIFF_PI=<version>, that release's module (helpers/pi-version.mjs).
+//   ours : pi-session-native (../../index.js, CommonJS), running the profile of the reference's release.
 //
 // Environment:
+//   DIFF_PI=version    compare with that pi release (installed into .cache/pi/ if missing); ours runs its
+//                      profile (PI_SESSION_NATIVE_PI). `npm run test:pi-versions` runs every verified release.
 //   DIFF_SELF=1        compare the reference against a second, separate instance of itself. Verifies the harness
 //                      (normalisation must make two runs of the same code compare equal).
 //   DIFF_SABOTAGE=name with DIFF_SELF=1, deliberately break the "ours" side in one way (see SABOTAGES below) to
 //                      check that the suite notices. Never set in normal runs.
 //   DIFF_OURS=path     load "ours" from another file (default ../../index.js; e.g. ../../index.mjs).
 import { createRequire } from "node:module";
+import { REF_PROFILE, REF_SWITCHES, REF_URL } from "./pi-version.mjs";
 
-export const REF_URL = new URL(
-  "../../node_modules/@earendil-works/pi-coding-agent/dist/core/session-manager.js",
-  import.meta.url,
-).href;
+export { REF_PROFILE, REF_URL, REF_VERSION } from "./pi-version.mjs";
 
 export const SELF = process.env.DIFF_SELF === "1";
 export const SABOTAGE = process.env.DIFF_SABOTAGE || "";
 
-/** The names every implementation must export (the reference module's public surface). */
+/**
+ * The names every implementation must export (the reference module's public surface), for the
+ * reference's release: `projectContextEntry` from pi 1.5.0 on. free-functions.test.mjs checks this
+ * list against the reference's own Object.keys, and ours' against it.
+ */
 export const EXPORT_NAMES = [
   "SessionManager",
   "CURRENT_SESSION_VERSION",
@@ -36,15 +41,45 @@ export const EXPORT_NAMES = [
   "getDefaultSessionDir",
   "loadEntriesFromFile",
   "findMostRecentSession",
-];
+].filter((name) => name !== "projectContextEntry" || REF_SWITCHES.exportsProjectContextEntry);
+
+/**
+ * pi before 1.5.0 keeps an entry whose append failed in memory (it becomes the leaf and the parent of
+ * later entries, which the file then lacks); ours rolls it back in every profile, as 1.5.0 does (our
+ * documented data-safety fix, docs/pi.md). Against such a reference the harness gives the reference
+ * 1.5.0's rollback (rollBackFailedAppends below) and nothing else, so that what follows a failed append
+ * is still compared; pi-versions.test.mjs checks that the unpatched reference does keep the entry.
+ */
+export const REF_KEEPS_FAILED_APPENDS = REF_PROFILE === "1.0";
+
+/** pi 1.5.0's `_appendEntry`, put on the SessionManager of a pre-1.5.0 module (see above). */
+export function rollBackFailedAppends(mod) {
+  mod.SessionManager.prototype._appendEntry = function _appendEntry(entry) {
+    const previousLeafId = this.leafId;
+    this.fileEntries.push(entry);
+    this.byId.set(entry.id, entry);
+    this.leafId = entry.id;
+    try {
+      this._persist(entry);
+    } catch (error) {
+      this.fileEntries.pop();
+      this.byId.delete(entry.id);
+      this.leafId = previousLeafId;
+      throw error;
+    }
+  };
+}
 
 export const ref = await import(REF_URL);
+if (REF_KEEPS_FAILED_APPENDS) rollBackFailedAppends(ref);
 
 async function loadOurs() {
   if (SELF) {
     // A query string gives a separate module instance (its own SessionManager class), so sabotage applied to it
     // does not leak into the reference side.
-    return { ...(await import(`${REF_URL}?diff-self`)) };
+    const self = { ...(await import(`${REF_URL}?diff-self`)) };
+    if (REF_KEEPS_FAILED_APPENDS) rollBackFailedAppends(self);
+    return self;
   }
   const spec = process.env.DIFF_OURS || "../../index.js";
   const url = new URL(spec, import.meta.url);

@@ -2,6 +2,8 @@
 // Points PI_CODING_AGENT_DIR at a fresh temp dir so no test ever touches the real ~/.pi.
 import { afterAll } from "vitest";
 import { makeTempRoot, removeTempRoots } from "./tmp.mjs";
+// DIFF_PI: the reference's release, and PI_SESSION_NATIVE_PI for ours, before any test file loads it.
+import "./pi-version.mjs";
 
 process.env.PI_CODING_AGENT_DIR = makeTempRoot("agent");
 // The listing index too (it would go to the user's cache dir).
