@@ -122,13 +122,13 @@ describe(`a failed append (pi ${REF_VERSION}: ${REF_KEEPS_FAILED_APPENDS ? "kept
     const unpatched = await import(`${REF_URL}?unpatched`);
     const leafAfterFailure = (SM, dir) => {
       const sm = SM.create(CWD, dir);
-      const first = sm.appendMessage({ role: "user", content: "first", timestamp: 1 });
+      sm.appendMessage({ role: "user", content: "first", timestamp: 1 });
       sm.appendMessage({ role: "assistant", content: [], timestamp: 2 });
       const file = sm.getSessionFile();
       rmSync(file);
       mkdirSync(file); // the next append fails at open (EISDIR)
       expect(() => sm.appendMessage({ role: "user", content: "lost", timestamp: 3 })).toThrow();
-      return { leafIsPrevious: sm.getLeafId() === sm.getEntries().at(-1)?.id, entries: sm.getEntries().length, first };
+      return { leafIsPrevious: sm.getLeafId() === sm.getEntries().at(-1)?.id, entries: sm.getEntries().length };
     };
     const reference = leafAfterFailure(unpatched.SessionManager, join(root, "failed", "ref"));
     expect(reference.entries).toBe(REF_KEEPS_FAILED_APPENDS ? 3 : 2);
