@@ -372,7 +372,7 @@ const unit = (k, v) =>
 const lines = [];
 lines.push("# bench:pi results", "");
 lines.push(
-  `pi 1.6.0 through each channel: stock \`pi\` (its bundle \`dist/bundle/cli.js\`), \`pi-native\` (the same bundle after every static of its SessionManager class is swapped for ours, lib/swap.js) and stock \`pi\` with this package installed as a pi package (\`pi install\`; its extension swaps \`list\` and \`listAll\`). rolldown ${rolldown ? "is installed here, but pi-native no longer uses it" : "is not installed"}. ${execFileSync(N22, ["--version"]).toString().trim()}, ${os.cpus().length} × ${os.cpus()[0]?.model?.trim()}, ${new Date().toISOString()}; load average ${load0.map((x) => x.toFixed(1)).join(" ")} at start, ${os
+  `pi 1.6.0 through each channel: stock \`pi\` (its bundle \`dist/bundle/cli.js\`), \`pi-native\` (the same bundle after every static of its SessionManager class is swapped for ours, pi/swap.js) and stock \`pi\` with this package installed as a pi package (\`pi install\`; its extension swaps \`list\` and \`listAll\`). rolldown ${rolldown ? "is installed here, but pi-native no longer uses it" : "is not installed"}. ${execFileSync(N22, ["--version"]).toString().trim()}, ${os.cpus().length} × ${os.cpus()[0]?.model?.trim()}, ${new Date().toISOString()}; load average ${load0.map((x) => x.toFixed(1)).join(" ")} at start, ${os
     .loadavg()
     .map((x) => x.toFixed(1))
     .join(

@@ -19,7 +19,7 @@ const MAX_CONCURRENT_SESSION_DISCOVERY_LOADS = 64;
 const CURRENT_SESSION_LIST_PUBLISH_INTERVAL = 10;
 const ALL_SESSION_LIST_PUBLISH_INTERVAL = 100;
 /**
- * pi-native's one deviation (set by bin/pi-native.js, never by the library): "time" publishes a
+ * pi-native's one deviation (set by pi/launcher.js, never by the library): "time" publishes a
  * partial list for the first file, then at most one every PARTIAL_LIST_MS, and for the last.
  * pi's /resume picker rebuilds its whole session tree (a realpathSync per session) on every
  * partial list, so 1.6.0's one per 10 files makes that work grow as n²/10.

@@ -661,7 +661,7 @@ class SessionManager {
   }
 }
 
-// How lib/swap.js (the pi package's extension, pi-native) tells that pi already runs on this class.
+// How pi/swap.js (the pi package's extension, pi-native) tells that pi already runs on this class.
 Object.defineProperty(SessionManager, Symbol.for("pi-session-native.class"), { value: true });
 
 module.exports = { SessionManager };

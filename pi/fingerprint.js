@@ -69,23 +69,29 @@ function bundleChunks(piDir) {
 
 /**
  * The fingerprint of the session module pi runs, given pi's package directory and the class pi runs.
- * Returns { form: "module" | "bundle", fingerprint, file } or null when neither form holds that class.
+ * Returns { form: "module" | "bundle", fingerprint, file, also? } or null when neither form holds
+ * that class. When both forms hold the very same class text, which one pi runs cannot be told from
+ * the class: `also` is the other form's { form, fingerprint, file }, and the gate wants both verified.
  */
 function ofInstalledClass(piDir, cls) {
   const source = Function.prototype.toString.call(cls);
+  const found = [];
   const moduleFile = join(piDir, MODULE_FILE);
   try {
     const text = readFileSync(moduleFile, "utf8");
-    if (text.includes(source)) return { form: "module", fingerprint: ofModuleText(text), file: moduleFile };
+    if (text.includes(source)) found.push({ form: "module", fingerprint: ofModuleText(text), file: moduleFile });
   } catch {
     // no unbundled module: the bundle's
   }
   for (const file of bundleChunks(piDir)) {
-    const chunk = readFileSync(file, "utf8");
-    const fingerprint = ofBundleText(chunk, source);
-    if (fingerprint) return { form: "bundle", fingerprint, file };
+    const fingerprint = ofBundleText(readFileSync(file, "utf8"), source);
+    if (fingerprint) {
+      found.push({ form: "bundle", fingerprint, file });
+      break;
+    }
   }
-  return null;
+  if (found.length === 0) return null;
+  return found.length === 1 ? found[0] : { ...found[0], also: found[1] };
 }
 
 /** The fingerprint of pi's unbundled module at `piDir` (what the register hook replaces), or null. */

@@ -37,12 +37,16 @@ const REQUIRED = [
   "binding.js",
   "binding.d.ts",
   "lib/load.js",
-  "register.mjs",
-  "bin/pi-native.js",
-  "launcher/hook.js",
-  "lib/swap.js",
-  "extension/index.mjs",
-  "launcher/trace.mjs",
+  "lib/profile.js",
+  "pi/register.mjs",
+  "pi/launcher.js",
+  "pi/resolve-hook.js",
+  "pi/swap.js",
+  "pi/gate.js",
+  "pi/fingerprint.js",
+  "pi/verified.json",
+  "pi/extension.mjs",
+  "pi/trace.mjs",
 ];
 const FORBIDDEN =
   /^(src|target|__test__|bench|node_modules|\.cache|scripts|npm|docs|demo|fuzz|tests|examples)\/|\.rs$|\.tgz$|^Cargo\./;

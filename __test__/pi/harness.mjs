@@ -5,12 +5,13 @@ import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, wr
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { nodeBinary, REPO } from "../../scripts/node-bin.mjs";
+import { makeVariant } from "../../scripts/pi-variants.mjs";
 import { Normalizer } from "../helpers/normalize.mjs";
 
 export { REPO };
 export const PI_DIR = join(REPO, "node_modules/@earendil-works/pi-coding-agent");
 export const STOCK_CLI = join(PI_DIR, "dist/bundle/cli.js");
-export const NATIVE_BIN = join(REPO, "bin/pi-native.js");
+export const NATIVE_BIN = join(REPO, "pi/launcher.js");
 export const MODEL = { provider: "mock", id: "mock-model" };
 
 export const node22 = () => nodeBinary(22, { minMinor: 19 });
@@ -158,21 +159,19 @@ export function sessionFiles(side) {
     .sort((a, b) => a.rel.split("/").pop().localeCompare(b.rel.split("/").pop()));
 }
 
-/** A copy of pi's package (package.json + dist) whose package.json says `version`, placed so its dependencies resolve. */
-export function fakePiVersion(version) {
+/**
+ * A synthetic next release of the pi under test (scripts/pi-variants.mjs): `kind` "rebundled" (the
+ * session module untouched, re-bundled), "class" or "listing" (a one-line change in the class or in
+ * buildSessionInfo), labelled `version`, placed so its dependencies resolve from the repo's node_modules.
+ */
+export function fakePiVersion(version, kind = "rebundled") {
   const dir = join(
     REPO,
     "node_modules/.cache/pi-session-native-test",
-    `pi-${version}`,
+    `pi-${version}-${kind}`,
     "node_modules/@earendil-works/pi-coding-agent",
   );
-  mkdirSync(dir, { recursive: true });
-  cpSync(join(PI_DIR, "dist"), join(dir, "dist"), { recursive: true });
-  const pkg = JSON.parse(readFileSync(join(PI_DIR, "package.json"), "utf8"));
-  pkg.version = version;
-  writeFileSync(join(dir, "package.json"), JSON.stringify(pkg, null, "\t"));
-  // pi's dependencies are found from the repo's node_modules (the copy lives below it)
-  return dir;
+  return makeVariant(PI_DIR, dir, kind, version);
 }
 
 /** tmux for the TUI tests: present, or installed with apt-get when we are root on Debian/Ubuntu. Returns whether it is there. */

@@ -51,7 +51,7 @@ const sides = LABELS.map((label) =>
   makeSide(label, model.port, { settings: { compaction: { keepRecentTokens: 20 } } }),
 );
 // the root, and the root as pi encodes a cwd into a session folder name (--tmp-pi-t-stock-XXXXXX-proj--)
-// pi-native runs pi's own bundle after swapping every static of pi's SessionManager class (lib/swap.js):
+// pi-native runs pi's own bundle after swapping every static of pi's SessionManager class (pi/swap.js):
 // the log names the swap and the static pi's startup called
 {
   const warm = makeSide("wrmup", model.port);
@@ -438,26 +438,58 @@ if (!ONLY || ONLY === "setup") {
   );
   if (JSON.stringify(snapshotDir(side.agent)) === before) ok("bad setups touched no file in the agent dir");
   else fail("bad setups touched the agent dir");
-  // another pi version: one line, then pi runs on its own SessionManager (our module is never loaded)
-  const fake = fakePiVersion("1.7.0");
+  // the next pi releases (scripts/pi-variants.mjs): the gate looks at the session module, not the version
+  const oneLine = (r) => r.stderr.split("\n").filter(Boolean);
+  const logged = (file) =>
+    existsSync(file)
+      ? readFileSync(file, "utf8")
+          .split("\n")
+          .filter(Boolean)
+          .map((l) => JSON.parse(l))
+      : [];
   const trace = join(side.root, "trace.json");
-  const r = await run(N22, [NATIVE_BIN, "--no-session", "-p", "hi"], {
-    PI_NATIVE_PI_DIR: fake,
-    PI_SESSION_NATIVE_TRACE: trace,
+  const rebundled = fakePiVersion("1.7.0", "rebundled");
+  const log = join(side.root, "decisions.jsonl");
+  const rb = await run(N22, [NATIVE_BIN, "--no-session", "-p", "hi"], {
+    PI_NATIVE_PI_DIR: rebundled,
+    PI_SESSION_NATIVE_LOG: log,
   });
-  const lines = r.stderr.split("\n").filter(Boolean);
+  const rbSwap = logged(log).find((e) => e.event === "swap");
+  if (
+    rb.code === 0 &&
+    rb.stderr === "" &&
+    /reply #1/.test(rb.stdout) &&
+    rbSwap?.by === "pi-native" &&
+    rbSwap.profile === "1.6"
+  )
+    ok("pi 1.7.0, 1.6.0 re-bundled: pi-native swaps every static, profile 1.6");
+  else
+    fail(
+      "pi 1.7.0 re-bundled",
+      `    code ${rb.code}, stdout ${JSON.stringify(rb.stdout)}, stderr ${JSON.stringify(rb.stderr)}, log ${JSON.stringify(logged(log))}`,
+    );
+  // a one-line change in the class: one line, then pi runs on its own SessionManager (ours never loads)
+  const changed = fakePiVersion("1.7.0", "class");
+  rmSync(log, { force: true });
+  const r = await run(N22, [NATIVE_BIN, "--no-session", "-p", "hi"], {
+    PI_NATIVE_PI_DIR: changed,
+    PI_SESSION_NATIVE_LOG: log,
+  });
+  const lines = oneLine(r);
   if (
     r.code === 0 &&
     lines.length === 1 &&
-    /pi 1\.7\.0 is not a version this SessionManager was verified against \(1\.6\.0\)/.test(lines[0]) &&
+    /^pi-native: pi 1\.7\.0's session module \(its bundle\) is not one this package was verified against \(verified: pi 1\.0\.3, .*1\.6\.0\); update pi-session-native/.test(
+      lines[0],
+    ) &&
     /reply #1/.test(r.stdout) &&
-    !existsSync(trace)
+    !logged(log).some((e) => e.event === "swap")
   ) {
-    ok(`pi 1.7.0: runs on its own SessionManager, "${lines[0].slice(0, 90)}…"`);
+    ok(`pi 1.7.0 with a changed class: runs on its own SessionManager, "${lines[0].slice(0, 90)}…"`);
   } else
     fail(
-      "pi 1.7.0",
-      `    code ${r.code}, stdout ${JSON.stringify(r.stdout)}, stderr ${JSON.stringify(r.stderr)}, trace written: ${existsSync(trace)}`,
+      "pi 1.7.0 with a changed class",
+      `    code ${r.code}, stdout ${JSON.stringify(r.stdout)}, stderr ${JSON.stringify(r.stderr)}, log ${JSON.stringify(logged(log))}`,
     );
   // and pi 1.6.0 through the same path does load our module (the trace file proves it)
   const r2 = await run(N22, [NATIVE_BIN, "--no-session", "-p", "hi"], { PI_SESSION_NATIVE_TRACE: trace });
@@ -477,7 +509,7 @@ if (!ONLY || ONLY === "setup") {
   rmSync(trace, { force: true });
   const r3 = await run(
     N22,
-    ["--import", join(REPO, "register.mjs"), join(PI_DIR, "dist/cli.js"), "--no-session", "-p", "hi"],
+    ["--import", join(REPO, "pi/register.mjs"), join(PI_DIR, "dist/cli.js"), "--no-session", "-p", "hi"],
     { PI_SESSION_NATIVE_TRACE: trace },
   );
   if (r3.code === 0 && r3.stderr === "" && /reply #1/.test(r3.stdout) && existsSync(trace))
@@ -487,26 +519,43 @@ if (!ONLY || ONLY === "setup") {
       "node --import register.mjs",
       `    code ${r3.code}, stderr ${JSON.stringify(r3.stderr)}, trace written: ${existsSync(trace)}`,
     );
-  // and on the other pi version, the register entry leaves pi's module in place with one line
+  // the register entry: the re-bundled 1.7.0's unbundled module is 1.6.0's, so ours; a changed
+  // buildSessionInfo (outside the class) leaves pi's module in place with one line
   rmSync(trace, { force: true });
   const r4 = await run(
     N22,
-    ["--import", join(REPO, "register.mjs"), join(fake, "dist/cli.js"), "--no-session", "-p", "hi"],
+    ["--import", join(REPO, "pi/register.mjs"), join(rebundled, "dist/cli.js"), "--no-session", "-p", "hi"],
     { PI_SESSION_NATIVE_TRACE: trace },
   );
-  const l4 = r4.stderr.split("\n").filter(Boolean);
-  if (
-    r4.code === 0 &&
-    l4.length === 1 &&
-    /pi 1\.7\.0 is not a version this SessionManager was verified against \(1\.6\.0\)/.test(l4[0]) &&
-    /reply #1/.test(r4.stdout) &&
-    !existsSync(trace)
-  )
-    ok("node --import register.mjs on pi 1.7.0: pi's own module, one line");
+  if (r4.code === 0 && r4.stderr === "" && /reply #1/.test(r4.stdout) && existsSync(trace))
+    ok("node --import register.mjs on pi 1.7.0 re-bundled: pi on our SessionManager");
   else
     fail(
-      "node --import register.mjs on pi 1.7.0",
+      "node --import register.mjs on pi 1.7.0 re-bundled",
       `    code ${r4.code}, stderr ${JSON.stringify(r4.stderr)}, trace written: ${existsSync(trace)}`,
+    );
+  rmSync(trace, { force: true });
+  const listing = fakePiVersion("1.7.0", "listing");
+  const r5 = await run(
+    N22,
+    ["--import", join(REPO, "pi/register.mjs"), join(listing, "dist/cli.js"), "--no-session", "-p", "hi"],
+    { PI_SESSION_NATIVE_TRACE: trace },
+  );
+  const l5 = oneLine(r5);
+  if (
+    r5.code === 0 &&
+    l5.length === 1 &&
+    /^pi-session-native: pi 1\.7\.0's session module \(dist\/core\/session-manager\.js\) is not one this package was verified against/.test(
+      l5[0],
+    ) &&
+    /reply #1/.test(r5.stdout) &&
+    !existsSync(trace)
+  )
+    ok("node --import register.mjs on pi 1.7.0 with a changed buildSessionInfo: pi's own module, one line");
+  else
+    fail(
+      "node --import register.mjs on pi 1.7.0 with a changed buildSessionInfo",
+      `    code ${r5.code}, stderr ${JSON.stringify(r5.stderr)}, trace written: ${existsSync(trace)}`,
     );
   for (const d of [lone, prefix, side.root])
     if (process.env.PI_TEST_KEEP !== "1") rmSync(d, { recursive: true, force: true });

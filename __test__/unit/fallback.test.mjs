@@ -173,7 +173,7 @@ describe("pi's CLI with no native binary", () => {
   const piEnv = () => ({ PI_NATIVE_PI_DIR: PI_DIR });
 
   it("pi-native runs pi as it ships, after one line; with PI_SESSION_NATIVE_NO_FALLBACK=1 it exits 2", () => {
-    const bin = join(p.pkg, "bin/pi-native.js");
+    const bin = join(p.pkg, "pi/launcher.js");
     const ok = spawnSync(node22, [bin, "--version"], { cwd: p.root, env: env(piEnv()), encoding: "utf8" });
     expect(ok.status, ok.stderr).toBe(0);
     expect(ok.stdout.trim()).toBe("1.6.0");
@@ -198,7 +198,10 @@ describe("pi's CLI with no native binary", () => {
       sm.appendMessage({ role: "user", content: "x", timestamp: 1 });
       console.log(JSON.stringify({ entries: sm.getEntries().length }));
     });`;
-    const r = run(p.root, code, { node: node22, args: ["--import", pathToFileURL(join(p.pkg, "register.mjs")).href] });
+    const r = run(p.root, code, {
+      node: node22,
+      args: ["--import", pathToFileURL(join(p.pkg, "pi/register.mjs")).href],
+    });
     expect(r.status, r.stderr).toBe(0);
     expect(r.out).toEqual({ entries: 1 });
     expect(r.stderr.trim().split("\n")).toEqual([

@@ -1,5 +1,5 @@
 // pi-native's one deviation from 1.6.0: partial session lists on a time cadence (lib/listing.js,
-// switched on by bin/pi-native.js through a global). The library's own cadence, one partial list
+// switched on by pi/launcher.js through a global). The library's own cadence, one partial list
 // per 10 files (list) or 100 (listAll), is checked against the reference by the differential
 // tests; here, with the switch on: the first and the last file carry one, the rest at most one
 // per 100 ms, and each is the sorted list of what was loaded so far. With the switch off, the

@@ -1,19 +1,17 @@
 "use strict";
 // Puts pi on this package's SessionManager by replacing the statics of pi's own class, as
 // `uvloop.install()` replaces asyncio's loop. One implementation, two callers:
-//   - the pi package's extension (pi/extension.js): `list` and `listAll` by default, so the
-//     in-session /resume picker lists natively; `all` also swaps the statics that return instances
-//     (open, create, forkFrom, inMemory, ...), so resuming, /fork and clone run natively.
-//   - `pi-native` (bin/pi-native.js): every static, before pi's `main` runs, so the startup flows
+//   - the pi package's extension (pi/extension.mjs): every static by default (`all`), so the
+//     in-session /resume picker lists natively and resuming, /fork and clone run natively; `lists`
+//     swaps only `list` and `listAll`.
+//   - `pi-native` (pi/launcher.js): every static, before pi's `main` runs, so the startup flows
 //     (-r, -c, --session, --fork, the first session) are reached too.
 // pi's code never tests `instanceof SessionManager` and nothing outside its session module reads the
 // class's internals, so instances of ours serve pi; the free functions that pi's modules import
 // stay pi's (ES module bindings cannot be replaced from outside).
 //
-// The swap is refused unless pi's session module is one our differential suites pass against: an
-// exact pi version and the fingerprint (sha256 of the source text) of its SessionManager class, as
-// pi's bundle and its unbundled module carry it. A pi release whose class changes is refused until
-// it has been verified and added to VERIFIED.
+// Whether pi may be swapped at all is the gate's decision (pi/gate.js: the fingerprint of the
+// session module pi runs against pi/verified.json); install() takes the profile the gate chose.
 
 const { appendFileSync, readFileSync } = require("node:fs");
 const { homedir } = require("node:os");
@@ -25,17 +23,6 @@ const SWAPPED = Symbol.for("pi-session-native.swap");
 const OURS = Symbol.for("pi-session-native.class");
 /** The listing's partial-list cadence switch (lib/listing.js). */
 const PARTIAL_LISTS = Symbol.for("pi-session-native.partialLists");
-
-/** pi versions verified by our differential suites -> fingerprints of their SessionManager class. */
-const VERIFIED = {
-  "1.6.0": [
-    // dist/bundle/chunks/*.js (pi's `pi` bin and dist/bundle/index.js)
-    "10561ac742c0cccda9c2f284d7c32d04561bc62cf34e9c7576f214d950315ed8",
-    // dist/core/session-manager.js (dist/index.js, the SDK)
-    "d4644266d3eed875350e0696245f49043a8888539e05cfc46fe760a1f214a831",
-  ],
-};
-const VERIFIED_TEXT = Object.keys(VERIFIED).join(", ");
 
 const LISTS = ["list", "listAll"];
 const ALL = ["create", "open", "continueRecent", "inMemory", "forkFrom", "findById", "list", "listAll"];
@@ -68,29 +55,6 @@ function replacement(ours, name) {
       return fn.apply(ours, args);
     },
   }[name];
-}
-
-/** sha256 of a class's source text. */
-function fingerprint(cls) {
-  const { createHash } = require("node:crypto");
-  return createHash("sha256").update(Function.prototype.toString.call(cls)).digest("hex");
-}
-
-/** Null when pi `version` is one we verified, else why not (a clause). */
-function unverifiedVersion(version) {
-  return Object.hasOwn(VERIFIED, version)
-    ? null
-    : `pi ${version} is not a version this SessionManager was verified against (${VERIFIED_TEXT})`;
-}
-
-/** Null when pi `version`'s class `cls` is one we verified, else why not (a clause). */
-function unverified(cls, version) {
-  const why = unverifiedVersion(version);
-  if (why) return why;
-  if (typeof cls !== "function") return `pi ${version} exports no SessionManager class`;
-  if (!VERIFIED[version].includes(fingerprint(cls)))
-    return `pi ${version}'s SessionManager is not the one this package was verified against (a modified pi?)`;
-  return null;
 }
 
 /** pi's agent dir, as pi's getAgentDir(): $PI_CODING_AGENT_DIR (with ~ expanded), else ~/.pi/agent. */
@@ -128,14 +92,17 @@ const swapped = (cls) => (typeof cls === "function" && Object.hasOwn(cls, SWAPPE
 const isOurs = (cls) => typeof cls === "function" && cls[OURS] === true;
 
 /**
- * Replace the statics of `mode` on pi's class `cls` with those of our class `ours`. One swap per
- * class: a second call (pi re-runs extension factories on /resume, /new, /fork and /reload; pi-native
- * and the extension in one process) changes nothing and returns the first one's record.
- * Returns { swapped: record, now: whether this call did it }.
+ * Replace the statics of `mode` on pi's class `cls` with those of our class (`loadOurs()` returns
+ * it). One swap per class: a second call (pi re-runs extension factories on /resume, /new, /fork and
+ * /reload; pi-native and the extension in one process) changes nothing and returns the first one's
+ * record. `profile` is the one the gate chose; it is in force before our module loads, which fixes
+ * its export list then (lib/profile.js). Returns { swapped: record, now: whether this call did it }.
  */
-function install(cls, ours, mode, by) {
+function install(cls, loadOurs, mode, by, profile) {
   const before = swapped(cls);
   if (before) return { swapped: before, now: false };
+  if (profile) require("../lib/profile.js").use(profile, by);
+  const ours = typeof loadOurs === "function" && !loadOurs.prototype ? loadOurs() : loadOurs;
   const names = MODES[mode];
   const originals = {};
   for (const name of names) {
@@ -148,11 +115,17 @@ function install(cls, ours, mode, by) {
     });
   }
   // pi's /resume picker rebuilds its session tree on every partial list: publish them on a time
-  // cadence, not per 10 files (lib/listing.js). PI_NATIVE_PARTIAL_LISTS=files keeps 1.6.0's.
+  // cadence, not per 10 files (lib/listing.js). PI_NATIVE_PARTIAL_LISTS=files keeps pi's.
   if (names.includes("list") && process.env.PI_NATIVE_PARTIAL_LISTS !== "files") globalThis[PARTIAL_LISTS] = "time";
-  const record = Object.freeze({ mode, names: Object.freeze([...names]), by, originals: Object.freeze(originals) });
+  const record = Object.freeze({
+    mode,
+    names: Object.freeze([...names]),
+    by,
+    profile: profile ?? null,
+    originals: Object.freeze(originals),
+  });
   Object.defineProperty(cls, SWAPPED, { value: record, configurable: true });
-  log({ event: "swap", by, mode, names });
+  log({ event: "swap", by, mode, names, profile: profile ?? null });
   return { swapped: record, now: true };
 }
 
@@ -174,15 +147,11 @@ module.exports = {
   OURS,
   SETTING,
   SWAPPED,
-  VERIFIED,
   agentDir,
   chooseMode,
-  fingerprint,
   install,
   isOurs,
   log,
   swapped,
   uninstall,
-  unverified,
-  unverifiedVersion,
 };

@@ -5,19 +5,20 @@
 // Finds the installed pi (@earendil-works/pi-coding-agent: the project's node_modules from the current
 // directory up, then beside this package, then the global install) and runs pi's own `pi` bin (its
 // bundle, dist/bundle/cli.js) in this same process, after replacing the statics of pi's SessionManager
-// class with ours (lib/swap.js): pi's dist/bundle/index.js exports the very class that the bundled
+// class with ours (pi/swap.js): pi's dist/bundle/index.js exports the very class that the bundled
 // `main` uses, and pi's bundle creates instances only inside those statics, so every flow goes through
 // them, the startup ones too (-r, -c, --session, --fork, the first session), with no bundler, no hook
 // and no cache. Being the same process, it has pi's stdio, exit code and signals exactly.
 //
 // PI_SESSION_NATIVE_SWAP (or `"piSessionNative": { "swap": ... }` in pi's settings.json): `all` (the
 // default: every static), `lists` (list and listAll only), `off` (pi as it ships).
-// Only a pi whose session module we verified (lib/swap.js: pi 1.6.0) gets ours; any other runs as it
-// ships, with its own SessionManager, after one line on stderr, as does pi where no native binary of
+// Only a pi whose session module the gate passes (pi/gate.js: its fingerprint is in pi/verified.json,
+// whatever pi's version says) gets ours, in the profile of the release that matched; any other runs as
+// it ships, with its own SessionManager, after one line on stderr, as does pi where no native binary of
 // ours loads (PI_SESSION_NATIVE_NO_FALLBACK=1: exit 2 instead). Bad setups (Node older than 22.19, no pi
 // installed, a bad PI_SESSION_NATIVE_SWAP) print one line and exit 2 before pi is loaded, so no session
 // file is touched. PI_SESSION_NATIVE_TRACE runs pi's unbundled CLI through the resolve hook of
-// `pi-session-native/register` with every call timed (launcher/trace.mjs).
+// `pi-session-native/register` with every call timed (pi/trace.mjs); there the hook's gate decides.
 //
 // Plain CommonJS that old Nodes parse too (nothing newer than Node 14's syntax), so they get the one-line message.
 
@@ -115,7 +116,7 @@ function main() {
         `and in the global npm root); install it: npm install -g ${PI_PACKAGE}`,
     );
   }
-  const swap = require("../lib/swap.js");
+  const swap = require("./swap.js");
   const choice = swap.chooseMode("all");
   if (choice.error) die(choice.error);
   enableCompileCache();
@@ -139,8 +140,6 @@ function main() {
   };
 
   if (choice.mode === "off") return runStock();
-  const badVersion = swap.unverifiedVersion(pkg.version);
-  if (badVersion) return runStock(`${badVersion} (${piDir})`);
   // No native binding loads here: our module would only hand pi back its own class (lib/load.js).
   const load = require("../lib/load.js");
   if (load.bindingError()) {
@@ -149,7 +148,7 @@ function main() {
   }
   if (process.env.PI_SESSION_NATIVE_TRACE) {
     // Profiling: pi's unbundled CLI with every call of our module timed, through the resolve hook.
-    const hook = require("../launcher/hook.js");
+    const hook = require("./resolve-hook.js");
     if (!hook.install()) die(`this Node (${process.versions.node}) has no module.registerHooks()`);
     globalThis[Symbol.for("pi-session-native.partialLists")] =
       process.env.PI_NATIVE_PARTIAL_LISTS === "files" ? "files" : "time";
@@ -159,9 +158,10 @@ function main() {
   if (!fs.existsSync(index)) return runStock(`pi ${pkg.version} has no ${index}`);
   return import(url.pathToFileURL(index).href).then(
     (piModule) => {
-      const why = swap.unverified(piModule.SessionManager, pkg.version);
-      if (why) return runStock(why);
-      swap.install(piModule.SessionManager, require("../index.js").SessionManager, choice.mode, "pi-native");
+      const verdict = require("./gate.js").checkClass(piDir, piModule.SessionManager, pkg.version);
+      if (!verdict.ok) return runStock(`${verdict.why} (${piDir})`);
+      const loadOurs = () => require("../index.js").SessionManager;
+      swap.install(piModule.SessionManager, loadOurs, choice.mode, "pi-native", verdict.profile);
       return run(stockBin);
     },
     (e) => runStock(`cannot load ${index} (${String(e?.message ?? e).split("\n")[0]})`),

@@ -1,11 +1,11 @@
 // `node --import pi-session-native/register <pi>/dist/cli.js …`: pi's unbundled CLI on this package's
-// SessionManager (the pi versions lib/swap.js verified: 1.6.0; any other pi keeps its own, with one line on stderr, as does any pi where
-// no native binary of ours loads).
+// SessionManager when the gate passes pi's session module (pi/gate.js); any other pi keeps its own, with
+// one line on stderr, as does any pi where no native binary of ours loads.
 import { createRequire } from "node:module";
 
 const require = createRequire(import.meta.url);
-const { install } = require("./launcher/hook.js");
-const load = require("./lib/load.js");
+const { install } = require("./resolve-hook.js");
+const load = require("../lib/load.js");
 
 if (load.bindingError()) {
   // Our module would only hand pi back its own class (lib/load.js): no hook.

@@ -1,15 +1,16 @@
 // pi-session-native as a pi package: `pi install npm:pi-session-native` loads this extension on
-// every start (package.json's `pi.extensions`). It replaces statics of pi's own SessionManager class
-// with ours (lib/swap.js): `list` and `listAll` by default, so the in-session /resume picker lists
-// natively; with PI_SESSION_NATIVE_SWAP=all (or `"piSessionNative": { "swap": "all" }` in pi's
-// settings.json) also `open`, `create`, `forkFrom`, `inMemory`, ..., so resuming into a big session,
-// /fork and clone run natively too; `off` changes nothing.
+// every start (package.json's `pi.extensions`). It replaces the statics of pi's own SessionManager
+// class with ours (pi/swap.js): every one by default (`all`), so the /resume picker lists natively and
+// resuming into a big session, /fork and clone run natively too; PI_SESSION_NATIVE_SWAP=lists (or
+// `"piSessionNative": { "swap": "lists" }` in pi's settings.json) swaps only `list` and `listAll`;
+// `off` changes nothing.
 //
-// It swaps only when pi's session module is one we verified, the native binary really loads (not
-// the package's fallback to pi's own class) and pi is not already on our module (pi-native, or
-// `--import pi-session-native/register`). Otherwise it changes nothing and says why once per
-// process, through ctx.ui.notify (pi silences process.emitWarning). pi re-runs extension factories
-// on /resume, /new, /fork and /reload: the swap is one per process.
+// It swaps only when the gate passes the session module pi runs (pi/gate.js: its fingerprint is in
+// pi/verified.json, whatever pi's version says), the native binary really loads (not the package's
+// fallback to pi's own class) and pi is not already on our module (pi-native, or `--import
+// pi-session-native/register`). Otherwise it changes nothing and says why once per process, through
+// ctx.ui.notify (pi silences process.emitWarning). pi re-runs extension factories on /resume, /new,
+// /fork and /reload: the swap is one per process.
 //
 // Plain JavaScript (ESM). pi's module is imported statically: pi's loader maps that name to the module
 // instance pi runs (a CommonJS require() of it is not mapped). Our own package is loaded lazily with
@@ -25,7 +26,7 @@ const NAME = "pi-session-native";
 /** Decide and, where allowed, swap. Returns { status, notice? } (notice: what the user is told once). */
 function decide() {
   const ours = createRequire(import.meta.url);
-  const swap = ours("../lib/swap.js");
+  const swap = ours("./swap.js");
   const cls = pi.SessionManager;
   const skip = (why, level = "warning") => {
     const status = `${NAME}: ${why}; pi keeps its own SessionManager`;
@@ -49,14 +50,17 @@ function decide() {
       level: "info",
     };
   }
-  const choice = swap.chooseMode("lists", { dir: typeof pi.getAgentDir === "function" ? pi.getAgentDir() : undefined });
+  const choice = swap.chooseMode("all", { dir: typeof pi.getAgentDir === "function" ? pi.getAgentDir() : undefined });
   if (choice.error) return skip(choice.error);
   if (choice.mode === "off") return skip(`off (${choice.from})`, "info");
-  const why = swap.unverified(cls, pi.VERSION);
-  if (why) return skip(why);
+  const gate = ours("./gate.js");
+  const piDir = typeof pi.getPackageDir === "function" ? pi.getPackageDir() : gate.piDirAbove(process.argv[1]);
+  const verdict = gate.checkClass(piDir, cls, pi.VERSION);
+  if (!verdict.ok) return skip(verdict.why);
   const load = ours("../lib/load.js");
   if (load.bindingError()) return skip(load.whatIsMissing());
-  const { swapped, now } = swap.install(cls, ours("../index.js").SessionManager, choice.mode, "extension");
+  const loadOurs = () => ours("../index.js").SessionManager;
+  const { swapped, now } = swap.install(cls, loadOurs, choice.mode, "extension", verdict.profile);
   const what = swapped.mode === "all" ? "every static" : swapped.names.join(" and ");
   return {
     swappedClass: now ? cls : undefined,

@@ -1,18 +1,18 @@
 "use strict";
 // The resolve hook behind `pi-session-native/register` and the `pi-native` bin: pi's unbundled CLI
 // (`dist/cli.js`) and every module of it import `dist/core/session-manager.js`; the hook points that
-// import at our module, for the pi versions our differential suites were verified against (lib/swap.js:
-// 1.6.0). For any other pi it prints one line to stderr and leaves pi's own module in place.
+// import at our module when the gate passes that module (pi/gate.js: its fingerprint is in
+// pi/verified.json), in the profile of the release that matched. For any other pi it prints one line
+// to stderr and leaves pi's own module in place.
 //
 // It uses module.registerHooks() (synchronous, in-thread, Node >= 22.15), not module.register(): the
 // latter sends every resolve to a hooks thread and costs about 0.7 s on pi's ~1,000 modules.
 
-const { readFileSync } = require("node:fs");
 const { join } = require("node:path");
 const { fileURLToPath, pathToFileURL } = require("node:url");
-const { unverifiedVersion } = require("../lib/swap.js");
+const gate = require("./gate.js");
 
-const PI_PACKAGE = "@earendil-works/pi-coding-agent";
+const { PI_PACKAGE } = gate;
 const TARGET = "/dist/core/session-manager.js";
 
 /** Our ESM module, or the tracing wrapper around it when PI_SESSION_NATIVE_TRACE is set. */
@@ -21,21 +21,16 @@ function replacementUrl(env = process.env) {
   return pathToFileURL(file).href;
 }
 
-/** { isPi, ok, version } for the package at `root` (a directory path). */
+/** { isPi, ok, version, profile?, why? } for the package at `root` (a directory path). */
 function checkPi(root) {
-  let pkg;
-  try {
-    pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
-  } catch {
-    return { isPi: false, ok: false };
-  }
-  if (!pkg || pkg.name !== PI_PACKAGE) return { isPi: false, ok: false };
-  const ok = typeof pkg.version === "string" && unverifiedVersion(pkg.version) === null;
-  return { isPi: true, ok, version: pkg.version };
+  const pkg = gate.readPiPackage(root);
+  if (!pkg) return { isPi: false, ok: false };
+  const version = String(pkg.version);
+  const verdict = gate.checkModule(root, version);
+  return { isPi: true, ok: verdict.ok, version, profile: verdict.profile, why: verdict.why };
 }
 
-const skipMessage = (version, root) =>
-  `pi-session-native: ${unverifiedVersion(String(version))} (${root}); pi runs with its own SessionManager`;
+const skipMessage = (why, root) => `pi-session-native: ${why} (${root}); pi runs with its own SessionManager`;
 
 let installed = false;
 
@@ -61,7 +56,9 @@ function install({ onSkip = (m) => process.stderr.write(`${m}\n`), env = process
         const check = checkPi(root);
         use = check.ok;
         decided.set(rootUrl, use);
-        if (check.isPi && !use) onSkip(skipMessage(check.version, root));
+        // the behaviour of the release whose module matched, in force before our module loads
+        if (use) require("../lib/profile.js").use(check.profile, "register");
+        if (check.isPi && !use) onSkip(skipMessage(check.why, root));
       }
       return use ? { url: ours, format: "module", shortCircuit: true } : result;
     },

@@ -1,0 +1,175 @@
+// pi/gate.js and pi/swap.js: whether pi may run on our SessionManager (the fingerprint of the session
+// module pi runs, against pi/verified.json) and the swap of pi's SessionManager statics (the pi
+// package's extension, pi-native). The flows inside pi are __test__/pi/package.mjs and run.mjs; these
+// are the rules on their own. The synthetic next releases come from scripts/pi-variants.mjs.
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { nodeBinary, REPO } from "../../scripts/node-bin.mjs";
+import { makeVariant } from "../../scripts/pi-variants.mjs";
+
+const require = createRequire(import.meta.url);
+const swap = require("../../pi/swap.js");
+const gate = require("../../pi/gate.js");
+const ours = require("../../index.js").SessionManager;
+const PI_DIR = join(REPO, "node_modules/@earendil-works/pi-coding-agent");
+const pi = await import(pathToFileURL(join(PI_DIR, "dist/core/session-manager.js")).href);
+const PARTIAL = Symbol.for("pi-session-native.partialLists");
+const REFUSED =
+  /^pi 1\.6\.1's session module \((its bundle|dist\/core\/session-manager\.js)\) is not one this package was verified against \(verified: pi 1\.0\.3, 1\.3\.0, 1\.4\.0, 1\.5\.0, 1\.5\.2, 1\.6\.0\); update pi-session-native .*PI_SESSION_NATIVE_SWAP=off/;
+
+/** The synthetic next releases of pi 1.6.0, labelled 1.6.1, where pi's dependencies resolve. */
+const variant = (kind) =>
+  makeVariant(
+    PI_DIR,
+    join(
+      REPO,
+      "node_modules/.cache/pi-session-native-test",
+      `gate-${kind}`,
+      "node_modules/@earendil-works/pi-coding-agent",
+    ),
+    kind,
+    "1.6.1",
+  );
+
+describe("the gate", () => {
+  const dirs = {};
+  let verdict; // dir -> scripts/pi-verdict.mjs's line (both forms; the bundle needs Node 22)
+  beforeAll(() => {
+    for (const kind of ["rebundled", "class", "listing"]) dirs[kind] = variant(kind);
+    const node22 = nodeBinary(22, { minMinor: 19 });
+    const all = [PI_DIR, dirs.rebundled, dirs.class, dirs.listing];
+    const r = spawnSync(node22, [join(REPO, "scripts/pi-verdict.mjs"), ...all], { encoding: "utf8" });
+    if (r.status !== 0) throw new Error(`pi-verdict.mjs: ${r.stderr}`);
+    verdict = Object.fromEntries(
+      r.stdout
+        .trim()
+        .split("\n")
+        .map((l) => [JSON.parse(l).dir, JSON.parse(l)]),
+    );
+  }, 120_000);
+
+  it("passes pi 1.6.0 in both forms, in profile 1.6", () => {
+    expect(verdict[PI_DIR].bundle).toMatchObject({ ok: true, profile: "1.6", form: "bundle" });
+    expect(verdict[PI_DIR].module).toMatchObject({ ok: true, profile: "1.6" });
+    expect(gate.checkClass(PI_DIR, pi.SessionManager, "1.6.0")).toMatchObject({
+      ok: true,
+      profile: "1.6",
+      form: "module",
+    });
+  });
+
+  it("passes a re-bundled, relabelled 1.6.0 (renumbered locals, renamed chunk): the same fingerprint", () => {
+    const v = verdict[dirs.rebundled];
+    expect(v.version).toBe("1.6.1");
+    expect(v.bundle).toMatchObject({ ok: true, profile: "1.6", form: "bundle" });
+    expect(v.bundle.fingerprint).toBe(verdict[PI_DIR].bundle.fingerprint);
+    expect(v.module).toMatchObject({ ok: true, profile: "1.6" });
+  });
+
+  it("refuses a one-line change in the class, in both forms, naming pi's version and the remedy", () => {
+    const v = verdict[dirs.class];
+    expect(v.bundle.ok).toBe(false);
+    expect(v.bundle.why).toMatch(REFUSED);
+    expect(v.module.ok).toBe(false);
+    expect(v.module.why).toMatch(REFUSED);
+  });
+
+  it("refuses a one-line change in buildSessionInfo (outside the class), in both forms", () => {
+    const v = verdict[dirs.listing];
+    expect(v.bundle).toMatchObject({ ok: false });
+    expect(v.bundle.why).toMatch(REFUSED);
+    expect(gate.checkModule(dirs.listing, "1.6.1").why).toMatch(REFUSED);
+  });
+
+  it("refuses what is not pi's class", async () => {
+    const changed = await import(pathToFileURL(join(dirs.class, "dist/core/session-manager.js")).href);
+    expect(gate.checkClass(dirs.class, changed.SessionManager, "1.6.1").why).toMatch(REFUSED);
+    expect(gate.checkClass(PI_DIR, class SessionManager {}, "1.6.0").ok).toBe(false);
+    expect(gate.checkClass(PI_DIR, undefined, "1.6.0").why).toBe("pi 1.6.0 exports no SessionManager class");
+    expect(gate.checkClass(null, pi.SessionManager, "1.6.0").ok).toBe(false);
+  });
+
+  it("tells our own class apart", () => {
+    expect(swap.isOurs(ours)).toBe(true);
+    expect(swap.isOurs(pi.SessionManager)).toBe(false);
+  });
+});
+
+describe("the mode", () => {
+  const dir = mkdtempSync(join(tmpdir(), "psn-swap-"));
+  const settings = (v) => writeFileSync(join(dir, "settings.json"), JSON.stringify(v));
+  it("comes from the environment, then settings.json, then the channel's default", () => {
+    settings({});
+    expect(swap.chooseMode("lists", { env: {}, dir })).toEqual({ mode: "lists", from: "default" });
+    settings({ piSessionNative: { swap: "all" } });
+    expect(swap.chooseMode("lists", { env: {}, dir })).toEqual({
+      mode: "all",
+      from: `piSessionNative.swap in ${join(dir, "settings.json")}`,
+    });
+    expect(swap.chooseMode("lists", { env: { PI_SESSION_NATIVE_SWAP: "off" }, dir })).toEqual({
+      mode: "off",
+      from: "PI_SESSION_NATIVE_SWAP",
+    });
+    expect(swap.chooseMode("all", { env: {}, dir: join(dir, "missing") })).toEqual({ mode: "all", from: "default" });
+  });
+  it("refuses a value that is not a mode", () => {
+    expect(swap.chooseMode("lists", { env: { PI_SESSION_NATIVE_SWAP: "yes" }, dir }).error).toBe(
+      'PI_SESSION_NATIVE_SWAP is "yes", not one of off, lists, all',
+    );
+    settings({ piSessionNative: { swap: 1 } });
+    expect(swap.chooseMode("lists", { env: {}, dir }).error).toMatch(/^piSessionNative\.swap in .* is 1, not one of/);
+  });
+  it("finds pi's agent dir as pi does", () => {
+    expect(swap.agentDir({ PI_CODING_AGENT_DIR: "/x/agent" })).toBe("/x/agent");
+    expect(swap.agentDir({})).toMatch(/[/\\]\.pi[/\\]agent$/);
+  });
+});
+
+describe("install", () => {
+  /** A stand-in for pi's class: its own statics, so pi's module stays untouched. */
+  const piLike = () => {
+    const c = class SessionManager {};
+    for (const name of swap.ALL) c[name] = () => `pi's ${name}`;
+    return c;
+  };
+  afterEach(() => {
+    delete globalThis[PARTIAL];
+  });
+
+  it("swaps the statics of the mode, once", () => {
+    const c = piLike();
+    const first = swap.install(c, ours, "lists", "test");
+    expect(first.now).toBe(true);
+    expect(c.list).toBe(ours.list);
+    expect(c.listAll).toBe(ours.listAll);
+    expect(c.open()).toBe("pi's open");
+    expect(globalThis[PARTIAL]).toBe("time");
+    const again = swap.install(c, ours, "all", "other");
+    expect(again).toEqual({ swapped: first.swapped, now: false });
+    expect(c.open()).toBe("pi's open");
+    expect(swap.swapped(c)).toMatchObject({ mode: "lists", names: ["list", "listAll"], by: "test" });
+  });
+
+  it("all: every static; uninstall puts pi's back", () => {
+    const c = piLike();
+    swap.install(c, ours, "all", "test");
+    for (const name of swap.ALL) expect(c[name]).toBe(ours[name]);
+    expect(Object.keys(c)).toEqual([]); // non-enumerable, as class statics are
+    expect(swap.uninstall(c)).toBe(true);
+    for (const name of swap.ALL) expect(c[name]()).toBe(`pi's ${name}`);
+    expect(swap.swapped(c)).toBeNull();
+    expect(swap.uninstall(c)).toBe(false);
+  });
+
+  it("off: nothing", () => {
+    const c = piLike();
+    swap.install(c, ours, "off", "test");
+    for (const name of swap.ALL) expect(c[name]()).toBe(`pi's ${name}`);
+    expect(globalThis[PARTIAL]).toBeUndefined();
+  });
+});
