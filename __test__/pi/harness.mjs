@@ -1,15 +1,23 @@
 // Shared pieces of the pi CLI tests and bench: a temp "side" (agent dir with models.json pointing at the
 // mock model, a project dir, a home), the mock model child, and how to run stock pi or pi-native.
 import { execFileSync, spawn, spawnSync } from "node:child_process";
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { nodeBinary, REPO } from "../../scripts/node-bin.mjs";
+import { installPi } from "../../scripts/pi-cache.mjs";
 import { makeVariant } from "../../scripts/pi-variants.mjs";
 import { Normalizer } from "../helpers/normalize.mjs";
 
 export { REPO };
-export const PI_DIR = join(REPO, "node_modules/@earendil-works/pi-coding-agent");
+/** node_modules' pi (the devDependency): what the synthetic next releases are made from. */
+export const DEV_PI_DIR = join(REPO, "node_modules/@earendil-works/pi-coding-agent");
+/**
+ * The pi under test: node_modules' pi, or PI_TEST_PI=<version | pi package dir> (installed into
+ * .cache/pi/ by scripts/pi-cache.mjs; verify:pi runs the pi CLI tests this way).
+ */
+export const PI_DIR = process.env.PI_TEST_PI ? installPi(process.env.PI_TEST_PI) : DEV_PI_DIR;
+export const PI_VERSION = JSON.parse(readFileSync(join(PI_DIR, "package.json"), "utf8")).version;
 export const STOCK_CLI = join(PI_DIR, "dist/bundle/cli.js");
 export const NATIVE_BIN = join(REPO, "pi/launcher.js");
 export const MODEL = { provider: "mock", id: "mock-model" };
@@ -94,6 +102,8 @@ export function makeSide(label, port, { settings = {}, contextWindow = 128000 } 
     TERM: "dumb",
     NO_COLOR: "1",
   };
+  // pi-native finds pi from the project dir up, then beside this package: point it at the pi under test
+  if (PI_DIR !== DEV_PI_DIR) env.PI_NATIVE_PI_DIR = PI_DIR;
   if (process.env.NODE_COMPILE_CACHE) env.NODE_COMPILE_CACHE = process.env.NODE_COMPILE_CACHE;
   return { label, root, agent, proj, home, env, sessions: join(agent, "sessions") };
 }
@@ -160,7 +170,7 @@ export function sessionFiles(side) {
 }
 
 /**
- * A synthetic next release of the pi under test (scripts/pi-variants.mjs): `kind` "rebundled" (the
+ * A synthetic next release of node_modules' pi (scripts/pi-variants.mjs): `kind` "rebundled" (the
  * session module untouched, re-bundled), "class" or "listing" (a one-line change in the class or in
  * buildSessionInfo), labelled `version`, placed so its dependencies resolve from the repo's node_modules.
  */
@@ -171,7 +181,7 @@ export function fakePiVersion(version, kind = "rebundled") {
     `pi-${version}-${kind}`,
     "node_modules/@earendil-works/pi-coding-agent",
   );
-  return makeVariant(PI_DIR, dir, kind, version);
+  return makeVariant(DEV_PI_DIR, dir, kind, version);
 }
 
 /** tmux for the TUI tests: present, or installed with apt-get when we are root on Debian/Ubuntu. Returns whether it is there. */
@@ -190,8 +200,9 @@ export function ensureTmux(log = console.log) {
 }
 
 /** pi in a detached tmux session of a fixed size; screen(), keys(), waitFor(), closed(). */
-export function tmuxPi(impl, side, args, { name, width = 120, height = 40, env = {} } = {}) {
-  const [cmd, argv] = piCommand(impl, args);
+export function tmuxPi(impl, side, args, { name, width = 120, height = 40, env = {}, bin } = {}) {
+  // `bin`: another pi bin file run as stock pi is (a synthetic next release)
+  const [cmd, argv] = bin ? [node22(), [bin, ...args]] : piCommand(impl, args);
   const vars = { ...side.env, TERM: "xterm-256color", ...env };
   delete vars.NO_COLOR;
   const q = (s) => `'${String(s).replace(/'/g, "'\\''")}'`;

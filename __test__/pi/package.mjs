@@ -1,5 +1,7 @@
-// The pi package channel: stock pi 1.6.0 with this package installed as a pi package, against stock pi
+// The pi package channel: stock pi with this package installed as a pi package, against stock pi
 // without it, on the same scripts (the mock model, the TUI under tmux), as run.mjs does for pi-native.
+// The pi is node_modules' (1.6.0), or PI_TEST_PI=<version | pi package dir> (`npm test` also runs the
+// /resume rows on stock pi 1.5.2: --quick).
 //
 //   npm run test:pi-package      (any Node >= 20; pi runs on Node 22, fetched into .cache/ if needed)
 //
@@ -7,12 +9,15 @@
 // `pi install npm:pi-session-native`, from a loopback npm registry (127.0.0.1) that serves that tarball.
 // Which statics were swapped and which swapped statics pi called come from PI_SESSION_NATIVE_LOG.
 // Checks:
-//   - the in-session /resume rows (Current Folder, then All), and again after /new, equal stock pi's; pi
-//     called our list/listAll; one swap per process although pi re-ran the extension's factory;
-//   - PI_SESSION_NATIVE_SWAP=all: /resume into a session, a turn, /name, /tree, /fork and a turn give the
-//     same session files as stock pi, through our open and forkFrom;
+//   - the in-session /resume rows (Current Folder, then All), and again after /new, equal stock pi's
+//     (the default, `all`, and PI_SESSION_NATIVE_SWAP=lists); pi called our list/listAll; one swap per
+//     process although pi re-ran the extension's factory, in the profile of the pi under test;
+//   - the default (all): /resume into a session, a turn, /name, /tree, /fork and a turn give the same
+//     session files as stock pi, through our open and forkFrom;
 //   - PI_SESSION_NATIVE_SWAP=off (and the same in settings.json) swaps nothing;
-//   - a pi version, or a session module, that was not verified gets no swap and one notice;
+//   - the gate: a re-bundled pi 1.6.0 labelled 1.6.1 is swapped; a one-line change in the class or in
+//     buildSessionInfo gets no swap and one notice;
+// --quick: the install and the /resume rows only.
 //   - a package without its binary: pi answers a print prompt (exit 0), and the TUI shows one notice;
 //   - pi-native with the package installed: one swap (pi-native's), and one notice.
 // PI_TEST_KEEP=1 keeps the temp roots.
@@ -30,6 +35,7 @@ import {
   writeFileSync,
 } from "node:fs";
 import { createServer } from "node:http";
+import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { encodeCwd, generateFolder } from "../../bench/gen.mjs";
@@ -40,7 +46,7 @@ import {
   makeSide,
   NATIVE_BIN,
   node22,
-  PI_DIR,
+  PI_VERSION,
   REPO,
   runPi,
   screenText,
@@ -55,6 +61,11 @@ import {
 const T0 = performance.now();
 const N22 = node22();
 const KEEP = process.env.PI_TEST_KEEP === "1";
+const QUICK = process.argv.includes("--quick");
+/** The first /resume flow's mode: `lists`, or the default (`all`) in the quick run, which has no other flow. */
+const RESUME_MODE = QUICK ? "all" : "lists";
+/** The profile ours runs in this pi (lib/profile.js: the table's row for its version). */
+const PROFILE = createRequire(import.meta.url)("../../lib/profile.js").forVersion(PI_VERSION);
 const { fail, check, same, finish } = checker(["stock", "package"]);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
@@ -182,7 +193,11 @@ function readLog(file) {
     .filter(Boolean)
     .map((l) => JSON.parse(l))
     .map((r) =>
-      r.event === "call" ? `call ${r.name}` : r.event === "swap" ? `swap ${r.by} ${r.mode}` : `skip ${r.by}: ${r.why}`,
+      r.event === "call"
+        ? `call ${r.name}`
+        : r.event === "swap"
+          ? `swap ${r.by} ${r.mode}${r.profile === PROFILE ? "" : ` in profile ${r.profile}`}`
+          : `skip ${r.by}: ${r.why}`,
     );
 }
 const count = (xs, x) => xs.filter((y) => y === x).length;
@@ -197,7 +212,7 @@ console.log("pi install npm:pi-session-native (a loopback registry serving the p
   const settings = JSON.parse(readFileSync(join(pkg.agent, "settings.json"), "utf8"));
   check(
     r.code === 0 &&
-      existsSync(join(installed, "extension", "index.mjs")) &&
+      existsSync(join(installed, "pi", "extension.mjs")) &&
       settings.packages?.includes(`npm:${pkgJson.name}`),
     `exit 0, installed into ${relative(pkg.root, installed)}, listed in settings.json`,
     `code ${r.code}, stdout ${JSON.stringify(r.stdout)}, stderr ${JSON.stringify(r.stderr.slice(0, 800))}, settings ${JSON.stringify(settings.packages)}`,
@@ -245,7 +260,9 @@ const READY = (s) => /mock-model/.test(s) && !/Resume Session/.test(s);
 const LOADED_HERE = (s) => /◉ Current Folder/.test(s) && /\(\d+\/\d+\)/.test(s);
 const LOADED_ALL = (s) => /◉ All/.test(s) && /\(\d+\/\d+\)/.test(s);
 
-console.log("/resume rows (the package: list and listAll)");
+console.log(
+  `stock pi ${PI_VERSION}: /resume rows (the package, ${QUICK ? "the default, all" : "PI_SESSION_NATIVE_SWAP=lists: list and listAll"})`,
+);
 {
   const logs = sides.map((s) => join(s.root, "resume.jsonl"));
   const screens = await tuiBoth(
@@ -260,13 +277,14 @@ console.log("/resume rows (the package: list and listAll)");
       ["/resume after /new", LOADED_HERE, (t) => t.keys("Escape")],
       ["back again", READY, (t) => t.keys("C-d")],
     ],
-    logs.map((f) => ({ PI_SESSION_NATIVE_LOG: f })),
+    logs.map((f) => ({ PI_SESSION_NATIVE_LOG: f, ...(QUICK ? {} : { PI_SESSION_NATIVE_SWAP: RESUME_MODE }) })),
   );
   const log = readLog(logs[1]);
   check(readLog(logs[0]).length === 0, "stock pi alone: nothing of ours runs");
   check(
-    count(log, "swap extension lists") === 1 && !log.some((l) => l.startsWith("swap ") && l !== "swap extension lists"),
-    "one swap (list and listAll, by the extension) although /new re-ran its factory",
+    count(log, `swap extension ${RESUME_MODE}`) === 1 &&
+      !log.some((l) => l.startsWith("swap ") && l !== `swap extension ${RESUME_MODE}`),
+    `one swap (${QUICK ? "every static" : "list and listAll"}, by the extension, profile ${PROFILE}) although /new re-ran its factory`,
     JSON.stringify(log),
   );
   check(
@@ -277,182 +295,190 @@ console.log("/resume rows (the package: list and listAll)");
   check(!screens.some((s) => /pi-session-native:/.test(s)), "no notice when the swap is made");
 }
 
-console.log("PI_SESSION_NATIVE_SWAP=all: resume, a turn, /name, /tree, /fork, a turn");
-{
-  const logs = sides.map((s) => join(s.root, "all.jsonl"));
-  await tuiBoth(
-    "all",
-    [],
-    [
-      ["started", READY, command("/resume")],
-      ["/resume", LOADED_HERE, (t) => t.keys("Enter")],
-      ["resumed", READY, command("a turn after resuming TOOL:notes.txt")],
-      ["a turn", /The tool said: line one of notes\.txt/, command("/name pkg named")],
-      ["/name", /Session name set: pkg named/, command("/tree")],
-      ["/tree", /Session Tree[\s\S]*\(\d+\/\d+\)/, (t) => t.keys("Up", "Up", "Enter")],
-      ["/tree: summarize branch?", /Summarize branch\?/, (t) => t.keys("Enter")],
-      ["/tree: navigated", /Navigated to selected point/, command("/fork")],
-      ["/fork: the selector", /Fork from/i, (t) => t.keys("Enter")],
-      ["/fork: forked", (s) => READY(s) && !/Fork from/i.test(s), command("a turn in the fork")],
-      ["a turn in the fork", /<- a turn in the fork/, (t) => t.keys("C-d")],
-    ],
-    logs.map((f) => ({ PI_SESSION_NATIVE_LOG: f, PI_SESSION_NATIVE_SWAP: "all" })),
-  );
-  const files = sides.map((s, i) =>
-    sessionFiles(s).map((f) => ({ rel: normText(i, f.rel), text: normText(i, f.text) })),
-  );
-  same("all: session file names", files[0].map((f) => f.rel).join("\n"), files[1].map((f) => f.rel).join("\n"));
-  const differ = files[0].filter((f, k) => f.text !== files[1][k]?.text).map((f) => f.rel);
-  check(
-    differ.length === 0,
-    `all: ${files[0].length} session files identical to stock pi's`,
-    differ.slice(0, 3).join(", "),
-  );
-  const log = readLog(logs[1]);
-  check(
-    count(log, "swap extension all") === 1 && count(log, "call open") >= 1 && count(log, "call list") >= 1,
-    `all: one swap of every static; pi called ours: ${[...new Set(log.filter((l) => l.startsWith("call ")))].join(", ")}`,
-    JSON.stringify(log),
-  );
-}
+if (!QUICK) {
+  console.log("the default (all): /resume rows, resume, a turn, /name, /tree, /fork, a turn");
+  {
+    const logs = sides.map((s) => join(s.root, "all.jsonl"));
+    await tuiBoth(
+      "all",
+      [],
+      [
+        ["started", READY, command("/resume")],
+        ["/resume: Current Folder", LOADED_HERE, (t) => t.keys("Tab")],
+        ["/resume: All", LOADED_ALL, (t) => t.keys("Tab")],
+        ["/resume", LOADED_HERE, (t) => t.keys("Enter")],
+        ["resumed", READY, command("a turn after resuming TOOL:notes.txt")],
+        ["a turn", /The tool said: line one of notes\.txt/, command("/name pkg named")],
+        ["/name", /Session name set: pkg named/, command("/tree")],
+        ["/tree", /Session Tree[\s\S]*\(\d+\/\d+\)/, (t) => t.keys("Up", "Up", "Enter")],
+        ["/tree: summarize branch?", /Summarize branch\?/, (t) => t.keys("Enter")],
+        ["/tree: navigated", /Navigated to selected point/, command("/fork")],
+        ["/fork: the selector", /Fork from/i, (t) => t.keys("Enter")],
+        ["/fork: forked", (s) => READY(s) && !/Fork from/i.test(s), command("a turn in the fork")],
+        ["a turn in the fork", /<- a turn in the fork/, (t) => t.keys("C-d")],
+      ],
+      logs.map((f) => ({ PI_SESSION_NATIVE_LOG: f })),
+    );
+    const files = sides.map((s, i) =>
+      sessionFiles(s).map((f) => ({ rel: normText(i, f.rel), text: normText(i, f.text) })),
+    );
+    same("all: session file names", files[0].map((f) => f.rel).join("\n"), files[1].map((f) => f.rel).join("\n"));
+    const differ = files[0].filter((f, k) => f.text !== files[1][k]?.text).map((f) => f.rel);
+    check(
+      differ.length === 0,
+      `all: ${files[0].length} session files identical to stock pi's`,
+      differ.slice(0, 3).join(", "),
+    );
+    const log = readLog(logs[1]);
+    check(
+      count(log, "swap extension all") === 1 && count(log, "call open") >= 1 && count(log, "call list") >= 1,
+      `all: one swap of every static (profile ${PROFILE}); pi called ours: ${[...new Set(log.filter((l) => l.startsWith("call ")))].join(", ")}`,
+      JSON.stringify(log),
+    );
+  }
 
-// ---------------------------------------------------------------------------
-// 3. Print mode: off, unverified pi, pi-native, no binary
+  // ---------------------------------------------------------------------------
+  // 3. Print mode: off, unverified pi, pi-native, no binary
 
-console.log("swaps refused, and pi-native");
-/** pi `bin` (a pi bin file; default stock pi) with `args` on the pkg side, to completion. */
-function runBin(bin, args, env, side = pkg) {
-  return new Promise((resolve) => {
-    const child = spawn(N22, [bin, ...args], {
-      cwd: side.proj,
-      env: { ...side.env, ...env },
-      stdio: ["ignore", "pipe", "pipe"],
+  console.log("swaps refused, and pi-native");
+  /** pi `bin` (a pi bin file; default stock pi) with `args` on the pkg side, to completion. */
+  function runBin(bin, args, env, side = pkg) {
+    return new Promise((resolve) => {
+      const child = spawn(N22, [bin, ...args], {
+        cwd: side.proj,
+        env: { ...side.env, ...env },
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      let stdout = "";
+      let stderr = "";
+      child.stdout.on("data", (d) => (stdout += d));
+      child.stderr.on("data", (d) => (stderr += d));
+      child.on("close", (code) => resolve({ code, stdout, stderr }));
     });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d) => (stdout += d));
-    child.stderr.on("data", (d) => (stderr += d));
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
-}
-/** One print turn on the pkg side; { r, log: its PI_SESSION_NATIVE_LOG }. */
-async function printTurn(name, { bin = STOCK_CLI, env = {}, args = ["--no-session", "-p", "hello"], side = pkg } = {}) {
-  const file = join(side.root, `${name}.jsonl`);
-  const r = await runBin(bin, args, { ...env, PI_SESSION_NATIVE_LOG: file }, side);
-  return { r, log: readLog(file) };
-}
-const answered = (r) => r.code === 0 && /^reply #\d+/.test(r.stdout);
-{
-  const off = await printTurn("off", { env: { PI_SESSION_NATIVE_SWAP: "off" } });
-  check(
-    answered(off.r) && off.log.join() === "skip extension: off (PI_SESSION_NATIVE_SWAP)",
-    "PI_SESSION_NATIVE_SWAP=off: nothing swapped",
-    `${off.r.code} ${JSON.stringify(off.log)}`,
-  );
-  const settingsFile = join(pkg.agent, "settings.json");
-  const settings = readFileSync(settingsFile, "utf8");
-  writeFileSync(settingsFile, JSON.stringify({ ...JSON.parse(settings), piSessionNative: { swap: "off" } }));
-  const offSettings = await printTurn("off-settings");
-  writeFileSync(settingsFile, JSON.stringify({ ...JSON.parse(settings), piSessionNative: { swap: "all" } }));
-  const allSettings = await printTurn("all-settings");
-  writeFileSync(settingsFile, settings);
-  check(
-    answered(offSettings.r) &&
-      offSettings.log.length === 1 &&
-      /^skip extension: off \(piSessionNative\.swap in /.test(offSettings.log[0]) &&
-      allSettings.log.join() === "swap extension all",
-    'settings.json `"piSessionNative": { "swap": "off" | "all" }` chooses too',
-    `${JSON.stringify(offSettings.log)} ${JSON.stringify(allSettings.log)}`,
-  );
-  const fakeVersion = fakePiVersion("1.6.1");
-  const v = await printTurn("version", { bin: join(fakeVersion, "dist/bundle/cli.js") });
-  check(
-    answered(v.r) &&
-      v.log.join() === "skip extension: pi 1.6.1 is not a version this SessionManager was verified against (1.6.0)",
-    "pi 1.6.1: no swap",
-    `${v.r.code} ${v.r.stderr.slice(0, 300)} ${JSON.stringify(v.log)}`,
-  );
-  // pi 1.6.0 whose SessionManager class was changed (one comment inside its bundled class)
-  const modified = join(
-    REPO,
-    "node_modules/.cache/pi-session-native-test/pi-modified/node_modules/@earendil-works/pi-coding-agent",
-  );
-  rmSync(modified, { recursive: true, force: true });
-  mkdirSync(modified, { recursive: true });
-  cpSync(join(PI_DIR, "dist"), join(modified, "dist"), { recursive: true });
-  cpSync(join(PI_DIR, "package.json"), join(modified, "package.json"));
-  const chunks = join(modified, "dist/bundle/chunks");
-  let patched = 0;
-  for (const f of readdirSync(chunks)) {
-    const text = readFileSync(join(chunks, f), "utf8");
-    if (text.includes("class _SessionManager{")) {
-      writeFileSync(join(chunks, f), text.replace("class _SessionManager{", "class _SessionManager{/* modified */"));
-      patched++;
+  }
+  /** One print turn on the pkg side; { r, log: its PI_SESSION_NATIVE_LOG }. */
+  async function printTurn(
+    name,
+    { bin = STOCK_CLI, env = {}, args = ["--no-session", "-p", "hello"], side = pkg } = {},
+  ) {
+    const file = join(side.root, `${name}.jsonl`);
+    const r = await runBin(bin, args, { ...env, PI_SESSION_NATIVE_LOG: file }, side);
+    return { r, log: readLog(file) };
+  }
+  const answered = (r) => r.code === 0 && /^reply #\d+/.test(r.stdout);
+  {
+    const off = await printTurn("off", { env: { PI_SESSION_NATIVE_SWAP: "off" } });
+    check(
+      answered(off.r) && off.log.join() === "skip extension: off (PI_SESSION_NATIVE_SWAP)",
+      "PI_SESSION_NATIVE_SWAP=off: nothing swapped",
+      `${off.r.code} ${JSON.stringify(off.log)}`,
+    );
+    const settingsFile = join(pkg.agent, "settings.json");
+    const settings = readFileSync(settingsFile, "utf8");
+    writeFileSync(settingsFile, JSON.stringify({ ...JSON.parse(settings), piSessionNative: { swap: "off" } }));
+    const offSettings = await printTurn("off-settings");
+    writeFileSync(settingsFile, JSON.stringify({ ...JSON.parse(settings), piSessionNative: { swap: "all" } }));
+    const allSettings = await printTurn("all-settings");
+    writeFileSync(settingsFile, settings);
+    check(
+      answered(offSettings.r) &&
+        offSettings.log.length === 1 &&
+        /^skip extension: off \(piSessionNative\.swap in /.test(offSettings.log[0]) &&
+        allSettings.log.join() === "swap extension all",
+      'settings.json `"piSessionNative": { "swap": "off" | "all" }` chooses too',
+      `${JSON.stringify(offSettings.log)} ${JSON.stringify(allSettings.log)}`,
+    );
+    // the gate looks at pi's session module, not at its version (scripts/pi-variants.mjs)
+    const rebundled = fakePiVersion("1.6.1", "rebundled");
+    const v = await printTurn("rebundled", { bin: join(rebundled, "dist/bundle/cli.js") });
+    check(
+      answered(v.r) && v.log.join() === "swap extension all",
+      "pi 1.6.1, 1.6.0 re-bundled (renumbered locals, renamed chunk): swapped",
+      `${v.r.code} ${v.r.stderr.slice(0, 300)} ${JSON.stringify(v.log)}`,
+    );
+    for (const [kind, what] of [
+      ["class", "a one-line change in its SessionManager class"],
+      ["listing", "a one-line change in buildSessionInfo"],
+    ]) {
+      const changed = fakePiVersion("1.6.1", kind);
+      const m = await printTurn(kind, { bin: join(changed, "dist/bundle/cli.js") });
+      check(
+        answered(m.r) &&
+          m.log.length === 1 &&
+          /^skip extension: pi 1\.6\.1's session module \(its bundle\) is not one this package was verified against \(verified: pi 1\.0\.3, .*\); update pi-session-native/.test(
+            m.log[0],
+          ),
+        `pi 1.6.1 with ${what}: no swap`,
+        `${m.r.code} ${JSON.stringify(m.log)}`,
+      );
+    }
+    const nat = await printTurn("native", { bin: NATIVE_BIN });
+    check(
+      answered(nat.r) && nat.log.join() === "swap pi-native all,call inMemory,skip extension: swapped by pi-native",
+      "pi-native with the package installed: one swap (pi-native's), the extension leaves it",
+      `${nat.r.code} ${nat.r.stderr.slice(0, 300)} ${JSON.stringify(nat.log)}`,
+    );
+    // this checkout as the package: its node_modules holds a copy of pi, which the extension's import resolves to
+    const copy = await printTurn("copy-of-pi", { args: ["-e", REPO, "--no-session", "-p", "hello"], side: bare });
+    check(
+      answered(copy.r) &&
+        copy.log.join() ===
+          "swap extension all,skip extension: the extension got a copy of pi's module that pi does not run (is @earendil-works/pi-coding-agent installed in the package's own node_modules?)",
+      "a package with its own copy of pi: the swap of that copy is undone, and said",
+      `${copy.r.code} ${JSON.stringify(copy.log)}`,
+    );
+    const nb = await printTurn("no-binary", { args: ["-e", noBinary, "--no-session", "-p", "hello"], side: bare });
+    check(
+      answered(nb.r) && nb.log.length === 1 && /^skip extension: no native binary loads on /.test(nb.log[0]),
+      "a package without its binary: pi answers (exit 0), nothing swapped",
+      `${nb.r.code} ${nb.r.stderr.slice(0, 500)} ${JSON.stringify(nb.log)}`,
+    );
+  }
+
+  // ---------------------------------------------------------------------------
+  // 4. Notices in the TUI: once per process, also after /new re-ran the factory
+
+  console.log("notices (TUI)");
+  async function noticeOnce(name, side, args, pattern, env = {}, bin = undefined) {
+    const t = tmuxPi("stock", side, args, { name: `pi-pkg-${process.pid}-${name.replace(/\W+/g, "-")}`, env, bin });
+    try {
+      const first = await settled(t, (s) => READY(s) && pattern.test(s), `${name}: the notice`);
+      const n1 = first.split("\n").filter((l) => pattern.test(l)).length;
+      command("/new")(t);
+      await sleep(300);
+      const after = await settled(t, READY, `${name}: /new`);
+      const n2 = after.split("\n").filter((l) => pattern.test(l)).length;
+      t.keys("C-d");
+      await t.closed();
+      check(n1 === 1 && n2 <= 1, `${name}: one notice, none more after /new`, `${n1} then ${n2}:\n${after}`);
+    } catch (e) {
+      fail(name, `    ${e.message}`);
+    } finally {
+      t.kill();
     }
   }
-  const m = await printTurn("modified", { bin: join(modified, "dist/bundle/cli.js") });
-  check(
-    patched === 1 &&
-      answered(m.r) &&
-      m.log.join() ===
-        "skip extension: pi 1.6.0's SessionManager is not the one this package was verified against (a modified pi?)",
-    "pi 1.6.0 with a modified SessionManager class: no swap",
-    `patched ${patched}, ${m.r.code} ${JSON.stringify(m.log)}`,
+  await noticeOnce(
+    "a package without its binary",
+    bare,
+    ["-e", noBinary],
+    /pi-session-native: no native binary loads on/,
   );
-  const nat = await printTurn("native", { bin: NATIVE_BIN });
-  check(
-    answered(nat.r) && nat.log.join() === "swap pi-native all,call inMemory,skip extension: swapped by pi-native",
-    "pi-native with the package installed: one swap (pi-native's), the extension leaves it",
-    `${nat.r.code} ${nat.r.stderr.slice(0, 300)} ${JSON.stringify(nat.log)}`,
-  );
-  // this checkout as the package: its node_modules holds a copy of pi, which the extension's import resolves to
-  const copy = await printTurn("copy-of-pi", { args: ["-e", REPO, "--no-session", "-p", "hello"], side: bare });
-  check(
-    answered(copy.r) &&
-      copy.log.join() ===
-        "swap extension lists,skip extension: the extension got a copy of pi's module that pi does not run (is @earendil-works/pi-coding-agent installed in the package's own node_modules?)",
-    "a package with its own copy of pi: the swap of that copy is undone, and said",
-    `${copy.r.code} ${JSON.stringify(copy.log)}`,
-  );
-  const nb = await printTurn("no-binary", { args: ["-e", noBinary, "--no-session", "-p", "hello"], side: bare });
-  check(
-    answered(nb.r) && nb.log.length === 1 && /^skip extension: no native binary loads on /.test(nb.log[0]),
-    "a package without its binary: pi answers (exit 0), nothing swapped",
-    `${nb.r.code} ${nb.r.stderr.slice(0, 500)} ${JSON.stringify(nb.log)}`,
-  );
-}
-
-// ---------------------------------------------------------------------------
-// 4. Notices in the TUI: once per process, also after /new re-ran the factory
-
-console.log("notices (TUI)");
-async function noticeOnce(name, side, args, pattern, env = {}) {
-  const t = tmuxPi("stock", side, args, { name: `pi-pkg-${process.pid}-${name.replace(/\W+/g, "-")}`, env });
-  try {
-    const first = await settled(t, (s) => READY(s) && pattern.test(s), `${name}: the notice`);
-    const n1 = first.split("\n").filter((l) => pattern.test(l)).length;
-    command("/new")(t);
-    await sleep(300);
-    const after = await settled(t, READY, `${name}: /new`);
-    const n2 = after.split("\n").filter((l) => pattern.test(l)).length;
-    t.keys("C-d");
-    await t.closed();
-    check(n1 === 1 && n2 <= 1, `${name}: one notice, none more after /new`, `${n1} then ${n2}:\n${after}`);
-  } catch (e) {
-    fail(name, `    ${e.message}`);
-  } finally {
-    t.kill();
+  {
+    // a changed session module: one notice (the TUI through that pi's bin)
+    const changed = fakePiVersion("1.6.1", "class");
+    await noticeOnce(
+      "pi 1.6.1 with a changed class",
+      pkg,
+      [],
+      /pi-session-native: pi 1\.6\.1's session module \(its bundle\) is not one/,
+      {},
+      join(changed, "dist/bundle/cli.js"),
+    );
   }
+  await noticeOnce("PI_SESSION_NATIVE_SWAP=off", pkg, [], /pi-session-native: off \(PI_SESSION_NATIVE_SWAP\)/, {
+    PI_SESSION_NATIVE_SWAP: "off",
+  });
 }
-await noticeOnce(
-  "a package without its binary",
-  bare,
-  ["-e", noBinary],
-  /pi-session-native: no native binary loads on/,
-);
-await noticeOnce("PI_SESSION_NATIVE_SWAP=off", pkg, [], /pi-session-native: off \(PI_SESSION_NATIVE_SWAP\)/, {
-  PI_SESSION_NATIVE_SWAP: "off",
-});
 
 // ---------------------------------------------------------------------------
 

@@ -557,6 +557,34 @@ if (!ONLY || ONLY === "setup") {
       "node --import register.mjs on pi 1.7.0 with a changed buildSessionInfo",
       `    code ${r5.code}, stderr ${JSON.stringify(r5.stderr)}, trace written: ${existsSync(trace)}`,
     );
+  // pi-native on stock pi releases whose bundle differs from 1.6.0's (pi/verified.json): every static
+  // ours, in that release's profile (installed into .cache/pi/ by scripts/pi-cache.mjs)
+  const { installPi } = await import("../../scripts/pi-cache.mjs");
+  const profile = (await import("../../lib/profile.js")).default;
+  for (const version of (process.env.PI_TEST_RELEASES ?? "1.0.3,1.5.2").split(",").filter(Boolean)) {
+    const dir = installPi(version);
+    rmSync(log, { force: true });
+    const rv = await run(N22, [NATIVE_BIN, "--no-session", "-p", "hi"], {
+      PI_NATIVE_PI_DIR: dir,
+      PI_SESSION_NATIVE_LOG: log,
+    });
+    const swapRec = logged(log).find((e) => e.event === "swap");
+    const want = profile.forVersion(version);
+    if (
+      rv.code === 0 &&
+      rv.stderr === "" &&
+      /reply #1/.test(rv.stdout) &&
+      swapRec?.mode === "all" &&
+      swapRec.profile === want &&
+      logged(log).some((e) => e.event === "call" && e.name === "inMemory")
+    )
+      ok(`stock pi ${version}: pi-native swaps every static, profile ${want}, pi calls ours`);
+    else
+      fail(
+        `pi-native on stock pi ${version}`,
+        `    code ${rv.code}, stdout ${JSON.stringify(rv.stdout.slice(0, 300))}, stderr ${JSON.stringify(rv.stderr.slice(0, 600))}, log ${JSON.stringify(logged(log))}`,
+      );
+  }
   for (const d of [lone, prefix, side.root])
     if (process.env.PI_TEST_KEEP !== "1") rmSync(d, { recursive: true, force: true });
 }
