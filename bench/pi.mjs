@@ -1,7 +1,7 @@
 // bench:pi: pi's own CLI end to end, on Node 22, against the loopback mock model of the pi tests, through
 // each channel a pi user has: stock `pi` (its bundle), `pi-native` (the same bundle, every static of its
 // SessionManager class ours) and stock `pi` with this package installed as a pi package (`pi install`: its
-// extension swaps list and listAll).
+// extension swaps every static by default; pi runs its startup flows before extensions load).
 //
 //   npm run bench:pi                 5 interleaved rounds (~6 min)
 //   node bench/pi.mjs --rounds 3     fewer rounds
@@ -372,7 +372,7 @@ const unit = (k, v) =>
 const lines = [];
 lines.push("# bench:pi results", "");
 lines.push(
-  `pi 1.6.0 through each channel: stock \`pi\` (its bundle \`dist/bundle/cli.js\`), \`pi-native\` (the same bundle after every static of its SessionManager class is swapped for ours, pi/swap.js) and stock \`pi\` with this package installed as a pi package (\`pi install\`; its extension swaps \`list\` and \`listAll\`). rolldown ${rolldown ? "is installed here, but pi-native no longer uses it" : "is not installed"}. ${execFileSync(N22, ["--version"]).toString().trim()}, ${os.cpus().length} × ${os.cpus()[0]?.model?.trim()}, ${new Date().toISOString()}; load average ${load0.map((x) => x.toFixed(1)).join(" ")} at start, ${os
+  `pi 1.6.0 through each channel: stock \`pi\` (its bundle \`dist/bundle/cli.js\`), \`pi-native\` (the same bundle after every static of its SessionManager class is swapped for ours, pi/swap.js) and stock \`pi\` with this package installed as a pi package (\`pi install\`; its extension swaps every static once pi is up, its default). rolldown ${rolldown ? "is installed here, but pi-native no longer uses it" : "is not installed"}. ${execFileSync(N22, ["--version"]).toString().trim()}, ${os.cpus().length} × ${os.cpus()[0]?.model?.trim()}, ${new Date().toISOString()}; load average ${load0.map((x) => x.toFixed(1)).join(" ")} at start, ${os
     .loadavg()
     .map((x) => x.toFixed(1))
     .join(
