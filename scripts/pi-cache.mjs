@@ -26,7 +26,7 @@ export function verifiedReleases() {
 }
 
 /** `spec` is a local path (a directory or a tarball), not a version. */
-const isPath = (spec) => /[\\/]/.test(spec) || spec.endsWith(".tgz");
+export const isPath = (spec) => /[\\/]/.test(spec) || spec.endsWith(".tgz");
 
 /**
  * Install pi `spec` (a version, or a path to a pi package or tarball) into the cache; returns its

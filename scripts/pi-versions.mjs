@@ -1,19 +1,21 @@
 // npm run test:pi-versions: the differential suites (__test__/diff) against each pi release's own
 // session module, ours running that release's profile (DIFF_PI=<version>, __test__/helpers/pi-version.mjs).
 //
-//   node scripts/pi-versions.mjs [--quick] [--all] [<version>...]
+//   node scripts/pi-versions.mjs [--quick] [--all] [--files a.test.mjs,b.test.mjs] [<version | pi dir | .tgz>...]
 //
-// Releases: those given, else every release in pi/verified.json, one per distinct session module
+// Releases: those given (a version, or a path to a pi package dir or tarball, as scripts/pi-cache.mjs
+// takes), else every release in pi/verified.json, one per distinct session module
 // (the table's `module` fingerprint: 1.0.3, 1.3.0 and 1.4.0 ship the same bytes) unless --all.
 // Each is installed into .cache/pi/<version>/ if missing (scripts/pi-cache.mjs).
 // --quick: the essential files with fewer seeds (for `npm test`); else every file but lifecycle.test.mjs,
 // which runs the pi-sessions CLI against node_modules' pi alone and loads neither ours nor DIFF_PI's module.
-// Logs: .cache/pi-versions/<version>.log. Exits 1 when any release fails.
+// --files: only these files of __test__/diff (verify:pi's own test uses it to stay short).
+// Logs: .cache/pi-versions/<version>.log (<cache key>.log for a path). Exits 1 when any release fails.
 import { spawnSync } from "node:child_process";
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join, relative, resolve, sep } from "node:path";
 import { stripVTControlCharacters } from "node:util";
-import { installPi, piVersion, REPO } from "./pi-cache.mjs";
+import { installPi, isPath, PI_CACHE, piVersion, REPO } from "./pi-cache.mjs";
 
 const DIFF = join("__test__", "diff");
 const VERSION_INDEPENDENT = ["lifecycle.test.mjs"];
@@ -30,10 +32,16 @@ const QUICK_FILES = [
 const QUICK_ENV = { DIFF_SEEDS: "40", DIFF_FREE_SEEDS: "40" };
 
 const args = process.argv.slice(2);
+const filesAt = args.indexOf("--files");
+const only = filesAt === -1 ? null : args.splice(filesAt, 2)[1]?.split(",").filter(Boolean);
+if (filesAt !== -1 && (!only?.length || only.some((f) => !existsSync(join(REPO, "__test__", "diff", f))))) {
+  console.error("pi-versions: --files needs a comma-separated list of files of __test__/diff");
+  process.exit(2);
+}
 const flags = new Set(args.filter((a) => a.startsWith("--")));
 for (const f of flags) {
   if (f !== "--quick" && f !== "--all") {
-    console.error(`pi-versions: unknown option ${f} (known: --quick, --all)`);
+    console.error(`pi-versions: unknown option ${f} (known: --quick, --all, --files)`);
     process.exit(2);
   }
 }
@@ -55,11 +63,13 @@ function releases() {
   return [...byModule.values()];
 }
 
-const files = quick
-  ? QUICK_FILES
-  : readdirSync(join(REPO, DIFF))
-      .filter((f) => f.endsWith(".test.mjs") && !VERSION_INDEPENDENT.includes(f))
-      .sort();
+const files = only
+  ? only
+  : quick
+    ? QUICK_FILES
+    : readdirSync(join(REPO, DIFF))
+        .filter((f) => f.endsWith(".test.mjs") && !VERSION_INDEPENDENT.includes(f))
+        .sort();
 
 const logDir = join(REPO, ".cache", "pi-versions");
 mkdirSync(logDir, { recursive: true });
@@ -87,7 +97,9 @@ for (const { version, alike } of runs) {
     console.log(`✗ pi ${version}: ${e.message}`);
     continue;
   }
-  const env = { ...process.env, ...(quick ? QUICK_ENV : {}), DIFF_PI: version, FORCE_COLOR: "0" };
+  // a path goes on resolved, so that the suites' installPi() finds this install (its key is the path)
+  const DIFF_PI = isPath(version) ? resolve(version) : version;
+  const env = { ...process.env, ...(quick ? QUICK_ENV : {}), DIFF_PI, FORCE_COLOR: "0" };
   delete env.PI_SESSION_NATIVE_PI; // set by the harness from DIFF_PI
   delete env.DIFF_SELF;
   delete env.DIFF_SABOTAGE;
@@ -98,7 +110,8 @@ for (const { version, alike } of runs) {
     maxBuffer: 1 << 30,
   });
   const out = `${r.stdout ?? ""}${r.stderr ?? ""}`;
-  const log = join(logDir, `${version}.log`);
+  // a path's log is named by its cache dir (.cache/pi/local-<hash>/)
+  const log = join(logDir, `${relative(PI_CACHE, piDir).split(sep)[0]}.log`);
   writeFileSync(log, out);
   const seconds = (performance.now() - t0) / 1000;
   const ok = r.status === 0;
