@@ -34,8 +34,12 @@ const PROFILES = {
 };
 const NEWEST = Object.keys(PROFILES).at(-1);
 
-/** The verified table (pi/verified.json): [{ pi, profile, module, bundle }]. */
-const RELEASES = require("../pi/verified.json").releases;
+/** The verified table (pi/verified.json, or PI_SESSION_NATIVE_TABLE as pi/gate.js reads it): [{ pi, profile, ... }]. */
+const RELEASES = (
+  process.env.PI_SESSION_NATIVE_TABLE
+    ? JSON.parse(readFileSync(process.env.PI_SESSION_NATIVE_TABLE, "utf8"))
+    : require("../pi/verified.json")
+).releases;
 
 /** [major, minor, patch] of a version string "1.6.0" / "1.6.0-beta.1", or null. */
 function parseVersion(version) {
@@ -50,13 +54,13 @@ function compareVersions(a, b) {
 
 /**
  * The profile for pi `version`: that release's row, else the newest release before it, else the
- * oldest profile. Throws for a string that is not a version.
+ * oldest profile (`rows`: the table's, or another table's). Throws for a string that is not a version.
  */
-function forVersion(version, from = "pi's version") {
+function forVersion(version, from = "pi's version", rows = RELEASES) {
   const v = parseVersion(version);
   if (!v) throw new Error(`pi-session-native: ${from} is ${JSON.stringify(version)}, not a pi version such as "1.6.0"`);
   let best = null;
-  for (const row of RELEASES) {
+  for (const row of rows) {
     const r = parseVersion(row.pi);
     if (compareVersions(r, v) <= 0 && (!best || compareVersions(r, best.v) > 0)) best = { v: r, row };
   }

@@ -16,7 +16,11 @@ const { dirname, join } = require("node:path");
 const fingerprint = require("./fingerprint.js");
 
 const PI_PACKAGE = "@earendil-works/pi-coding-agent";
-const TABLE = join(__dirname, "verified.json");
+/**
+ * The table: pi/verified.json, or PI_SESSION_NATIVE_TABLE=<file> (verify:pi runs pi's CLI tests on a
+ * candidate release with a copy of the table that has its row, so the gate lets ours run on it).
+ */
+const TABLE = process.env.PI_SESSION_NATIVE_TABLE || join(__dirname, "verified.json");
 
 let table;
 /** The verified releases: [{ pi, profile, module, bundle, verified }]. */

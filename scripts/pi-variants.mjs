@@ -53,30 +53,33 @@ function rebundle(piDir) {
   const dir = join(piDir, CHUNKS);
   const name = sessionChunk(piDir);
   let text = readFileSync(join(dir, name), "utf8");
-  // names bound by import/export clauses are shared with other chunks: left alone; a property
-  // access (`a.b2`, `a?.b2`) is not a local, a spread (`...b2`) is
-  const clauses = [...text.matchAll(/\b(?:import|export)\s*\{[^}]*\}/g)].map((m) => m[0]).join(" ");
+  // A local is renumbered when it is numbered as a bundler numbers (`join6`, `stream2`: lowercase,
+  // three letters or more, then digits; not `x00` of a `\x00` or `Z0` of a character range), bound
+  // in this chunk (declared, a `,name=` continuation, an import alias), never a property name (an
+  // object key `name:`, a shorthand `{name}`) and not named by an import/export clause (shared with
+  // other chunks). A property access (`a.b2`, `a?.b2`) is not a local; a spread (`...b2`) is.
+  // One pass over the text for each of these, then one to rename.
+  const WORD = /(?<![\\\w$])(?<!(?<!\.)\.)([A-Za-z_$][\w$]*)/g;
+  const numbered = /^[a-z][A-Za-z_$]{2,}\d+$/;
   const region = text.slice(text.indexOf(START));
-  const names = new Set();
-  for (const m of region.matchAll(/(?<![\\\w$])(?<!(?<!\.)\.)([A-Za-z_$][\w$]*?\d+)\b/g)) {
-    const id = m[1];
-    // identifiers a bundler numbers (`join6`, `stream2`), not hex digits or character ranges (`x00`, `Z0`)
-    if (!/^[a-z][A-Za-z_$]{2,}\d+$/.test(id)) continue;
-    // and bound here: declared, a parameter-free `,name=` continuation, or an import alias
-    const bound = new RegExp(`(?:\\b(?:let|const|var|class|function\\*?)\\s+|,|\\sas\\s)${id}(?![\\w$])`);
-    if (!bound.test(text)) continue;
-    // never a property name: an object key (`id:`) or a shorthand property (`{id}`) would change
-    if (new RegExp(`(?<![\\w$.?])${id}\\s*:|[{,]${id}[,}]`).test(text)) continue;
-    if (!new RegExp(`(?<![\\w$])${id.replace(/\$/g, "\\$")}(?![\\w$])`).test(clauses)) names.add(id);
-  }
-  let renamed = 0;
-  for (const id of names) {
-    const to = `${id}0`;
-    const word = (s) => new RegExp(`(?<![\\\\\\w$])(?<!(?<!\\.)\\.)${s.replace(/\$/g, "\\$")}(?![\\w$])`, "g");
-    if (word(to).test(text)) continue;
-    text = text.replace(word(id), to);
-    renamed++;
-  }
+  const candidates = new Set([...region.matchAll(WORD)].map((m) => m[1]).filter((id) => numbered.test(id)));
+  const all = new Set([...text.matchAll(WORD)].map((m) => m[1]));
+  const bound = new Set(
+    [...text.matchAll(/(?:\b(?:let|const|var|class|function\*?)\s+|,|\sas\s)([A-Za-z_$][\w$]*)/g)].map((m) => m[1]),
+  );
+  const keys = new Set(
+    [...text.matchAll(/(?<![\w$.?])([A-Za-z_$][\w$]*)\s*:/g), ...text.matchAll(/[{,]([A-Za-z_$][\w$]*)(?=[,}])/g)].map(
+      (m) => m[1],
+    ),
+  );
+  const shared = new Set(
+    [...text.matchAll(/\b(?:import|export)\s*\{([^}]*)\}/g)].flatMap((m) => m[1].match(/[A-Za-z_$][\w$]*/g) ?? []),
+  );
+  const renames = new Map();
+  for (const id of candidates)
+    if (bound.has(id) && !keys.has(id) && !shared.has(id) && !all.has(`${id}0`)) renames.set(id, `${id}0`);
+  text = text.replace(WORD, (m, id) => renames.get(id) ?? m);
+  const renamed = renames.size;
   if (renamed === 0) throw new Error(`${name}: no numbered local to renumber`);
   const newName = "chunk-REBUNDLD.js";
   writeFileSync(join(dir, newName), text);
@@ -121,3 +124,28 @@ export function makeVariant(from, to, kind, version) {
 }
 
 export const VARIANTS = ["rebundled", "class", "listing"];
+
+const REPO = join(import.meta.dirname, "..");
+/** node_modules' pi (the devDependency, 1.6.0): what the tests make their variants from. */
+export const DEV_PI_DIR = join(REPO, "node_modules", "@earendil-works", "pi-coding-agent");
+
+/**
+ * makeVariant() of node_modules' pi, placed under node_modules/.cache/pi-session-native-test/<name>/
+ * where pi's dependencies resolve from the repo's node_modules. Returns the variant's package dir.
+ */
+export const devPiVariant = (name, kind, version) =>
+  makeVariant(
+    DEV_PI_DIR,
+    join(
+      REPO,
+      "node_modules",
+      ".cache",
+      "pi-session-native-test",
+      name,
+      "node_modules",
+      "@earendil-works",
+      "pi-coding-agent",
+    ),
+    kind,
+    version,
+  );

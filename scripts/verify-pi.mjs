@@ -18,7 +18,8 @@
 // --table <file> the table to look up and write (default pi/verified.json; the release watch's test)
 // Exits 0 when verified, 1 when not, 2 on bad usage.
 import { spawn } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { createRequire } from "node:module";
 import { join, resolve } from "node:path";
 import { stripVTControlCharacters } from "node:util";
@@ -26,7 +27,7 @@ import { nodeBinary } from "./node-bin.mjs";
 import { installPi, isPath, piVersion, REPO } from "./pi-cache.mjs";
 
 const require = createRequire(import.meta.url);
-const { PROFILES, parseVersion } = require("../lib/profile.js");
+const { forVersion, parseVersion } = require("../lib/profile.js");
 
 const USAGE =
   "usage: npm run verify:pi -- <version | pi package dir | .tgz> [--quick] [--no-cli] [--json <file>] [--write] [--table <file>] [--files a,b]";
@@ -85,11 +86,8 @@ const compare = (a, b) => {
   return 0;
 };
 
-/** lib/profile.js's forVersion() over `rows`: the release's row, else the newest before it, else the oldest profile. */
-function profileFor(version, rows) {
-  const before = rows.filter((r) => compare(r.pi, version) <= 0).sort((a, b) => compare(a.pi, b.pi));
-  return before.at(-1)?.profile ?? Object.keys(PROFILES)[0];
-}
+/** lib/profile.js's forVersion() over `rows` (the table given). */
+const profileFor = (version, rows) => forVersion(version, "the version", rows);
 
 const short = (print) => (print ? `${print.slice(0, 12)}…` : "none");
 
@@ -267,6 +265,12 @@ if (piDir) {
 }
 
 // 4. pi's CLI, stock vs pi-native, and the pi package
+let candidateTable = null;
+if (prints && parseVersion(version) && opts.cli) {
+  candidateTable = join(mkdtempSync(join(tmpdir(), "verify-pi-")), "verified.json");
+  const candidate = { pi: version, profile: profileFor(version, table.releases), ...prints };
+  writeFileSync(candidateTable, `${JSON.stringify({ ...table, releases: [...table.releases, candidate] }, null, 2)}\n`);
+}
 // --quick: the pi package's install and /resume rows only (package.mjs --quick)
 for (const [name, script, extra] of [
   ["pi CLI (test:pi)", "test:pi", []],
@@ -282,7 +286,11 @@ for (const [name, script, extra] of [
     continue;
   }
   const from = performance.now();
-  const r = await run("npm", ["run", "--silent", script, ...extra], { PI_TEST_PI: piDir });
+  // the gate lets ours run on this pi only with its row: a copy of the table that has it (pi/gate.js)
+  const r = await run("npm", ["run", "--silent", script, ...extra], {
+    PI_TEST_PI: piDir,
+    ...(candidateTable ? { PI_SESSION_NATIVE_TABLE: candidateTable } : {}),
+  });
   const summary =
     lastLine(r.out, /checks (FAILED|passed)|SKIPPED/)?.replace(/\s*(?:in [\d.]+ s|\([\d.]+ s\))$/, "") ??
     `exit ${r.code}`;

@@ -6,12 +6,10 @@ import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { nodeBinary, REPO } from "../../scripts/node-bin.mjs";
 import { installPi } from "../../scripts/pi-cache.mjs";
-import { makeVariant } from "../../scripts/pi-variants.mjs";
+import { DEV_PI_DIR, devPiVariant } from "../../scripts/pi-variants.mjs";
 import { Normalizer } from "../helpers/normalize.mjs";
 
 export { REPO };
-/** node_modules' pi (the devDependency): what the synthetic next releases are made from. */
-export const DEV_PI_DIR = join(REPO, "node_modules/@earendil-works/pi-coding-agent");
 /**
  * The pi under test: node_modules' pi, or PI_TEST_PI=<version | pi package dir> (installed into
  * .cache/pi/ by scripts/pi-cache.mjs; verify:pi runs the pi CLI tests this way).
@@ -104,6 +102,8 @@ export function makeSide(label, port, { settings = {}, contextWindow = 128000 } 
   };
   // pi-native finds pi from the project dir up, then beside this package: point it at the pi under test
   if (PI_DIR !== DEV_PI_DIR) env.PI_NATIVE_PI_DIR = PI_DIR;
+  // verify:pi's table with the candidate release's row (pi/gate.js)
+  if (process.env.PI_SESSION_NATIVE_TABLE) env.PI_SESSION_NATIVE_TABLE = process.env.PI_SESSION_NATIVE_TABLE;
   if (process.env.NODE_COMPILE_CACHE) env.NODE_COMPILE_CACHE = process.env.NODE_COMPILE_CACHE;
   return { label, root, agent, proj, home, env, sessions: join(agent, "sessions") };
 }
@@ -174,15 +174,7 @@ export function sessionFiles(side) {
  * session module untouched, re-bundled), "class" or "listing" (a one-line change in the class or in
  * buildSessionInfo), labelled `version`, placed so its dependencies resolve from the repo's node_modules.
  */
-export function fakePiVersion(version, kind = "rebundled") {
-  const dir = join(
-    REPO,
-    "node_modules/.cache/pi-session-native-test",
-    `pi-${version}-${kind}`,
-    "node_modules/@earendil-works/pi-coding-agent",
-  );
-  return makeVariant(DEV_PI_DIR, dir, kind, version);
-}
+export const fakePiVersion = (version, kind = "rebundled") => devPiVariant(`pi-${version}-${kind}`, kind, version);
 
 /** tmux for the TUI tests: present, or installed with apt-get when we are root on Debian/Ubuntu. Returns whether it is there. */
 export function ensureTmux(log = console.log) {

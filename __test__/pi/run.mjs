@@ -23,6 +23,8 @@ import {
   makeSide,
   NATIVE_BIN,
   PI_DIR,
+  PI_VERSION,
+  piCommand,
   node22,
   REPO,
   runPi,
@@ -164,13 +166,7 @@ if (!ONLY || ONLY === "print") {
 
 class Rpc {
   constructor(impl, side, args, env = {}) {
-    const [cmd, argv] =
-      impl === "stock"
-        ? [
-            N22,
-            [join(REPO, "node_modules/@earendil-works/pi-coding-agent/dist/bundle/cli.js"), "--mode", "rpc", ...args],
-          ]
-        : [N22, [NATIVE_BIN, "--mode", "rpc", ...args]];
+    const [cmd, argv] = piCommand(impl, ["--mode", "rpc", ...args]);
     this.child = spawn(cmd, argv, { cwd: side.proj, env: { ...side.env, ...env }, stdio: ["pipe", "pipe", "pipe"] });
     this.records = [];
     this.stderr = "";
@@ -433,7 +429,11 @@ if (!ONLY || ONLY === "setup") {
   const prefix = mkdtempSync(join(tmpdir(), "pi-t-prefix-"));
   expectOneLine(
     "no pi installed",
-    await run(N22, [join(lone, "pi-native.js"), "-p", "hi"], { npm_config_prefix: prefix, PREFIX: prefix }),
+    await run(N22, [join(lone, "pi-native.js"), "-p", "hi"], {
+      npm_config_prefix: prefix,
+      PREFIX: prefix,
+      PI_NATIVE_PI_DIR: "", // the pi under test, when PI_TEST_PI named one
+    }),
     /^pi-native: no pi installed/,
   );
   if (JSON.stringify(snapshotDir(side.agent)) === before) ok("bad setups touched no file in the agent dir");
@@ -499,10 +499,10 @@ if (!ONLY || ONLY === "setup") {
     existsSync(trace) &&
     JSON.parse(readFileSync(trace, "utf8")).methods["SessionManager.inMemory"]
   )
-    ok("pi 1.6.0: our SessionManager is the one pi calls");
+    ok(`pi ${PI_VERSION} through the resolve hook: our SessionManager is the one pi calls`);
   else
     fail(
-      "pi 1.6.0 through the hook",
+      `pi ${PI_VERSION} through the hook`,
       `    code ${r2.code}, stderr ${JSON.stringify(r2.stderr)}, trace written: ${existsSync(trace)}`,
     );
   // `node --import pi-session-native/register <pi>/dist/cli.js`, without the bin

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { nodeBinary, REPO } from "../../scripts/node-bin.mjs";
-import { makeVariant } from "../../scripts/pi-variants.mjs";
+import { devPiVariant } from "../../scripts/pi-variants.mjs";
 
 const require = createRequire(import.meta.url);
 const swap = require("../../pi/swap.js");
@@ -23,18 +23,7 @@ const REFUSED =
   /^pi 1\.6\.1's session module \((its bundle|dist\/core\/session-manager\.js)\) is not one this package was verified against \(verified: pi 1\.0\.3, 1\.3\.0, 1\.4\.0, 1\.5\.0, 1\.5\.2, 1\.6\.0\); update pi-session-native .*PI_SESSION_NATIVE_SWAP=off/;
 
 /** The synthetic next releases of pi 1.6.0, labelled 1.6.1, where pi's dependencies resolve. */
-const variant = (kind) =>
-  makeVariant(
-    PI_DIR,
-    join(
-      REPO,
-      "node_modules/.cache/pi-session-native-test",
-      `gate-${kind}`,
-      "node_modules/@earendil-works/pi-coding-agent",
-    ),
-    kind,
-    "1.6.1",
-  );
+const variant = (kind) => devPiVariant(`gate-${kind}`, kind, "1.6.1");
 
 describe("the gate", () => {
   const dirs = {};

@@ -10,24 +10,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { REPO } from "../../scripts/node-bin.mjs";
-import { makeVariant } from "../../scripts/pi-variants.mjs";
+import { devPiVariant } from "../../scripts/pi-variants.mjs";
 
-const PI_DIR = join(REPO, "node_modules/@earendil-works/pi-coding-agent");
 const FILES = "pi-versions.test.mjs,runtime.test.mjs";
 const row160 = JSON.parse(readFileSync(join(REPO, "pi/verified.json"), "utf8")).releases.find((r) => r.pi === "1.6.0");
 
-const variant = (kind) =>
-  makeVariant(
-    PI_DIR,
-    join(
-      REPO,
-      "node_modules/.cache/pi-session-native-test",
-      `verify-${kind}`,
-      "node_modules/@earendil-works/pi-coding-agent",
-    ),
-    kind,
-    "1.6.1",
-  );
+const variant = (kind) => devPiVariant(`verify-${kind}`, kind, "1.6.1");
 
 /** verify-pi on `dir`: { code, out }. */
 const verify = (dir) =>
