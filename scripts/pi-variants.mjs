@@ -112,7 +112,8 @@ export function makeVariant(from, to, kind, version) {
   const pkg = JSON.parse(readFileSync(join(from, "package.json"), "utf8"));
   if (version) pkg.version = version;
   writeFileSync(join(to, "package.json"), JSON.stringify(pkg, null, "\t"));
-  for (const extra of ["README.md", "CHANGELOG.md"])
+  // no CHANGELOG.md: pi would show the entries newer than the agent dir last saw on start, over the notices
+  for (const extra of ["README.md"])
     if (existsSync(join(from, extra))) cpSync(join(from, extra), join(to, extra));
   if (kind === "rebundled") rebundle(to);
   else {

@@ -63,6 +63,11 @@ const EXCLUDED_FILES = [
     "runs the pi-sessions command line, built here for Linux: node.exe under wine cannot start that binary " +
       "(the release workflow builds and tests the Windows one)",
   ],
+  [
+    "__test__/unit/verify-pi.test.mjs",
+    "runs verify:pi, a maintainer's tool that installs pi with npm and runs pi's bundle on a Linux Node 22, " +
+      "which node.exe under wine cannot start",
+  ],
 ];
 const EXCLUDED = [
   ["EFBIG", "limits the file size with bash's ulimit -f and SIGXFSZ, which Windows has neither of"],

@@ -66,6 +66,8 @@ const QUICK = process.argv.includes("--quick");
 const RESUME_MODE = QUICK ? "all" : "lists";
 /** The profile ours runs in this pi (lib/profile.js: the table's row for its version). */
 const PROFILE = createRequire(import.meta.url)("../../lib/profile.js").forVersion(PI_VERSION);
+/** The swap record of a pi made from node_modules' 1.6.0 (its variants, this checkout's own copy), in the log. */
+const SWAP_OF_DEV_PI = `swap extension all${PROFILE === "1.6" ? "" : " in profile 1.6"}`;
 const { fail, check, same, finish } = checker(["stock", "package"]);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
@@ -392,7 +394,7 @@ if (!QUICK) {
     const rebundled = fakePiVersion("1.6.1", "rebundled");
     const v = await printTurn("rebundled", { bin: join(rebundled, "dist/bundle/cli.js") });
     check(
-      answered(v.r) && v.log.join() === `swap extension all${PROFILE === "1.6" ? "" : " in profile 1.6"}`,
+      answered(v.r) && v.log.join() === SWAP_OF_DEV_PI,
       "pi 1.6.1, 1.6.0 re-bundled (renumbered locals, renamed chunk): swapped",
       `${v.r.code} ${v.r.stderr.slice(0, 300)} ${JSON.stringify(v.log)}`,
     );
@@ -423,7 +425,7 @@ if (!QUICK) {
     check(
       answered(copy.r) &&
         copy.log.join() ===
-          "swap extension all,skip extension: the extension got a copy of pi's module that pi does not run (is @earendil-works/pi-coding-agent installed in the package's own node_modules?)",
+          `${SWAP_OF_DEV_PI},skip extension: the extension got a copy of pi's module that pi does not run (is @earendil-works/pi-coding-agent installed in the package's own node_modules?)`,
       "a package with its own copy of pi: the swap of that copy is undone, and said",
       `${copy.r.code} ${JSON.stringify(copy.log)}`,
     );
@@ -465,12 +467,15 @@ if (!QUICK) {
   );
   {
     // a changed session module: one notice (the TUI through that pi's bin)
-    const changed = fakePiVersion("1.6.1", "class");
+    // it says the version of the pi under test, so that pi shows no changelog on start
+    const changed = fakePiVersion(PI_VERSION, "class");
     await noticeOnce(
-      "pi 1.6.1 with a changed class",
+      `pi ${PI_VERSION} with a changed class`,
       pkg,
       [],
-      /pi-session-native: pi 1\.6\.1's session module \(its bundle\) is not one/,
+      new RegExp(
+        `pi-session-native: pi ${PI_VERSION.replaceAll(".", "\\.")}'s session module \\(its bundle\\) is not one`,
+      ),
       {},
       join(changed, "dist/bundle/cli.js"),
     );
