@@ -237,6 +237,18 @@ if (piDir) {
   }
 }
 
+// The table the checks below run with: the one given, plus this release's row when it has none (the
+// gate lets ours run on a pi only with its row; the profile is chosen from that same table, as the
+// row says: pi/gate.js and lib/profile.js read PI_SESSION_NATIVE_TABLE).
+let candidateTable = null;
+if (prints && parseVersion(version)) {
+  candidateTable = join(mkdtempSync(join(tmpdir(), "verify-pi-")), "verified.json");
+  const candidate = { pi: version, profile: profileFor(version, table.releases), ...prints };
+  const releases = [...table.releases.filter((r) => r.pi !== version), candidate].sort((a, b) => compare(a.pi, b.pi));
+  writeFileSync(candidateTable, `${JSON.stringify({ ...table, releases }, null, 2)}\n`);
+}
+const tableEnv = candidateTable ? { PI_SESSION_NATIVE_TABLE: candidateTable } : {};
+
 // 3. the differential suites
 if (piDir) {
   const from = performance.now();
@@ -244,7 +256,7 @@ if (piDir) {
   if (opts.quick) args.push("--quick");
   if (opts.files) args.push("--files", opts.files);
   args.push(isPath(spec) ? resolve(spec) : spec);
-  const r = await run(process.execPath, args);
+  const r = await run(process.execPath, args, tableEnv);
   const counts = /^\s*[✓✗] pi \S+(?: \(= [^)]*\))?: (.*?), \d+ s/m.exec(r.out)?.[1] ?? `exit ${r.code}`;
   const log = /; log: (.*\.log)\s*$/m.exec(r.out)?.[1];
   let fails = [];
@@ -265,12 +277,6 @@ if (piDir) {
 }
 
 // 4. pi's CLI, stock vs pi-native, and the pi package
-let candidateTable = null;
-if (prints && parseVersion(version) && opts.cli) {
-  candidateTable = join(mkdtempSync(join(tmpdir(), "verify-pi-")), "verified.json");
-  const candidate = { pi: version, profile: profileFor(version, table.releases), ...prints };
-  writeFileSync(candidateTable, `${JSON.stringify({ ...table, releases: [...table.releases, candidate] }, null, 2)}\n`);
-}
 // --quick: the pi package's install and /resume rows only (package.mjs --quick)
 for (const [name, script, extra] of [
   ["pi CLI (test:pi)", "test:pi", []],
@@ -289,7 +295,7 @@ for (const [name, script, extra] of [
   // the gate lets ours run on this pi only with its row: a copy of the table that has it (pi/gate.js)
   const r = await run("npm", ["run", "--silent", script, ...extra], {
     PI_TEST_PI: piDir,
-    ...(candidateTable ? { PI_SESSION_NATIVE_TABLE: candidateTable } : {}),
+    ...tableEnv,
   });
   const summary =
     lastLine(r.out, /checks (FAILED|passed)|SKIPPED/)?.replace(/\s*(?:in [\d.]+ s|\([\d.]+ s\))$/, "") ??

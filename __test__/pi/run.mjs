@@ -479,7 +479,7 @@ if (!ONLY || ONLY === "setup") {
   if (
     r.code === 0 &&
     lines.length === 1 &&
-    /^pi-native: pi 1\.7\.0's session module \(its bundle\) is not one this package was verified against \(verified: pi 1\.0\.3, .*1\.6\.0\); update pi-session-native/.test(
+    /^pi-native: pi 1\.7\.0's session module \(its bundle\) is not one this package was verified against \(verified: pi [^)]*\); update pi-session-native/.test(
       lines[0],
     ) &&
     /reply #1/.test(r.stdout) &&
