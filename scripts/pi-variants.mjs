@@ -113,8 +113,7 @@ export function makeVariant(from, to, kind, version) {
   if (version) pkg.version = version;
   writeFileSync(join(to, "package.json"), JSON.stringify(pkg, null, "\t"));
   // no CHANGELOG.md: pi would show the entries newer than the agent dir last saw on start, over the notices
-  for (const extra of ["README.md"])
-    if (existsSync(join(from, extra))) cpSync(join(from, extra), join(to, extra));
+  for (const extra of ["README.md"]) if (existsSync(join(from, extra))) cpSync(join(from, extra), join(to, extra));
   if (kind === "rebundled") rebundle(to);
   else {
     const [bundleFrom, bundleTo, moduleFrom, moduleTo] = EDITS[kind];
