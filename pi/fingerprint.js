@@ -8,7 +8,7 @@
 //     the whole file;
 //   - "bundle": the chunk of dist/bundle/ that holds the class (pi's `pi` bin, pi-native), from the
 //     module's first statement (`var CURRENT_SESSION_VERSION=`) to the end of the class.
-// Both are hashed after one normalisation: digits at the end of identifiers are dropped, since the
+// Both are hashed after one normalisation: digits at the end of identifiers (outside quoted strings) are dropped, since the
 // bundler renames locals by numbering them (`entries2` -> `entries`, `join8` -> `join6` between 1.5.0
 // and 1.5.2, which share their session module byte for byte). Chunk file names are not hashed either.
 // A change in behaviour, a literal or a statement, changes the fingerprint. Helpers the module
@@ -23,8 +23,12 @@ const BUNDLE_START = "var CURRENT_SESSION_VERSION=";
 const MODULE_FILE = join("dist", "core", "session-manager.js");
 const BUNDLE_DIR = join("dist", "bundle");
 
-/** Drop the numeric suffixes a bundler gives renamed identifiers. */
-const normalise = (text) => text.replace(/\b([A-Za-z_$][A-Za-z_$]*?)\d+\b/g, "$1");
+/**
+ * Drop the numeric suffixes a bundler gives renamed identifiers. Quoted string literals stay as they
+ * are: a bundler never renames inside them, and "utf8" -> "utf16" is a change of behaviour.
+ */
+const TOKEN = /("(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*')|\b([A-Za-z_$][A-Za-z_$]*?)\d+\b/g;
+const normalise = (text) => text.replace(TOKEN, (match, literal, name) => literal ?? name);
 
 const sha256 = (text) => createHash("sha256").update(normalise(text)).digest("hex");
 

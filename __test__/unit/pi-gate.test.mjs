@@ -3,7 +3,7 @@
 // package's extension, pi-native). The flows inside pi are __test__/pi/package.mjs and run.mjs; these
 // are the rules on their own. The synthetic next releases come from scripts/pi-variants.mjs.
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -15,6 +15,7 @@ import { devPiVariant } from "../../scripts/pi-variants.mjs";
 const require = createRequire(import.meta.url);
 const swap = require("../../pi/swap.js");
 const gate = require("../../pi/gate.js");
+const fingerprint = require("../../pi/fingerprint.js");
 const ours = require("../../index.js").SessionManager;
 const PI_DIR = join(REPO, "node_modules/@earendil-works/pi-coding-agent");
 const pi = await import(pathToFileURL(join(PI_DIR, "dist/core/session-manager.js")).href);
@@ -29,6 +30,26 @@ const dirs = {};
 beforeAll(() => {
   for (const kind of ["rebundled", "class", "listing"]) dirs[kind] = variant(kind);
 }, 120_000);
+
+describe("the fingerprint", () => {
+  const text = readFileSync(join(PI_DIR, "dist/core/session-manager.js"), "utf8");
+  it("ignores what a bundler renumbers (the numeric suffixes of identifiers)", () => {
+    expect(text).toMatch(/\bstream\b/);
+    const renumbered = text.replace(/\b(stream|entries|filePath)\b/g, "$12");
+    expect(renumbered).not.toBe(text);
+    expect(fingerprint.ofModuleText(renumbered)).toBe(fingerprint.ofModuleText(text));
+  });
+  it("sees a change inside a quoted string, or of a number", () => {
+    expect(text.split('"utf8"').length).toBeGreaterThan(1);
+    expect(fingerprint.ofModuleText(text.replace('"utf8"', '"utf16le"'))).not.toBe(fingerprint.ofModuleText(text));
+    expect(fingerprint.ofModuleText(text.replace('"utf8"', '"utf9"'))).not.toBe(fingerprint.ofModuleText(text));
+    const n = /CURRENT_SESSION_VERSION = (\d+)/.exec(text);
+    expect(n).not.toBeNull();
+    expect(fingerprint.ofModuleText(text.replace(n[0], `CURRENT_SESSION_VERSION = ${Number(n[1]) + 1}`))).not.toBe(
+      fingerprint.ofModuleText(text),
+    );
+  });
+});
 
 describe("the gate, on the unbundled module (pi-session-native/register's form)", () => {
   it("passes pi 1.6.0 and its re-bundled copy, in profile 1.6", () => {
