@@ -75,7 +75,7 @@ export function oursBuildId(root = dirname(oursPath())) {
 }
 
 /**
- * Copy the runtime files of ours (index.js, lib/, binding.js, *.node, package.json)
+ * Copy the runtime files of ours (index.js, lib/, pi/, binding.js, *.node, package.json)
  * to `dir` and point BENCH_OURS_DIR there, so that a rebuild while the benchmark
  * runs cannot mix two builds (RSS children load the addon afresh). Returns false
  * when there is nothing to snapshot (BENCH_SELF, or ours not built).
@@ -89,6 +89,7 @@ export function snapshotOurs(dir) {
       f === "binding.js" ||
       f === "package.json" ||
       f === "lib" ||
+      f === "pi" || // pi/verified.json: lib/profile.js's table
       f.endsWith(".node")
     ) {
       cpSync(join(PACKAGE_DIR, f), join(dir, f), { recursive: true, preserveTimestamps: true });
