@@ -14,6 +14,7 @@ const { NODE, mtimeDate, readlineSplitsAsNode, statMtimes } = require("./runtime
 const { getDefaultSessionDirPath, getSessionsDir, normalizePath, resolvePath, samePath } = require("./paths.js");
 const { getDefaultSessionDir } = require("./context.js");
 const profile = require("./profile.js");
+const { contentText } = require("./messages.js");
 
 const MAX_CONCURRENT_SESSION_DISCOVERY_LOADS = 64;
 const CURRENT_SESSION_LIST_PUBLISH_INTERVAL = 10;
@@ -200,14 +201,8 @@ function isMessageWithContent(message) {
   return typeof message.role === "string" && "content" in message;
 }
 
-function extractTextContent(message) {
-  const content = message.content;
-  if (typeof content === "string") return content;
-  return content
-    .filter((block) => block.type === "text")
-    .map((block) => block.text)
-    .join(" ");
-}
+/** The text of a message's content, its text blocks joined by a space (pi's extractTextContent). */
+const extractTextContent = (message) => contentText(message.content, " ");
 
 function getMessageActivityTime(entry) {
   const message = entry.message;
@@ -511,4 +506,4 @@ async function listAll(sessionDirOrOnProgress, onProgressOrSignal, signal) {
   }
 }
 
-module.exports = { findById, findMostRecentSession, list, listAll };
+module.exports = { findById, findMostRecentSession, getSessionHeaderCwd, list, listAll };

@@ -63,6 +63,7 @@ function getCurrentSystemMessage(messages) {
 }
 
 module.exports = {
+  contentText,
   createBranchSummaryMessage,
   createCompactionSummaryMessage,
   createCustomMessage,

@@ -62,8 +62,8 @@ function resolvePath(input, baseDir = process.cwd(), options = {}) {
   return isAbsolute(normalized) ? nodeResolvePath(normalized) : nodeResolvePath(normalizedBaseDir, normalized);
 }
 
-function getAgentDir() {
-  const envDir = process.env[ENV_AGENT_DIR];
+function getAgentDir(env = process.env) {
+  const envDir = env[ENV_AGENT_DIR];
   if (envDir) return normalizePath(envDir);
   return join(homedir(), CONFIG_DIR_NAME, "agent");
 }

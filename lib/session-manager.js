@@ -26,11 +26,6 @@ const { NativeSession } = binding;
 const { assertValidSessionId } = context;
 const { SYNC_APPENDS, stringifyLines } = persistence;
 
-function getSessionHeaderCwd(header) {
-  const cwd = header.cwd;
-  return typeof cwd === "string" ? cwd : undefined;
-}
-
 class SessionManager {
   /** `fileEntries`, `byId` and the core index behind them. */
   #entries = new Entries();
@@ -616,7 +611,7 @@ class SessionManager {
     if (cwdOverride === undefined && existsSync(resolvedPath)) {
       ({ header, preloaded } = persistence.readOpenHeader(resolvedPath));
     }
-    const cwd = cwdOverride ?? (header ? getSessionHeaderCwd(header) : undefined) ?? process.cwd();
+    const cwd = cwdOverride ?? (header ? listing.getSessionHeaderCwd(header) : undefined) ?? process.cwd();
     const dir = sessionDir ? normalizePath(sessionDir) : resolve(resolvedPath, "..");
     return new SessionManager(cwd, dir, resolvedPath, true, undefined, preloaded);
   }

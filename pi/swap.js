@@ -14,7 +14,6 @@
 // session module pi runs against pi/verified.json); install() takes the profile the gate chose.
 
 const { appendFileSync, readFileSync } = require("node:fs");
-const { homedir } = require("node:os");
 const { join } = require("node:path");
 
 /** On pi's class once swapped: { mode, names, by, originals }. */
@@ -57,12 +56,8 @@ function replacement(ours, name) {
   }[name];
 }
 
-/** pi's agent dir, as pi's getAgentDir(): $PI_CODING_AGENT_DIR (with ~ expanded), else ~/.pi/agent. */
-function agentDir(env = process.env) {
-  const dir = env.PI_CODING_AGENT_DIR;
-  if (dir) return dir === "~" ? homedir() : dir.startsWith("~/") ? join(homedir(), dir.slice(2)) : dir;
-  return join(homedir(), ".pi", "agent");
-}
+/** pi's agent dir, as pi's getAgentDir(): $PI_CODING_AGENT_DIR (normalised, ~ expanded), else ~/.pi/agent. */
+const agentDir = (env = process.env) => require("../lib/paths.js").getAgentDir(env);
 
 /**
  * The swap mode: $PI_SESSION_NATIVE_SWAP, else `piSessionNative.swap` in pi's global settings.json,
