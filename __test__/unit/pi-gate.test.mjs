@@ -5,7 +5,7 @@
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { tmpdir } from "node:os";
+import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -155,7 +155,10 @@ describe("the mode", () => {
     expect(swap.chooseMode("lists", { env: {}, dir }).error).toMatch(/^piSessionNative\.swap in .* is 1, not one of/);
   });
   it("finds pi's agent dir as pi does", () => {
-    expect(swap.agentDir({ PI_CODING_AGENT_DIR: "/x/agent" })).toBe("/x/agent");
+    // a native absolute path (pi's normalizePath turns an MSYS-style /x/agent into X:\agent on Windows)
+    const dir = join(tmpdir(), "agent");
+    expect(swap.agentDir({ PI_CODING_AGENT_DIR: dir })).toBe(dir);
+    expect(swap.agentDir({ PI_CODING_AGENT_DIR: "~" })).toBe(homedir());
     expect(swap.agentDir({})).toMatch(/[/\\]\.pi[/\\]agent$/);
   });
 });
