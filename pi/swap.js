@@ -97,7 +97,7 @@ function install(cls, loadOurs, mode, by, profile) {
   const before = swapped(cls);
   if (before) return { swapped: before, now: false };
   if (profile) require("../lib/profile.js").use(profile, by);
-  const ours = typeof loadOurs === "function" && !loadOurs.prototype ? loadOurs() : loadOurs;
+  const ours = loadOurs();
   const names = MODES[mode];
   const originals = {};
   for (const name of names) {

@@ -176,13 +176,13 @@ describe("install", () => {
 
   it("swaps the statics of the mode, once", () => {
     const c = piLike();
-    const first = swap.install(c, ours, "lists", "test");
+    const first = swap.install(c, () => ours, "lists", "test");
     expect(first.now).toBe(true);
     expect(c.list).toBe(ours.list);
     expect(c.listAll).toBe(ours.listAll);
     expect(c.open()).toBe("pi's open");
     expect(globalThis[PARTIAL]).toBe("time");
-    const again = swap.install(c, ours, "all", "other");
+    const again = swap.install(c, () => ours, "all", "other");
     expect(again).toEqual({ swapped: first.swapped, now: false });
     expect(c.open()).toBe("pi's open");
     expect(swap.swapped(c)).toMatchObject({ mode: "lists", names: ["list", "listAll"], by: "test" });
@@ -190,7 +190,7 @@ describe("install", () => {
 
   it("all: every static; uninstall puts pi's back", () => {
     const c = piLike();
-    swap.install(c, ours, "all", "test");
+    swap.install(c, () => ours, "all", "test");
     for (const name of swap.ALL) expect(c[name]).toBe(ours[name]);
     expect(Object.keys(c)).toEqual([]); // non-enumerable, as class statics are
     expect(swap.uninstall(c)).toBe(true);
@@ -201,7 +201,7 @@ describe("install", () => {
 
   it("off: nothing", () => {
     const c = piLike();
-    swap.install(c, ours, "off", "test");
+    swap.install(c, () => ours, "off", "test");
     for (const name of swap.ALL) expect(c[name]()).toBe(`pi's ${name}`);
     expect(globalThis[PARTIAL]).toBeUndefined();
   });
