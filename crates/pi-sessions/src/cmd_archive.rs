@@ -1,92 +1,15 @@
-//! `archive` and `restore`: sessions moved out of pi's listing into
-//! `<agent dir>/sessions-archive/--<cwd>--/<file name>.zst` and back, byte for byte.
-//!
-//! An archive file is one zstd frame with the content size and a content checksum; its mtime
-//! is the session's, so a restore gives the file back with its bytes and its mtime (pi's
-//! `modified` falls back to the mtime, and `/resume` sorts by `modified`). Both directions
-//! stream in 1 MiB pieces: memory does not grow with the session.
+//! `archive` and `restore`: which sessions, and the report; the steps are the archive
+//! module's (`archive.rs`).
 
-use std::fs::{self, File};
-use std::io::{self, BufReader, Read, Write};
+use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
-use pi_session_native::header::{self, HeaderScan};
-use pi_session_native::platform;
 use serde::Serialize;
 
+use super::archive::{self, archive_path, restored_path};
 use super::args::{ArchiveArgs, RestoreArgs};
-use super::safe::{self, Stamp};
-use super::{CliError, Ctx, Out, cmd_ls, cmd_rm, fmt, held, jout, paths, work};
-
-/// zstd level: 3 (zstd's default) compresses session JSON about 8x at well over 200 MB/s
-/// per core; see bench/cli-results.md.
-const LEVEL: i32 = 3;
-const PIECE: usize = 1 << 20;
-/// Sessions from this size on are compressed by zstd's worker threads too.
-const MT_MIN: u64 = 16 << 20;
-
-fn workers() -> u32 {
-    std::thread::available_parallelism().map_or(2, |n| n.get()).clamp(2, 8) as u32
-}
-
-pub fn archive_root(ctx: &Ctx) -> PathBuf {
-    ctx.agent_dir.join("sessions-archive")
-}
-
-/// Archived session files (`*.jsonl.zst`), of one project folder name or of all, newest name
-/// first within a folder.
-pub fn archived_files(ctx: &Ctx, folder: Option<&str>) -> Vec<PathBuf> {
-    let root = archive_root(ctx);
-    let dirs = match folder {
-        Some(f) => vec![root.join(f)],
-        None => paths::project_dirs(&root),
-    };
-    let mut out = Vec::new();
-    for d in dirs {
-        let Ok(rd) = fs::read_dir(&d) else { continue };
-        let mut names: Vec<PathBuf> = rd
-            .filter_map(|e| e.ok())
-            .filter(|e| {
-                let n = e.file_name();
-                let n = n.to_string_lossy();
-                n.ends_with(".jsonl.zst") && !n.starts_with('.')
-            })
-            .map(|e| e.path())
-            .collect();
-        names.sort_by(|a, b| b.file_name().cmp(&a.file_name()));
-        out.extend(names);
-    }
-    out
-}
-
-/// The archive folder name of a listing scope: its project folder, or all.
-pub fn scope_folder(scope: &paths::Scope) -> Option<String> {
-    match scope {
-        paths::Scope::Dir { dir, .. } => {
-            Some(dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default())
-        }
-        paths::Scope::All { .. } => None,
-    }
-}
-
-/// A streaming reader of an archived session's original bytes (the frame's checksum is
-/// checked when its end is read).
-pub fn open_archived(path: &Path) -> io::Result<impl Read + use<>> {
-    zstd::stream::read::Decoder::new(File::open(path)?)
-}
-
-/// The header line of an archived session (`None`: not a session).
-fn archived_header(path: &Path) -> Option<String> {
-    let mut buf = Vec::new();
-    let limit = header::MAX_HEADER_SCAN_BYTES as u64 + 1;
-    open_archived(path).ok()?.take(limit).read_to_end(&mut buf).ok()?;
-    let more = buf.len() as u64 == limit;
-    match header::header_in(&buf, more) {
-        HeaderScan::Header(h) => Some(h),
-        _ => None,
-    }
-}
+use super::{CliError, Ctx, Out, fmt, folder, jout, paths, work};
 
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -114,153 +37,6 @@ struct ArchiveReport {
     ratio: Option<f64>,
 }
 
-/// Compresses `src` to a temp file beside `dest`, reads it back against `src`, then moves it
-/// to `dest` (never over an existing file) and removes `src`: each step only if `src` has
-/// not changed since it was first looked at.
-fn archive_one(src: &Path, dest: &Path) -> Result<u64, String> {
-    if let Some(why) = held::why_held(src) {
-        return Err(format!("in use: {why}"));
-    }
-    if fs::symlink_metadata(dest).is_ok() {
-        return Err(format!("{} exists already; not archived", dest.display()));
-    }
-    let before = Stamp::of_path(src).map_err(|e| format!("cannot stat: {e}"))?;
-    let input = File::open(src).map_err(|e| format!("cannot open: {e}"))?;
-    let mtime = input.metadata().and_then(|m| m.modified()).map_err(|e| e.to_string())?;
-    if let Some(dir) = dest.parent() {
-        fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-    }
-    let tmp = safe::temp_beside(dest);
-    let result = write_and_verify(&input, before.size(), &tmp, mtime).and_then(|len| {
-        if Stamp::of_path(src).ok() != Some(before) {
-            return Err("the file changed while it was archived (pi may be writing it); left in place".into());
-        }
-        safe::place_new(&tmp, dest).map_err(|e| format!("cannot create {}: {e}", dest.display()))?;
-        Ok(len)
-    });
-    let len = match result {
-        Ok(len) => len,
-        Err(e) => {
-            let _ = fs::remove_file(&tmp);
-            return Err(e);
-        }
-    };
-    // The last look before the original goes: still the bytes that were archived?
-    if Stamp::of_path(src).ok() != Some(before) {
-        let _ = fs::remove_file(dest);
-        return Err("the file changed while it was archived (pi may be writing it); left in place".into());
-    }
-    // The archive file and its folder entry are durable (fsynced) before the original goes; the
-    // unlinks are made durable with one fsync per folder at the end of the run.
-    fs::remove_file(src).map_err(|e| format!("archived to {} but cannot remove the original: {e}", dest.display()))?;
-    // A writer that had the file open may still have written to it in between: its bytes
-    // are in the open file, so the session goes back in place and the archive copy goes.
-    if Stamp::of_file(&input).ok().map(|s| s.size()) != Some(before.size()) {
-        let _ = fs::remove_file(dest);
-        put_back(&input, src).map_err(|e| format!("changed while it was archived; cannot put it back: {e}"))?;
-        return Err("the file changed while it was archived (pi may be writing it); left in place".into());
-    }
-    Ok(len)
-}
-
-/// Writes the bytes of the (unlinked) `input` back at `src`, followed by whatever a writer
-/// put at `src` since.
-fn put_back(input: &File, src: &Path) -> io::Result<()> {
-    let len = input.metadata()?.len();
-    let mut bytes = vec![0u8; len as usize];
-    platform::read_exact_at(input, &mut bytes, 0)?;
-    if let Ok(since) = fs::read(src) {
-        bytes.extend_from_slice(&since);
-    }
-    let tmp = safe::temp_beside(src);
-    fs::write(&tmp, &bytes)?;
-    File::open(&tmp)?.sync_all()?;
-    fs::rename(&tmp, src)?;
-    safe::sync_dir(src);
-    Ok(())
-}
-
-/// Writes one zstd frame of `size` bytes of `input` to `tmp` (mtime `mtime`), fsyncs it,
-/// and reads it back against `input`. Returns its length.
-fn write_and_verify(input: &File, size: u64, tmp: &Path, mtime: SystemTime) -> Result<u64, String> {
-    let io = |e: io::Error| format!("cannot write {}: {e}", tmp.display());
-    let out = platform::default_mode(fs::OpenOptions::new().write(true).create_new(true)).open(tmp).map_err(io)?;
-    let mut enc = zstd::stream::write::Encoder::new(io::BufWriter::with_capacity(PIECE, out), LEVEL).map_err(io)?;
-    enc.include_checksum(true).map_err(io)?;
-    enc.set_pledged_src_size(Some(size)).map_err(io)?;
-    if size >= MT_MIN {
-        // One frame still; zstd's workers compress its blocks side by side.
-        enc.multithread(workers()).map_err(io)?;
-    }
-    // Pieces no larger than the file: zeroing 1 MiB buffers for each small session showed in
-    // profiles of the 1,000-session folder.
-    let piece = PIECE.min(size.max(1) as usize);
-    let mut buf = vec![0u8; piece];
-    let mut at = 0u64;
-    while at < size {
-        let n = piece.min((size - at) as usize);
-        platform::read_exact_at(input, &mut buf[..n], at).map_err(|e| format!("cannot read: {e}"))?;
-        enc.write_all(&buf[..n]).map_err(io)?;
-        at += n as u64;
-    }
-    let out = enc.finish().map_err(io)?.into_inner().map_err(|e| io(e.into_error()))?;
-    out.set_modified(mtime).map_err(io)?;
-    out.sync_all().map_err(io)?;
-    let len = out.metadata().map_err(io)?.len();
-    drop(out);
-    // Read back: the decoded frame (checksum checked at its end) must equal the original.
-    let mut dec = open_archived(tmp).map_err(io)?;
-    let mut back = vec![0u8; piece];
-    let mut at = 0u64;
-    loop {
-        let n = read_full(&mut dec, &mut back).map_err(|e| format!("read-back of {} failed: {e}", tmp.display()))?;
-        if n == 0 {
-            break;
-        }
-        if at + n as u64 > size {
-            return Err("read-back is longer than the original".into());
-        }
-        platform::read_exact_at(input, &mut buf[..n], at).map_err(|e| format!("cannot read: {e}"))?;
-        if buf[..n] != back[..n] {
-            return Err(format!("read-back differs from the original at byte {at}"));
-        }
-        at += n as u64;
-    }
-    if at != size {
-        return Err("read-back is shorter than the original".into());
-    }
-    Ok(len)
-}
-
-fn read_full(r: &mut impl Read, buf: &mut [u8]) -> io::Result<usize> {
-    let mut n = 0;
-    while n < buf.len() {
-        match r.read(&mut buf[n..]) {
-            Ok(0) => break,
-            Ok(k) => n += k,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-    }
-    Ok(n)
-}
-
-/// fsyncs each folder once (the unlinks made in it).
-fn sync_folders(folders: &[PathBuf]) {
-    let mut seen: Vec<&PathBuf> = folders.iter().collect();
-    seen.sort();
-    seen.dedup();
-    for d in seen {
-        if let Ok(f) = File::open(d) {
-            let _ = f.sync_all();
-        }
-    }
-}
-
-fn folder_name(p: &Path) -> String {
-    p.parent().and_then(|d| d.file_name()).map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()
-}
-
 fn ratio(before: u64, after: u64) -> Option<f64> {
     (after > 0).then(|| (before as f64 / after as f64 * 100.0).round() / 100.0)
 }
@@ -276,7 +52,7 @@ pub fn archive(ctx: &Ctx, a: &ArchiveArgs, out: Out) -> Result<i32, CliError> {
             }
             let mut t = Vec::new();
             for s in &a.sessions {
-                let p = paths::find_session(ctx, s)?;
+                let p = folder::find_session(ctx, s)?;
                 if !t.contains(&p) {
                     t.push(p);
                 }
@@ -287,15 +63,14 @@ pub fn archive(ctx: &Ctx, a: &ArchiveArgs, out: Out) -> Result<i32, CliError> {
             return Err(CliError::Usage(format!("--older-than {days}: give a number of days, 0 or more")));
         }
         Some(days) => {
-            let scope = paths::scope(ctx, &a.scope)?;
+            let scope = folder::scope(ctx, &a.scope)?;
             let now = SystemTime::now().duration_since(SystemTime::UNIX_EPOCH).map_or(0.0, |d| d.as_millis() as f64);
             let cutoff = now - days * 86_400_000.0;
-            let mut listed = cmd_ls::list(ctx, &scope);
+            let mut listed = folder::list(ctx, &scope);
             listed.retain(|s| s.modified < cutoff);
             listed.into_iter().map(|s| s.path).collect()
         }
     };
-    let root = archive_root(ctx);
     let mut report = ArchiveReport {
         dry_run: a.dry_run,
         archived: Vec::new(),
@@ -307,24 +82,21 @@ pub fn archive(ctx: &Ctx, a: &ArchiveArgs, out: Out) -> Result<i32, CliError> {
     let mut folders = Vec::new();
     let label = if a.dry_run { "" } else { "archiving" };
     let results = work::map_all(&targets, ctx.io_jobs, label, |src| -> Result<(u64, Option<u64>), String> {
-        cmd_rm::session_id(src)?;
+        folder::session_id(src)?;
         let size = fs::metadata(src).map_err(|e| e.to_string())?.len();
-        let dest =
-            root.join(folder_name(src)).join(format!("{}.zst", src.file_name().unwrap_or_default().to_string_lossy()));
+        let dest = archive_path(ctx, src);
         if a.dry_run {
             if fs::symlink_metadata(&dest).is_ok() {
                 return Err(format!("{} exists already", dest.display()));
             }
             return Ok((size, None));
         }
-        archive_one(src, &dest).map(|len| (size, Some(len)))
+        archive::archive_one(src, &dest).map(|len| (size, Some(len)))
     });
     for (i, r) in results.into_iter().enumerate() {
         {
             let src = &targets[i];
-            let dest = root
-                .join(folder_name(src))
-                .join(format!("{}.zst", src.file_name().unwrap_or_default().to_string_lossy()));
+            let dest = archive_path(ctx, src);
             match r {
                 Ok((before, after)) => {
                     report.bytes_before += before;
@@ -344,8 +116,8 @@ pub fn archive(ctx: &Ctx, a: &ArchiveArgs, out: Out) -> Result<i32, CliError> {
         }
     }
     if !a.dry_run {
-        sync_folders(&folders);
-        cmd_rm::refresh_index(ctx, &folders);
+        archive::sync_folders(&folders);
+        folder::refresh_index(ctx, &folders);
         report.ratio = ratio(report.bytes_before, report.bytes_after);
     }
     if a.json {
@@ -399,127 +171,29 @@ struct RestoreReport {
     refused: Vec<Refused>,
 }
 
-/// Resolves a `restore` argument: an archive path, a file name (with or without `.zst`), a
-/// session id or a unique id prefix.
-fn find_archived(ctx: &Ctx, arg: &str, all: &[PathBuf]) -> Result<PathBuf, CliError> {
-    let as_path = paths::resolve(arg, &ctx.cwd);
-    if as_path.is_file() && arg.ends_with(".zst") {
-        return Ok(as_path);
-    }
-    if arg.is_empty() {
-        return Err(CliError::Usage("empty session id".into()));
-    }
-    let name = arg.rsplit('/').next().unwrap_or(arg);
-    let by_name: Vec<&PathBuf> = all
-        .iter()
-        .filter(|p| {
-            let n = p.file_name().unwrap_or_default().to_string_lossy();
-            n == name || n.strip_suffix(".zst") == Some(name) || n.strip_suffix(".jsonl.zst") == Some(name)
-        })
-        .collect();
-    if by_name.len() == 1 {
-        return Ok(by_name[0].clone());
-    }
-    let mut exact = Vec::new();
-    let mut prefix = Vec::new();
-    for p in all {
-        // `<time>_<id>.jsonl.zst`: the id from the name first, the header when that does not tell.
-        let Some(id) = archived_header(p).and_then(|h| paths::header_id(&h)) else { continue };
-        if id == arg {
-            exact.push((id, p));
-        } else if id.starts_with(arg) {
-            prefix.push((id, p));
-        }
-    }
-    let pool = if exact.is_empty() { prefix } else { exact };
-    match pool.len() {
-        0 => Err(CliError::NotFound(format!("no archived session matches {arg:?} in {}", archive_root(ctx).display()))),
-        1 => Ok(pool[0].1.clone()),
-        n => {
-            let mut msg = format!("{arg:?} is ambiguous: {n} archived sessions match\n");
-            for (id, p) in pool.iter().take(20) {
-                msg.push_str(&format!("  {id}  {}\n", p.display()));
-            }
-            msg.push_str("use a longer prefix or the archive path");
-            Err(CliError::Ambiguous(msg))
-        }
-    }
-}
-
-/// Decompresses `zst` to a temp file beside `dest`, with the archive's mtime, fsynced, then
-/// puts it at `dest` (never over an existing file) and removes the archive file.
-fn restore_one(zst: &Path, dest: &Path) -> Result<u64, String> {
-    if fs::symlink_metadata(dest).is_ok() {
-        return Err(format!("{} exists; not overwritten (the archive is kept)", dest.display()));
-    }
-    let mtime = fs::metadata(zst).and_then(|m| m.modified()).map_err(|e| format!("cannot stat: {e}"))?;
-    if let Some(dir) = dest.parent() {
-        fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-    }
-    let tmp = safe::temp_beside(dest);
-    let written = (|| -> io::Result<u64> {
-        let f = platform::default_mode(fs::OpenOptions::new().write(true).create_new(true)).open(&tmp)?;
-        let mut w = io::BufWriter::with_capacity(PIECE, &f);
-        let mut dec = zstd::stream::read::Decoder::with_buffer(BufReader::with_capacity(PIECE, File::open(zst)?))?;
-        let n = io::copy(&mut dec, &mut w)?;
-        w.flush()?;
-        drop(w);
-        f.set_modified(mtime)?;
-        f.sync_all()?;
-        Ok(n)
-    })();
-    let n = match written {
-        Ok(n) => n,
-        Err(e) => {
-            let _ = fs::remove_file(&tmp);
-            return Err(format!("cannot restore: {e}"));
-        }
-    };
-    if let Err(e) = safe::place_new(&tmp, dest) {
-        let _ = fs::remove_file(&tmp);
-        return Err(if e.kind() == io::ErrorKind::AlreadyExists {
-            format!("{} exists; not overwritten (the archive is kept)", dest.display())
-        } else {
-            format!("cannot create {}: {e}", dest.display())
-        });
-    }
-    // Durable before the archive file goes; the unlinks are fsynced once per folder at the end.
-    fs::remove_file(zst).map_err(|e| format!("restored to {} but cannot remove the archive: {e}", dest.display()))?;
-    if let Some(d) = zst.parent() {
-        // Only when empty.
-        let _ = fs::remove_dir(d);
-    }
-    Ok(n)
-}
-
 pub fn restore(ctx: &Ctx, a: &RestoreArgs, out: Out) -> Result<i32, CliError> {
     if a.sessions.is_empty() && !a.all {
         return Err(CliError::Usage("restore needs archived sessions to restore or --all".into()));
     }
     let targets: Vec<PathBuf> = if a.all {
         let folder = a.cwd.as_deref().map(|c| paths::encode_cwd(&paths::resolve(c, &ctx.cwd)));
-        archived_files(ctx, folder.as_deref())
+        archive::archived_files(ctx, folder.as_deref())
     } else {
-        let all = archived_files(ctx, None);
+        let all = archive::archived_files(ctx, None);
         let mut t = Vec::new();
         for s in &a.sessions {
-            let p = find_archived(ctx, s, &all)?;
+            let p = archive::find_archived(ctx, s, &all)?;
             if !t.contains(&p) {
                 t.push(p);
             }
         }
         t
     };
-    let sessions = paths::sessions_dir(ctx);
-    let dest_of = |zst: &Path| -> PathBuf {
-        let name = zst.file_name().unwrap_or_default().to_string_lossy();
-        sessions.join(folder_name(zst)).join(name.strip_suffix(".zst").unwrap_or(&name))
-    };
     let mut report = RestoreReport { dry_run: a.dry_run, restored: Vec::new(), refused: Vec::new() };
     let mut folders = Vec::new();
     let label = if a.dry_run { "" } else { "restoring" };
     let results = work::map_all(&targets, ctx.io_jobs, label, |zst| {
-        let dest = dest_of(zst);
+        let dest = restored_path(ctx, zst);
         if a.dry_run {
             return if fs::symlink_metadata(&dest).is_ok() {
                 Err(format!("{} exists; would not be overwritten", dest.display()))
@@ -527,12 +201,12 @@ pub fn restore(ctx: &Ctx, a: &RestoreArgs, out: Out) -> Result<i32, CliError> {
                 Ok(None)
             };
         }
-        restore_one(zst, &dest).map(Some)
+        archive::restore_one(zst, &dest).map(Some)
     });
     for (i, r) in results.into_iter().enumerate() {
         {
             let zst = &targets[i];
-            let dest = dest_of(zst);
+            let dest = restored_path(ctx, zst);
             match r {
                 Ok(bytes) => {
                     if let Some(d) = dest.parent() {
@@ -551,7 +225,7 @@ pub fn restore(ctx: &Ctx, a: &RestoreArgs, out: Out) -> Result<i32, CliError> {
     // The listing index needs nothing: rows are keyed by file state, and a restored file (a new
     // inode) is scanned at its next listing.
     let archive_folders: Vec<PathBuf> = targets.iter().filter_map(|z| z.parent().map(Path::to_path_buf)).collect();
-    sync_folders(&archive_folders);
+    archive::sync_folders(&archive_folders);
     drop(folders);
     if a.json {
         writeln!(out, "{}", jout::to_string(&report))?;
@@ -561,7 +235,7 @@ pub fn restore(ctx: &Ctx, a: &RestoreArgs, out: Out) -> Result<i32, CliError> {
             writeln!(out, "{verb} {} → {}", r.archive, r.path)?;
         }
         if report.restored.is_empty() && report.refused.is_empty() {
-            eprintln!("pi-sessions: no archived sessions in {}", archive_root(ctx).display());
+            eprintln!("pi-sessions: no archived sessions in {}", archive::archive_root(ctx).display());
         }
     }
     for r in &report.refused {

@@ -21,7 +21,7 @@ use serde_json::value::RawValue;
 use super::jout;
 use super::jv::J;
 use super::session::{CURRENT_VERSION, key_text};
-use super::{CliError, Ctx, Out, paths};
+use super::{CliError, Ctx, Out, folder, paths};
 
 const DETAIL_CAP: usize = 100;
 
@@ -412,7 +412,7 @@ enum RepairJson<'a> {
 pub fn run(ctx: &Ctx, a: &CheckArgs, out: Out) -> Result<i32, CliError> {
     let target = match &a.target {
         Some(t) => paths::resolve(&t.to_string_lossy(), &ctx.cwd),
-        None => ctx.dir.clone().unwrap_or_else(|| paths::sessions_dir(ctx)),
+        None => ctx.dir.clone().unwrap_or_else(|| folder::sessions_dir(ctx)),
     };
     let files = if target.is_dir() {
         let mut v = Vec::new();

@@ -10,7 +10,7 @@ use super::args::ContextArgs;
 use super::fmt;
 use super::jv::J;
 use super::session::{self, Block, Session};
-use super::{CliError, Ctx, Out, paths};
+use super::{CliError, Ctx, Out, folder};
 
 /// One context message: its JSON text and the entry it came from.
 pub struct Msg {
@@ -72,7 +72,7 @@ pub fn project(s: &Session) -> Result<Projection, CliError> {
 }
 
 pub fn run(ctx: &Ctx, a: &ContextArgs, out: Out) -> Result<i32, CliError> {
-    let path = paths::find_session(ctx, &a.session)?;
+    let path = folder::find_session(ctx, &a.session)?;
     let s = Session::load(&path)?;
     let proj = project(&s)?;
     if a.json {

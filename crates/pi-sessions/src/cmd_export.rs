@@ -9,7 +9,7 @@ use super::fmt;
 use super::jout;
 use super::jv::J;
 use super::session::{self, Block, Session, key_text};
-use super::{CliError, Ctx, Out, paths};
+use super::{CliError, Ctx, Out, folder};
 
 fn fence(text: &str) -> String {
     let mut longest = 0;
@@ -173,7 +173,7 @@ fn entry_md(s: &Session, pos: u32) -> String {
 
 pub fn run(ctx: &Ctx, a: &ExportArgs, out: Out) -> Result<i32, CliError> {
     let format = a.format.clone();
-    let path = paths::find_session(ctx, &a.session)?;
+    let path = folder::find_session(ctx, &a.session)?;
     let s = Session::load(&path)?;
     let positions = if a.branch { s.active_path()? } else { s.tree.entries() };
     if format == "json" {

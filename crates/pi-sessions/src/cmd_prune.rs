@@ -30,7 +30,7 @@ use serde::Serialize;
 use super::args::PruneArgs;
 use super::safe::{self, Stamp};
 use super::session::{CURRENT_VERSION, Session};
-use super::{CliError, Ctx, Out, fmt, held, jout, paths};
+use super::{CliError, Ctx, Out, fmt, folder, held, jout};
 
 /// What a prune keeps and how.
 struct Plan {
@@ -260,7 +260,7 @@ fn torn_tail(bytes: &[u8]) -> bool {
 }
 
 pub fn run(ctx: &Ctx, a: &PruneArgs, out: Out) -> Result<i32, CliError> {
-    let path = paths::find_session(ctx, &a.session)?;
+    let path = folder::find_session(ctx, &a.session)?;
     let shown = path.display().to_string();
     if !a.dry_run
         && let Some(why) = held::why_held(&path)

@@ -2,13 +2,12 @@
 //! Finder's on macOS, the Recycle Bin on Windows), or deleted with `--permanent`.
 
 use std::fs;
-use std::path::{Path, PathBuf};
 
-use pi_session_native::header::{self, HeaderScan};
 use serde::Serialize;
 
 use super::args::RmArgs;
-use super::{CliError, Ctx, Out, held, jout, paths, safe};
+use super::folder::{self, refresh_index, session_id};
+use super::{CliError, Ctx, Out, held, jout, safe};
 
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -31,31 +30,11 @@ struct Report {
     refused: Vec<Refused>,
 }
 
-/// The session id of a file, or why it is not a session.
-pub fn session_id(path: &Path) -> Result<String, String> {
-    match header::read_header(path) {
-        Ok(HeaderScan::Header(h)) => paths::header_id(&h).ok_or_else(|| "not a session file".to_string()),
-        Ok(_) => Err("not a session file (its first entry is not a session header)".into()),
-        Err(e) => Err(format!("cannot read: {e}")),
-    }
-}
-
-/// Re-lists the folders whose files were removed or added, so the listing index (rows keyed by
-/// file state: a gone file is never listed from it anyway) drops their rows and is written.
-pub fn refresh_index(ctx: &Ctx, folders: &[PathBuf]) {
-    let mut seen: Vec<&PathBuf> = folders.iter().collect();
-    seen.sort();
-    seen.dedup();
-    for dir in seen {
-        let _ = super::cmd_ls::list(ctx, &paths::Scope::Dir { dir: dir.clone(), cwd_filter: None });
-    }
-}
-
 pub fn run(ctx: &Ctx, a: &RmArgs, out: Out) -> Result<i32, CliError> {
     // Every name must resolve before anything is removed.
     let mut targets = Vec::new();
     for s in &a.sessions {
-        let p = paths::find_session(ctx, s)?;
+        let p = folder::find_session(ctx, s)?;
         if !targets.contains(&p) {
             targets.push(p);
         }

@@ -19,7 +19,7 @@ use serde::Serialize;
 use super::jout;
 use super::jv::{self, J};
 use super::needle::Needle;
-use super::{CliError, Ctx, Out, cmd_ls, paths};
+use super::{CliError, Ctx, Out, archive, folder};
 
 pub struct Hit {
     pub line: u64,
@@ -294,7 +294,7 @@ fn role_may_match(et: EntryType, role: &str) -> bool {
 /// Searches one file. `None`: not a session file (or filtered out by cwd).
 fn search_file(path: &Path, o: &Opts) -> Option<FileHits> {
     if o.archived {
-        let dec = super::cmd_archive::open_archived(path).ok()?;
+        let dec = archive::open_archived(path).ok()?;
         return search_blocks(Blocks::new(dec, 1 << 20, 1 << 20), o);
     }
     search_blocks(Blocks::open(path, 1 << 20).ok()?, o)
@@ -335,7 +335,7 @@ fn search_blocks<R: std::io::Read>(mut blocks: Blocks<R>, o: &Opts) -> Option<Fi
                 }
             }
             if let Some(want) = o.cwd_filter
-                && !paths::cwd_matches(Some(&fh.cwd), want, o.cwd)
+                && !folder::cwd_matches(Some(&fh.cwd), want, o.cwd)
             {
                 return None;
             }
@@ -393,14 +393,14 @@ pub fn run(ctx: &Ctx, a: &SearchArgs, out: Out) -> Result<i32, CliError> {
         return Err(CliError::Usage("the search text is empty".into()));
     }
     let role = a.role.clone();
-    let scope = paths::scope(ctx, &a.scope)?;
+    let scope = folder::scope(ctx, &a.scope)?;
     let limit = a.limit;
     let context = a.context;
     let needle = Needle::new(query, a.ignore_case);
     let mut files: Vec<PathBuf> = if a.archived {
-        super::cmd_archive::archived_files(ctx, super::cmd_archive::scope_folder(&scope).as_deref())
+        archive::archived_files(ctx, archive::scope_folder(&scope).as_deref())
     } else {
-        paths::files(&scope)
+        folder::files(&scope)
     };
     if scope.is_all() {
         files.sort_by(|a, b| b.file_name().cmp(&a.file_name()));
@@ -426,7 +426,7 @@ pub fn run(ctx: &Ctx, a: &SearchArgs, out: Out) -> Result<i32, CliError> {
             stem.rsplit_once('_').map_or(stem.clone(), |(_, id)| id.to_string())
         })
         .collect();
-    let short = cmd_ls::short_len(&name_ids.iter().map(String::as_str).collect::<Vec<_>>());
+    let short = folder::short_len(&name_ids.iter().map(String::as_str).collect::<Vec<_>>());
     let mut total = 0usize;
     let mut failed: Option<std::io::Error> = None;
     if json {
@@ -514,7 +514,7 @@ fn json_hits(path: &Path, fh: &FileHits, first: bool) -> String {
 fn human_hits(path: &Path, fh: &FileHits, short: usize, paint: &Paint) -> String {
     let mut o = format!(
         "{}  {}  {}  {}\n",
-        paint.cyan(&cmd_ls::short(&fh.session_id, short)),
+        paint.cyan(&folder::short(&fh.session_id, short)),
         fmt::short_time(fh.created),
         paint.dim(&fh.cwd),
         paint.dim(&format!("{} hit{} · {}", fh.hits.len(), if fh.hits.len() == 1 { "" } else { "s" }, path.display()))

@@ -10,9 +10,10 @@ use super::fmt;
 use serde::Serialize;
 use serde_json::value::RawValue;
 
+use super::fmt::Counts;
 use super::jout;
 use super::session::{self, ModelJson, Session, Usage, UsageJson, key_text};
-use super::{CliError, Ctx, Out, cmd_ls, paths};
+use super::{CliError, Ctx, Out, folder};
 
 /// `show --json` (docs/cli.md).
 #[derive(Serialize)]
@@ -73,36 +74,6 @@ struct LabelJson<'a> {
     label: &'a str,
 }
 
-/// As a JSON object, most frequent first (ties by name).
-impl Serialize for Counts {
-    fn serialize<S: serde::Serializer>(&self, ser: S) -> Result<S::Ok, S::Error> {
-        ser.collect_map(self.sorted())
-    }
-}
-
-/// Counters kept in first-seen order.
-#[derive(Default)]
-pub struct Counts(pub Vec<(String, u64)>);
-
-impl Counts {
-    pub fn add(&mut self, k: &str, n: u64) {
-        match self.0.iter_mut().find(|(key, _)| key == k) {
-            Some((_, c)) => *c += n,
-            None => self.0.push((k.to_string(), n)),
-        }
-    }
-
-    pub fn sorted(&self) -> Vec<(String, u64)> {
-        let mut v = self.0.clone();
-        v.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
-        v
-    }
-
-    pub fn human(&self) -> String {
-        self.sorted().iter().map(|(k, n)| format!("{k} {}", fmt::group(*n))).collect::<Vec<_>>().join(", ")
-    }
-}
-
 struct Compaction {
     id: String,
     time: f64,
@@ -113,9 +84,9 @@ struct Compaction {
 }
 
 pub fn run(ctx: &Ctx, a: &ShowArgs, out: Out) -> Result<i32, CliError> {
-    let path = paths::find_session(ctx, &a.session)?;
+    let path = folder::find_session(ctx, &a.session)?;
     let s = Session::load(&path)?;
-    let info = cmd_ls::info(&path);
+    let info = folder::info(&path);
     let header = s.header();
     let [cwd, ts, parent] = header.pick(["cwd", "timestamp", "parentSession"]);
 

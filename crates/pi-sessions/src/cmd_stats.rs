@@ -8,15 +8,15 @@ use pi_session_native::entry::{EntryType, Role, Skeleton};
 use pi_session_native::header;
 
 use super::args::StatsArgs;
-use super::cmd_show::Counts;
 use super::fmt;
+use super::fmt::Counts;
 use serde::Serialize;
 use serde_json::value::RawValue;
 
 use super::jout;
 use super::jv::J;
 use super::session::{self, ModelJson, Usage, UsageFields, UsageJson};
-use super::{CliError, Ctx, Out, paths};
+use super::{CliError, Ctx, Out, folder};
 
 #[derive(Default)]
 struct Day {
@@ -108,7 +108,7 @@ fn scan_file(path: &Path, cwd_filter: Option<&Path>, cwd: &Path) -> Option<Acc> 
                 if ok {
                     if let Some(want) = cwd_filter {
                         let c = J::parse(line).and_then(|h| h.get("cwd")).and_then(|c| c.str()).map(|c| c.into_owned());
-                        if !paths::cwd_matches(c.as_deref(), want, cwd) {
+                        if !folder::cwd_matches(c.as_deref(), want, cwd) {
                             fail = true;
                             return false;
                         }
@@ -156,8 +156,8 @@ fn scan_file(path: &Path, cwd_filter: Option<&Path>, cwd: &Path) -> Option<Acc> 
 }
 
 pub fn run(ctx: &Ctx, a: &StatsArgs, out: Out) -> Result<i32, CliError> {
-    let scope = paths::scope(ctx, &a.scope)?;
-    let mut files = paths::files(&scope);
+    let scope = folder::scope(ctx, &a.scope)?;
+    let mut files = folder::files(&scope);
     // Largest first spreads the work evenly over the threads.
     files.sort_by_cached_key(|f| std::cmp::Reverse(std::fs::metadata(f).map_or(0, |m| m.len())));
     let results = super::work::map(&files, ctx.jobs, "reading", |f| scan_file(f, scope.cwd_filter(), &ctx.cwd));

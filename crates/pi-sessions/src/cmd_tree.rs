@@ -8,7 +8,7 @@ use super::args::TreeArgs;
 use super::fmt::{self, Paint};
 use super::jv::J;
 use super::session::{self, Block, Session, key_text};
-use super::{CliError, Ctx, Out, paths};
+use super::{CliError, Ctx, Out, folder};
 
 /// A one-line description of an entry: (kind, detail).
 pub fn describe(s: &Session, pos: u32) -> (String, String) {
@@ -112,7 +112,7 @@ fn paint_kind(paint: &Paint, kind: &str) -> String {
 
 pub fn run(ctx: &Ctx, a: &TreeArgs, out: Out) -> Result<i32, CliError> {
     let width = a.width.unwrap_or(ctx.width).max(40);
-    let path = paths::find_session(ctx, &a.session)?;
+    let path = folder::find_session(ctx, &a.session)?;
     let s = Session::load(&path)?;
     let paint = ctx.paint();
     let n = s.tree.len();

@@ -271,6 +271,36 @@ impl Paint {
     }
 }
 
+/// As a JSON object, most frequent first (ties by name).
+impl serde::Serialize for Counts {
+    fn serialize<S: serde::Serializer>(&self, ser: S) -> Result<S::Ok, S::Error> {
+        ser.collect_map(self.sorted())
+    }
+}
+
+/// Counters kept in first-seen order.
+#[derive(Default)]
+pub struct Counts(pub Vec<(String, u64)>);
+
+impl Counts {
+    pub fn add(&mut self, k: &str, n: u64) {
+        match self.0.iter_mut().find(|(key, _)| key == k) {
+            Some((_, c)) => *c += n,
+            None => self.0.push((k.to_string(), n)),
+        }
+    }
+
+    pub fn sorted(&self) -> Vec<(String, u64)> {
+        let mut v = self.0.clone();
+        v.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+        v
+    }
+
+    pub fn human(&self) -> String {
+        self.sorted().iter().map(|(k, n)| format!("{k} {}", group(*n))).collect::<Vec<_>>().join(", ")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

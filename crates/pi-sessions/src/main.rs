@@ -7,6 +7,7 @@
 //! session folders: prune, archive, restore, rm. Exit codes: 0 success,
 //! 1 not found / problems found / failure, 2 bad arguments or an ambiguous session prefix.
 
+mod archive;
 pub mod args;
 mod cmd_archive;
 mod cmd_check;
@@ -20,6 +21,7 @@ mod cmd_show;
 mod cmd_stats;
 mod cmd_tree;
 pub mod fmt;
+mod folder;
 mod held;
 pub mod jout;
 pub mod jv;
