@@ -16,7 +16,7 @@ use pi_session_native::header::{self, HeaderScan};
 use pi_session_native::platform;
 
 use super::folder::{self, Listed, Scope};
-use super::safe::{self, Stamp};
+use super::safe::{self, FileStamp};
 use super::{CliError, Ctx, held, paths, work};
 
 /// zstd level: 3 (zstd's default) compresses session JSON about 8x at well over 200 MB/s
@@ -96,15 +96,15 @@ pub fn archive_one(src: &Path, dest: &Path) -> Result<u64, String> {
     if fs::symlink_metadata(dest).is_ok() {
         return Err(format!("{} exists already; not archived", dest.display()));
     }
-    let before = Stamp::of_path(src).map_err(|e| format!("cannot stat: {e}"))?;
+    let before = safe::stamp(src).map_err(|e| format!("cannot stat: {e}"))?;
     let input = File::open(src).map_err(|e| format!("cannot open: {e}"))?;
     let mtime = input.metadata().and_then(|m| m.modified()).map_err(|e| e.to_string())?;
     if let Some(dir) = dest.parent() {
         fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     }
     let tmp = safe::temp_beside(dest);
-    let result = write_and_verify(&input, before.size(), &tmp, mtime).and_then(|len| {
-        if Stamp::of_path(src).ok() != Some(before) {
+    let result = write_and_verify(&input, before.size, &tmp, mtime).and_then(|len| {
+        if !safe::unchanged(src, &before) {
             return Err("the file changed while it was archived (pi may be writing it); left in place".into());
         }
         safe::place_new(&tmp, dest).map_err(|e| format!("cannot create {}: {e}", dest.display()))?;
@@ -118,7 +118,7 @@ pub fn archive_one(src: &Path, dest: &Path) -> Result<u64, String> {
         }
     };
     // The last look before the original goes: still the bytes that were archived?
-    if Stamp::of_path(src).ok() != Some(before) {
+    if !safe::unchanged(src, &before) {
         let _ = fs::remove_file(dest);
         return Err("the file changed while it was archived (pi may be writing it); left in place".into());
     }
@@ -127,7 +127,7 @@ pub fn archive_one(src: &Path, dest: &Path) -> Result<u64, String> {
     fs::remove_file(src).map_err(|e| format!("archived to {} but cannot remove the original: {e}", dest.display()))?;
     // A writer that had the file open may still have written to it in between: its bytes
     // are in the open file, so the session goes back in place and the archive copy goes.
-    if Stamp::of_file(&input).ok().map(|s| s.size()) != Some(before.size()) {
+    if FileStamp::of_file(&input).ok().map(|s| s.size) != Some(before.size) {
         let _ = fs::remove_file(dest);
         put_back(&input, src).map_err(|e| format!("changed while it was archived; cannot put it back: {e}"))?;
         return Err("the file changed while it was archived (pi may be writing it); left in place".into());

@@ -28,7 +28,7 @@ use pi_session_native::tree::Tree;
 use serde::Serialize;
 
 use super::args::PruneArgs;
-use super::safe::{self, Stamp};
+use super::safe;
 use super::session::{CURRENT_VERSION, Session};
 use super::{CliError, Ctx, Out, fmt, folder, held, jout};
 
@@ -267,11 +267,11 @@ pub fn run(ctx: &Ctx, a: &PruneArgs, out: Out) -> Result<i32, CliError> {
     {
         return Err(CliError::Fail(format!("{shown} is in use: {why}; not pruned")));
     }
-    let before = Stamp::of_path(&path)?;
+    let before = safe::stamp(&path)?;
     // Kept open: bytes another writer adds to it after the rename are carried over.
     let original = File::open(&path)?;
     let s = Session::load(&path)?;
-    if Stamp::of_path(&path).ok() != Some(before) || s.size != before.size() {
+    if !safe::unchanged(&path, &before) || s.size != before.size {
         return Err(CliError::Fail(format!("{shown} changed while it was read; not pruned")));
     }
     if s.version != CURRENT_VERSION {
@@ -320,7 +320,7 @@ pub fn run(ctx: &Ctx, a: &PruneArgs, out: Out) -> Result<i32, CliError> {
             }
             return Err(CliError::Fail(format!("{shown}: {e}")));
         }
-        forwarded = forward_late_lines(&original, before.size(), &path)?;
+        forwarded = forward_late_lines(&original, before.size, &path)?;
     }
     let report = Report {
         path: &shown,

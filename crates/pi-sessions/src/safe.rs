@@ -1,6 +1,6 @@
 //! The careful file steps of the commands that change session folders (`prune`, `archive`,
-//! `restore`, `rm`): a stamp that tells whether a file changed, backups, an atomic replace
-//! that aborts when the file changed under it, no-overwrite placement, folder fsyncs.
+//! `restore`, `rm`): whether a file changed (on the core's `FileStamp`), backups, the core's
+//! atomic replace, aborted when the file changed under it, no-overwrite placement, folder fsyncs.
 
 use std::fs::{self, File, OpenOptions};
 use std::io;
@@ -8,30 +8,19 @@ use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
 use pi_session_native::platform;
+pub use pi_session_native::platform::FileStamp;
+use pi_session_native::store::{self, WriteMode};
 
-/// What tells that a file is the one that was read: identity, size and mtime. Not ctime: a
-/// hard link (the backup) moves it without touching the bytes.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Stamp {
-    id: Option<(u64, u64)>,
-    size: u64,
-    mtime_ms: f64,
+/// The core's stamp of the file at `path` (identity, size, mtime; `platform::stamp`).
+pub fn stamp(path: &Path) -> io::Result<FileStamp> {
+    platform::stamp(path).ok_or_else(|| io::Error::new(io::ErrorKind::NotFound, "cannot stat"))
 }
 
-impl Stamp {
-    pub fn of_path(path: &Path) -> io::Result<Stamp> {
-        let s = platform::stamp(path).ok_or_else(|| io::Error::new(io::ErrorKind::NotFound, "cannot stat"))?;
-        Ok(Stamp { id: s.id, size: s.size, mtime_ms: s.mtime_ms })
-    }
-
-    pub fn of_file(file: &File) -> io::Result<Stamp> {
-        let s = platform::FileStamp::of_file(file)?;
-        Ok(Stamp { id: s.id, size: s.size, mtime_ms: s.mtime_ms })
-    }
-
-    pub fn size(&self) -> u64 {
-        self.size
-    }
+/// Whether `path` is still the file that was read: the same identity, size and mtime as
+/// `before`. Not the ctime the stamp's `state` holds: a hard link (the backup) moves it without
+/// touching the bytes.
+pub fn unchanged(path: &Path, before: &FileStamp) -> bool {
+    stamp(path).is_ok_and(|now| now.id == before.id && now.size == before.size && now.mtime_ms == before.mtime_ms)
 }
 
 /// `<file>.bak`, or `<file>.bak.1`, `.bak.2`, … when it exists.
@@ -70,45 +59,43 @@ pub fn temp_beside(path: &Path) -> PathBuf {
     path.with_file_name(format!(".{name}.{:x}-{n}-{nanos:x}.tmp", std::process::id()))
 }
 
-/// Replaces `path` with what `write` writes: a temp file beside it, its mtime set to
-/// `mtime`, fsynced; then, only if `path` still has the stamp `before`, renamed over it and
-/// the folder fsynced. Any failure or change removes the temp file and leaves `path` as it
-/// was.
+/// Replaces `path` with what `write` writes, by the core's atomic replace
+/// (`store::write_file_with`, `Replace`: a temp file beside it, fsynced, renamed over it, the
+/// folder fsynced), with the original's permissions and `mtime`; and only if `path` still has
+/// the stamp `before` once the new bytes are durable. Any failure or change leaves `path` as
+/// it was. (Not `store::replace_with`: where the rename is refused it writes in place, which
+/// would write through the backup, a hard link to the same inode.)
 pub fn replace(
     path: &Path,
-    before: &Stamp,
+    before: &FileStamp,
     mtime: Option<SystemTime>,
     write: impl FnOnce(&File) -> io::Result<()>,
 ) -> Result<(), String> {
-    let tmp = temp_beside(path);
-    let result = (|| -> io::Result<()> {
-        let f = platform::default_mode(OpenOptions::new().write(true).create_new(true)).open(&tmp)?;
-        if let Ok(meta) = fs::metadata(path) {
-            let _ = fs::set_permissions(&tmp, meta.permissions());
+    let permissions = fs::metadata(path).map(|m| m.permissions()).ok();
+    let mut write = Some(write);
+    let mut changed = false;
+    let done = store::write_file_with(path, WriteMode::Replace, &mut |f| {
+        // `Replace` calls it once (only `Exclusive` writes again where links are missing).
+        let write = write.take().ok_or_else(|| io::Error::other("written twice"))?;
+        if let Some(p) = &permissions {
+            let _ = f.set_permissions(p.clone());
         }
-        write(&f)?;
+        write(f)?;
         if let Some(t) = mtime {
             f.set_modified(t)?;
         }
-        f.sync_all()
-    })();
-    if let Err(e) = result {
-        let _ = fs::remove_file(&tmp);
-        return Err(format!("cannot write {}: {e}", tmp.display()));
-    }
-    match Stamp::of_path(path) {
-        Ok(now) if now == *before => {}
-        _ => {
-            let _ = fs::remove_file(&tmp);
-            return Err("the file changed while it was being rewritten (pi may be writing it); left untouched".into());
+        // Durable before the last look (the core's own fsync after it has nothing left to do).
+        f.sync_all()?;
+        changed = !unchanged(path, before);
+        if changed { Err(io::Error::other("changed")) } else { Ok(()) }
+    });
+    match done {
+        Ok(_) => Ok(()),
+        Err(_) if changed => {
+            Err("the file changed while it was being rewritten (pi may be writing it); left untouched".into())
         }
+        Err(e) => Err(format!("cannot replace {}: {e}", path.display())),
     }
-    if let Err(e) = fs::rename(&tmp, path) {
-        let _ = fs::remove_file(&tmp);
-        return Err(format!("cannot rename over {}: {e}", path.display()));
-    }
-    sync_dir(path);
-    Ok(())
 }
 
 /// Moves a finished temp file to `to` without ever replacing an existing file (a hard link,
@@ -141,5 +128,44 @@ pub fn sync_dir(path: &Path) {
         if let Ok(d) = File::open(dir) {
             let _ = d.sync_all();
         }
+    }
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+    use std::io::Write;
+    use std::os::unix::fs::PermissionsExt;
+
+    #[test]
+    fn replace_keeps_mode_and_mtime_and_aborts_on_a_change() {
+        let dir = std::env::temp_dir().join(format!("pis-safe-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(&dir).unwrap();
+        let p = dir.join("s.jsonl");
+        fs::write(&p, b"old\n").unwrap();
+        fs::set_permissions(&p, fs::Permissions::from_mode(0o640)).unwrap();
+        let t = SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(1_700_000_000);
+        let before = stamp(&p).unwrap();
+        // A hard link (the backup) changes the ctime only: still unchanged.
+        let bak = backup(&p).unwrap();
+        assert!(unchanged(&p, &before));
+        replace(&p, &before, Some(t), |f| (&*f).write_all(b"new\n")).unwrap();
+        assert_eq!(fs::read(&p).unwrap(), b"new\n");
+        assert_eq!(fs::read(&bak).unwrap(), b"old\n", "the backup is the old inode");
+        let m = fs::metadata(&p).unwrap();
+        assert_eq!((m.permissions().mode() & 0o777, m.modified().unwrap()), (0o640, t));
+        // A writer appends while the new bytes are written: nothing replaced, no temp left.
+        let before = stamp(&p).unwrap();
+        let e = replace(&p, &before, None, |f| {
+            OpenOptions::new().append(true).open(&p)?.write_all(b"late\n")?;
+            (&*f).write_all(b"newer\n")
+        })
+        .unwrap_err();
+        assert!(e.contains("changed"), "{e}");
+        assert_eq!(fs::read(&p).unwrap(), b"new\nlate\n");
+        let names: Vec<_> = fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert_eq!(names.len(), 2, "{names:?}");
+        let _ = fs::remove_dir_all(&dir);
     }
 }
