@@ -17,20 +17,137 @@
 //! `parentId` value is rewritten; every other byte of every kept line stays as it was.
 //! Before anything is written the result is checked on the core's tree (the same index the
 //! addon answers pi with): same branch, labels of path entries and name, or nothing happens.
+//!
+//! The file is streamed, never held: one pass indexes it, the kept lines are then copied from
+//! it. Memory grows with the number of entries, not with their bytes.
 
 use std::collections::{HashMap, HashSet};
 use std::fs::File;
-use std::path::Path;
+use std::io::{self, Read, Seek, Write};
+use std::path::{Path, PathBuf};
 
+use pi_session_native::blocks::Blocks;
 use pi_session_native::entry::{EntryType, Key, Skeleton};
 use pi_session_native::json;
+use pi_session_native::lines::{LineStore, Span};
+use pi_session_native::platform::read_exact_at;
 use pi_session_native::tree::Tree;
+use pi_session_native::{header, migrate, store};
 use serde::Serialize;
 
 use super::args::PruneArgs;
+use super::jv::J;
 use super::safe;
-use super::session::{CURRENT_VERSION, Session};
+use super::session::{CURRENT_VERSION, key_text};
 use super::{CliError, Ctx, Out, fmt, folder, held, jout};
+
+/// Read blocks and the write buffer: 8 MiB, as the core's `store::load` reads (it parses a block
+/// of 2 MiB or more on two threads). `PI_SESSIONS_PRUNE_CHUNK` sets another size (at least
+/// 4 KiB), for the tests: lines cut at block ends and longer than a block, many pieces.
+fn chunk() -> usize {
+    std::env::var("PI_SESSIONS_PRUNE_CHUNK").ok().and_then(|v| v.parse::<usize>().ok()).unwrap_or(8 << 20).max(4096)
+}
+
+/// A session indexed in one pass over its file, in bounded memory: the core's skeletons and
+/// tree, where each kept line lies in the file (lines are read again from it where needed),
+/// and what prune checks of the text as a whole. Nothing of the file is held but the current
+/// block, the repaired copies of lines with invalid UTF-8, and the index.
+struct Indexed {
+    path: PathBuf,
+    /// The file as it was opened (read again through it, by offset).
+    file: File,
+    /// By tree position: a file span, or the core's repaired copy of an invalid UTF-8 line.
+    lines: LineStore,
+    tree: Tree,
+    /// `header.version ?? 1` (NaN when not a number).
+    version: f64,
+    /// Bytes read.
+    size: u64,
+    /// Lines that are not blank (parsed or not).
+    physical: usize,
+    /// The file ends in a line cut short (see `torn_tail`).
+    torn: bool,
+}
+
+impl Indexed {
+    /// Reads `file` from its start block by block, each block parsed by the core as
+    /// `store::load` parses it, with the rules `Session::load` applies to a whole file: lines
+    /// split at `\n`, kept when they parse to a truthy value, v1/v2 sessions migrated in memory
+    /// (to tell their version).
+    fn scan(path: &Path, file: &File) -> Result<Indexed, CliError> {
+        let cannot = |e: io::Error| CliError::Fail(format!("cannot read {}: {e}", path.display()));
+        let mut parsed = store::Parsed::new(true);
+        let chunk = chunk();
+        let mut blocks = Blocks::new(file, chunk, chunk);
+        let (mut size, mut physical, mut torn) = (0u64, 0usize, false);
+        while let Some((off, block)) = blocks.next_block().map_err(cannot)? {
+            physical += non_blank_lines(block);
+            // Only the last block can end without a newline.
+            torn = torn_tail(block);
+            parsed.add(block, off);
+            size = off + block.len() as u64;
+        }
+        let store::Parsed { mut skeletons, store: mut lines, .. } = parsed;
+        lines.set_file(file.try_clone().map_err(cannot)?);
+        if !skeletons.first().is_some_and(header::is_header) {
+            return Err(CliError::Fail(format!(
+                "{} is not a session file (its first entry is not a session header)",
+                path.display()
+            )));
+        }
+        let version = migrate::in_memory(&mut skeletons, &lines, |n| Key::Str(format!("v1-{n}").into()));
+        let mut tree = Tree::new();
+        for sk in skeletons {
+            tree.push(sk);
+        }
+        let file = file.try_clone().map_err(cannot)?;
+        Ok(Indexed { path: path.to_path_buf(), file, lines, tree, version, size, physical, torn })
+    }
+
+    /// The bytes of a kept line (read from the file, or the repaired copy).
+    fn line(&self, pos: u32) -> Vec<u8> {
+        self.lines.line(pos).ok().flatten().unwrap_or_default()
+    }
+
+    /// Where a kept line is in the file, `(offset, length)`, when its bytes are the file's.
+    fn file_span(&self, pos: u32) -> Option<(u64, u64)> {
+        match self.lines.span(pos) {
+            Span::File { off, len } => Some((off, len)),
+            _ => None,
+        }
+    }
+
+    /// Kept (parsed) lines, header included.
+    fn kept(&self) -> usize {
+        self.lines.len()
+    }
+
+    fn entry_id(&self, pos: u32) -> String {
+        key_text(&self.tree.get(pos).id)
+    }
+
+    /// Bytes `from..to` of the file as read.
+    fn read(&self, from: u64, to: u64) -> io::Result<Vec<u8>> {
+        let mut buf = vec![0u8; to.saturating_sub(from) as usize];
+        read_exact_at(&self.file, &mut buf, from)?;
+        Ok(buf)
+    }
+}
+
+fn is_blank(l: &[u8]) -> bool {
+    l.iter().all(|b| b" \t\r".contains(b))
+}
+
+/// Lines of `block` (split at `\n`) that are not blank.
+fn non_blank_lines(block: &[u8]) -> usize {
+    let mut n = 0;
+    let mut start = 0;
+    for end in memchr::memchr_iter(b'\n', block).chain(std::iter::once(block.len())) {
+        n += usize::from(!is_blank(&block[start..end]));
+        start = end + 1;
+    }
+    n
+}
 
 /// What a prune keeps and how.
 struct Plan {
@@ -72,24 +189,36 @@ struct Report<'a> {
     forwarded_bytes: u64,
 }
 
-fn name_of(s: &Session, pos: Option<u32>) -> Option<String> {
-    let n = s.j(pos?).get("name")?.str()?.trim().to_string();
+fn name_of(s: &Indexed, pos: Option<u32>) -> Option<String> {
+    let line = s.line(pos?);
+    let n = J::parse(&line)?.get("name")?.str()?.trim().to_string();
     (!n.is_empty()).then_some(n)
 }
 
-fn label_text(s: &Session, pos: Option<u32>) -> Option<String> {
-    pos.map(|p| s.j(p).get("label").map_or_else(|| "undefined".into(), |l| l.raw_str().into_owned()))
+fn label_text(s: &Indexed, pos: Option<u32>) -> Option<String> {
+    let line = s.line(pos?);
+    let j = J::parse(&line).or_else(|| J::parse(b"null"))?;
+    Some(j.get("label").map_or_else(|| "undefined".into(), |l| l.raw_str().into_owned()))
+}
+
+/// The raw JSON of an entry's `id` (`null` for none).
+fn raw_id(s: &Indexed, to: Option<u32>) -> String {
+    to.and_then(|c| {
+        let line = s.line(c);
+        J::parse(&line)?.get("id").map(|v| v.raw_str().into_owned())
+    })
+    .unwrap_or_else(|| "null".into())
 }
 
 /// Decides what to keep. `Err` when the leaf is unknown or the result would differ.
-fn plan(s: &Session, leaf_arg: Option<&str>) -> Result<Option<Plan>, CliError> {
+fn plan(s: &Indexed, leaf_arg: Option<&str>) -> Result<Option<Plan>, CliError> {
     let t = &s.tree;
     let leaf = match leaf_arg {
         Some(id) => t
             .lookup(&Key::Str(id.into()))
             .filter(|&p| p != 0)
             .ok_or_else(|| CliError::NotFound(format!("no entry with id {id:?} in {}", s.path.display())))?,
-        None => match s.leaf() {
+        None => match t.last_entry() {
             Some(l) => l,
             None => return Ok(None),
         },
@@ -168,7 +297,7 @@ fn plan(s: &Session, leaf_arg: Option<&str>) -> Result<Option<Plan>, CliError> {
 }
 
 /// The pruned file as the core's tree reads it must answer as the original does.
-fn verify(s: &Session, plan: &Plan, path: &[u32]) -> Result<(), CliError> {
+fn verify(s: &Indexed, plan: &Plan, path: &[u32]) -> Result<(), CliError> {
     let t = &s.tree;
     let items: Vec<Skeleton> = plan
         .order
@@ -268,9 +397,10 @@ pub fn run(ctx: &Ctx, a: &PruneArgs, out: Out) -> Result<i32, CliError> {
         return Err(CliError::Fail(format!("{shown} is in use: {why}; not pruned")));
     }
     let before = safe::stamp(&path)?;
-    // Kept open: bytes another writer adds to it after the rename are carried over.
+    // Kept open: read through it, and bytes another writer adds to it after the rename are
+    // carried over.
     let original = File::open(&path)?;
-    let s = Session::load(&path)?;
+    let s = Indexed::scan(&path, &original)?;
     if !safe::unchanged(&path, &before) || s.size != before.size {
         return Err(CliError::Fail(format!("{shown} changed while it was read; not pruned")));
     }
@@ -280,7 +410,7 @@ pub fn run(ctx: &Ctx, a: &PruneArgs, out: Out) -> Result<i32, CliError> {
             s.version
         )));
     }
-    if torn_tail(&s.bytes) {
+    if s.torn {
         return Err(CliError::Fail(format!(
             "{shown} ends with an incomplete line (a write cut short, or in progress); run `pi-sessions check --repair` first"
         )));
@@ -288,23 +418,16 @@ pub fn run(ctx: &Ctx, a: &PruneArgs, out: Out) -> Result<i32, CliError> {
     let Some(plan) = plan(&s, a.leaf.as_deref())? else {
         return Err(CliError::Fail(format!("{shown} has no entries; nothing to prune")));
     };
-    let raw_id = |to: Option<u32>| -> String {
-        to.and_then(|c| s.j(c).get("id").map(|v| v.raw_str().into_owned())).unwrap_or_else(|| "null".into())
-    };
-    let spans = original_spans(&s);
-    let relinked: HashMap<u32, Vec<u8>> = plan
-        .relink
-        .iter()
-        .map(|(&p, &to)| {
-            let (off, len) = spans[p as usize];
-            (p, set_parent(&s.bytes[off as usize..(off + len) as usize], &raw_id(to)))
-        })
-        .collect();
+    let spans = original_spans(&s)?;
+    let mut relinked: HashMap<u32, Vec<u8>> = HashMap::new();
+    for (&p, &to) in &plan.relink {
+        let (off, len) = spans[p as usize];
+        relinked.insert(p, set_parent(&s.read(off, off + len)?, &raw_id(&s, to)));
+    }
     let bytes_after: u64 =
         plan.order.iter().map(|&p| relinked.get(&p).map_or(spans[p as usize].1, |l| l.len() as u64) + 1).sum();
     let entries_before = s.kept() - 1;
-    let physical = s.bytes.split(|&b| b == b'\n').filter(|l| !l.iter().all(|b| b" \t\r".contains(b))).count();
-    let skipped = physical.saturating_sub(s.kept());
+    let skipped = s.physical.saturating_sub(s.kept());
     let changed = bytes_after != s.size || plan.order.len() != s.kept() || !plan.relink.is_empty();
     let mut backup = None;
     let mut forwarded = 0;
@@ -338,7 +461,7 @@ pub fn run(ctx: &Ctx, a: &PruneArgs, out: Out) -> Result<i32, CliError> {
             .map(|&e| KeptJson {
                 id: s.entry_id(e),
                 r#type: if s.tree.get(e).ty == EntryType::Label { "label" } else { "session_info" },
-                relinked_to: plan.relink.get(&e).map(|&to| jout::raw(&raw_id(to))),
+                relinked_to: plan.relink.get(&e).map(|&to| jout::raw(&raw_id(&s, to))),
             })
             .collect(),
         skipped_lines: skipped,
@@ -385,9 +508,11 @@ pub fn run(ctx: &Ctx, a: &PruneArgs, out: Out) -> Result<i32, CliError> {
 
 /// The original bytes of every kept line, `(offset, length)` without the `\n`, by position.
 /// The core keeps a repaired copy of a line with invalid UTF-8; such lines are found again in
-/// the gap between their neighbours, by the same rule (a line that parses once repaired).
-fn original_spans(s: &Session) -> Vec<(u64, u64)> {
+/// the gap between their neighbours (read again from the file), by the same rule (a line that
+/// parses once repaired).
+fn original_spans(s: &Indexed) -> io::Result<Vec<(u64, u64)>> {
     let n = s.kept();
+    let size = s.size;
     let mut out = vec![(0u64, 0u64); n];
     let mut pos = 0;
     while pos < n {
@@ -400,67 +525,74 @@ fn original_spans(s: &Session) -> Vec<(u64, u64)> {
         while q < n && s.file_span(q as u32).is_none() {
             q += 1;
         }
-        let from = if pos == 0 { 0 } else { (out[pos - 1].0 + out[pos - 1].1 + 1) as usize };
-        let to = if q < n { s.file_span(q as u32).map_or(s.bytes.len(), |(o, _)| o as usize) } else { s.bytes.len() };
+        let from = if pos == 0 { 0 } else { out[pos - 1].0 + out[pos - 1].1 + 1 };
+        let to = if q < n { s.file_span(q as u32).map_or(size, |(o, _)| o) } else { size };
+        let gap = s.read(from.min(to), to)?;
         let mut k = pos;
         let mut at = from;
-        for line in s.bytes[from.min(to)..to].split(|&b| b == b'\n') {
+        for line in gap.split(|&b| b == b'\n') {
             let fixed = String::from_utf8_lossy(line);
             if k < q && Skeleton::parse_line(fixed.as_bytes(), &mut 0).is_some() {
-                out[k] = (at as u64, line.len() as u64);
+                out[k] = (at, line.len() as u64);
                 k += 1;
             }
-            at += line.len() + 1;
+            at += line.len() as u64 + 1;
         }
         pos = q;
     }
-    out
+    Ok(out)
 }
 
-/// Writes the kept lines in order, from the original bytes as read: lines that lie next to
-/// each other in the original go out in one `write` (`copy_file_range` was measured slower
-/// here: 1.97 s against about 0.4 s for 1 GB on ext4, since the bytes are in memory anyway).
+/// Writes the kept lines in order: runs of lines that lie next to each other in the original
+/// are copied from it by `io::copy` (on Linux a `copy_file_range`: the kernel copies the pages,
+/// nothing passes through this process; elsewhere through the buffer), the re-linked lines
+/// written as rewritten. Memory stays bounded either way.
 fn write_kept(
     to: &File,
-    s: &Session,
+    s: &Indexed,
     plan: &Plan,
     spans: &[(u64, u64)],
     relinked: &HashMap<u32, Vec<u8>>,
-) -> std::io::Result<()> {
-    use std::io::Write;
-    let size = s.bytes.len() as u64;
+) -> io::Result<()> {
+    let size = s.size;
+    let mut out = io::BufWriter::with_capacity(chunk().min(size as usize).max(4096), to);
     // The current run: `start..end` of the original, newlines included.
     let mut run: Option<(u64, u64)> = None;
-    let flush = |run: &mut Option<(u64, u64)>| -> std::io::Result<()> {
+    let flush = |run: &mut Option<(u64, u64)>, out: &mut io::BufWriter<&File>| -> io::Result<()> {
         if let Some((a, b)) = run.take() {
-            (&*to).write_all(&s.bytes[a as usize..b as usize])?;
+            let mut from = &s.file;
+            from.seek(io::SeekFrom::Start(a))?;
+            if io::copy(&mut from.take(b - a), out)? != b - a {
+                return Err(io::Error::new(io::ErrorKind::UnexpectedEof, "the file is shorter than it was read"));
+            }
         }
         Ok(())
     };
     for &p in &plan.order {
         if let Some(line) = relinked.get(&p) {
-            flush(&mut run)?;
-            (&*to).write_all(line)?;
-            (&*to).write_all(b"\n")?;
+            flush(&mut run, &mut out)?;
+            out.write_all(line)?;
+            out.write_all(b"\n")?;
             continue;
         }
         let (off, len) = spans[p as usize];
         if off + len >= size {
             // The last line of a file without a final newline: end it.
-            flush(&mut run)?;
-            (&*to).write_all(&s.bytes[off as usize..(off + len) as usize])?;
-            (&*to).write_all(b"\n")?;
+            flush(&mut run, &mut out)?;
+            out.write_all(&s.read(off, off + len)?)?;
+            out.write_all(b"\n")?;
             continue;
         }
         match &mut run {
             Some((_, end)) if *end == off => *end = off + len + 1,
             _ => {
-                flush(&mut run)?;
+                flush(&mut run, &mut out)?;
                 run = Some((off, off + len + 1));
             }
         }
     }
-    flush(&mut run)
+    flush(&mut run, &mut out)?;
+    out.flush()
 }
 
 /// Lines another process appended to the old file between the last check and the rename
@@ -472,8 +604,8 @@ fn forward_late_lines(original: &File, read: u64, path: &Path) -> Result<u64, Cl
         return Ok(0);
     }
     let mut extra = vec![0u8; (len - read) as usize];
-    pi_session_native::platform::read_exact_at(original, &mut extra, read)?;
-    pi_session_native::store::append_bytes(path, &extra, true)
+    read_exact_at(original, &mut extra, read)?;
+    store::append_bytes(path, &extra, true)
         .map_err(|e| CliError::Fail(format!("{}: cannot carry over late lines: {e}", path.display())))?;
     Ok(extra.len() as u64)
 }
