@@ -15,9 +15,10 @@ use std::time::SystemTime;
 use pi_session_native::header::{self, HeaderScan};
 use pi_session_native::platform;
 
+use super::ctx::{CliError, Ctx};
 use super::folder::{self, Listed, Scope};
 use super::safe::{self, FileStamp};
-use super::{CliError, Ctx, held, paths, work};
+use super::{held, paths, work};
 
 /// zstd level: 3 (zstd's default) compresses session JSON about 8x at well over 200 MB/s
 /// per core; see bench/cli-results.md.

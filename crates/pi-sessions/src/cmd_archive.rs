@@ -9,7 +9,8 @@ use serde::Serialize;
 
 use super::archive::{self, archive_path, restored_path};
 use super::args::{ArchiveArgs, RestoreArgs};
-use super::{CliError, Ctx, Out, fmt, folder, jout, paths, work};
+use super::ctx::{CliError, Ctx, Out};
+use super::{fmt, folder, jout, paths, work};
 
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]

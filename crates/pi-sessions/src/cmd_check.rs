@@ -18,10 +18,11 @@ use super::fmt;
 use serde::Serialize;
 use serde_json::value::RawValue;
 
+use super::ctx::{CliError, Ctx, Out};
 use super::jout;
 use super::jv::J;
 use super::session::{CURRENT_VERSION, key_text};
-use super::{CliError, Ctx, Out, folder, paths};
+use super::{folder, paths};
 
 const DETAIL_CAP: usize = 100;
 

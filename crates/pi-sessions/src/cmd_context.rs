@@ -7,10 +7,11 @@ use pi_session_native::entry::{EntryType, Key};
 use pi_session_native::projection;
 
 use super::args::ContextArgs;
+use super::ctx::{CliError, Ctx, Out};
 use super::fmt;
+use super::folder;
 use super::jv::J;
 use super::session::{self, Block, Session};
-use super::{CliError, Ctx, Out, folder};
 
 /// One context message: its JSON text and the entry it came from.
 pub struct Msg {

@@ -5,11 +5,12 @@ use std::borrow::Cow;
 use pi_session_native::entry::EntryType;
 
 use super::args::ExportArgs;
+use super::ctx::{CliError, Ctx, Out};
 use super::fmt;
+use super::folder;
 use super::jout;
 use super::jv::J;
 use super::session::{self, Block, Session, key_text};
-use super::{CliError, Ctx, Out, folder};
 
 fn fence(text: &str) -> String {
     let mut longest = 0;

@@ -6,8 +6,9 @@ use serde::Serialize;
 use serde_json::value::RawValue;
 
 use super::args::LsArgs;
+use super::ctx::{CliError, Ctx, Out};
 use super::folder::{self, short, short_len};
-use super::{CliError, Ctx, Out, archive, fmt, jout, paths};
+use super::{archive, fmt, jout, paths};
 
 /// One `ls --json` element (docs/cli.md).
 #[derive(Serialize)]

@@ -36,10 +36,11 @@ use pi_session_native::{header, migrate, store};
 use serde::Serialize;
 
 use super::args::PruneArgs;
+use super::ctx::{CliError, Ctx, Out};
 use super::jv::J;
 use super::safe;
 use super::session::{CURRENT_VERSION, key_text};
-use super::{CliError, Ctx, Out, fmt, folder, held, jout};
+use super::{fmt, folder, held, jout};
 
 /// Read blocks and the write buffer: 8 MiB, as the core's `store::load` reads (it parses a block
 /// of 2 MiB or more on two threads). `PI_SESSIONS_PRUNE_CHUNK` sets another size (at least

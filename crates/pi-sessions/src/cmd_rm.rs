@@ -6,8 +6,9 @@ use std::fs;
 use serde::Serialize;
 
 use super::args::RmArgs;
+use super::ctx::{CliError, Ctx, Out};
 use super::folder::{self, refresh_index, session_id};
-use super::{CliError, Ctx, Out, held, jout, safe};
+use super::{held, jout, safe};
 
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]

@@ -16,10 +16,11 @@ use super::args::SearchArgs;
 use super::fmt::{self, Paint};
 use serde::Serialize;
 
+use super::ctx::{CliError, Ctx, Out};
 use super::jout;
 use super::jv::{self, J};
 use super::needle::Needle;
-use super::{CliError, Ctx, Out, archive, folder};
+use super::{archive, folder};
 
 pub struct Hit {
     pub line: u64,

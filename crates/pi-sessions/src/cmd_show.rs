@@ -10,10 +10,11 @@ use super::fmt;
 use serde::Serialize;
 use serde_json::value::RawValue;
 
+use super::ctx::{CliError, Ctx, Out};
 use super::fmt::Counts;
+use super::folder;
 use super::jout;
 use super::session::{self, ModelJson, Session, Usage, UsageJson, key_text};
-use super::{CliError, Ctx, Out, folder};
 
 /// `show --json` (docs/cli.md).
 #[derive(Serialize)]

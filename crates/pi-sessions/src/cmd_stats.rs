@@ -13,10 +13,11 @@ use super::fmt::Counts;
 use serde::Serialize;
 use serde_json::value::RawValue;
 
+use super::ctx::{CliError, Ctx, Out};
+use super::folder;
 use super::jout;
 use super::jv::J;
 use super::session::{self, ModelJson, Usage, UsageFields, UsageJson};
-use super::{CliError, Ctx, Out, folder};
 
 #[derive(Default)]
 struct Day {

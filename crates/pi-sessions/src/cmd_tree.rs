@@ -5,10 +5,11 @@ use std::borrow::Cow;
 use pi_session_native::entry::{EntryType, Key};
 
 use super::args::TreeArgs;
+use super::ctx::{CliError, Ctx, Out};
 use super::fmt::{self, Paint};
+use super::folder;
 use super::jv::J;
 use super::session::{self, Block, Session, key_text};
-use super::{CliError, Ctx, Out, folder};
 
 /// A one-line description of an entry: (kind, detail).
 pub fn describe(s: &Session, pos: u32) -> (String, String) {

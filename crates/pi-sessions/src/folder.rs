@@ -14,10 +14,11 @@ use pi_session_native::listing::rows::{Row as ScanRow, Units};
 use pi_session_native::listing::{self, index};
 
 use super::args::ScopeArgs;
+use super::ctx::{CliError, Ctx};
 use super::fmt::date_value;
 use super::jv::{self, J};
 use super::paths::{encode_cwd, resolve};
-use super::{CliError, Ctx, jout, work};
+use super::{jout, work};
 
 pub fn sessions_dir(ctx: &Ctx) -> PathBuf {
     ctx.agent_dir.join("sessions")

@@ -20,6 +20,7 @@ mod cmd_search;
 mod cmd_show;
 mod cmd_stats;
 mod cmd_tree;
+pub mod ctx;
 pub mod fmt;
 mod folder;
 mod held;
@@ -37,49 +38,7 @@ use std::path::PathBuf;
 
 use args::{Cli, Command, Global};
 use clap::Parser;
-
-#[derive(Debug)]
-pub enum CliError {
-    /// Bad arguments (exit 2).
-    Usage(String),
-    /// A session prefix that matches several sessions (exit 2).
-    Ambiguous(String),
-    /// Nothing matches (exit 1).
-    NotFound(String),
-    /// Anything else that failed (exit 1).
-    Fail(String),
-    Io(io::Error),
-}
-
-impl From<io::Error> for CliError {
-    fn from(e: io::Error) -> CliError {
-        CliError::Io(e)
-    }
-}
-
-/// Settings shared by all commands.
-pub struct Ctx {
-    pub agent_dir: PathBuf,
-    /// `--dir`: one session folder instead of the agent dir's layout.
-    pub dir: Option<PathBuf>,
-    pub cwd: PathBuf,
-    /// Colour on stdout.
-    pub color: bool,
-    pub jobs: usize,
-    /// Threads for the commands that wait on fsyncs (`archive`, `restore`): `--jobs`, else
-    /// four per CPU (at least 4, at most 16): more threads than cores overlap the waits.
-    pub io_jobs: usize,
-    /// Columns for truncating human output.
-    pub width: usize,
-}
-
-impl Ctx {
-    pub fn paint(&self) -> fmt::Paint {
-        fmt::Paint { on: self.color }
-    }
-}
-
-type Out<'a> = &'a mut dyn Write;
+use ctx::{CliError, Ctx, Out};
 
 /// Runs the CLI; returns the process exit code.
 pub fn run(raw: Vec<OsString>) -> i32 {

@@ -16,7 +16,7 @@ use pi_session_native::{header, migrate, store};
 
 use serde::Serialize;
 
-use super::CliError;
+use super::ctx::CliError;
 use super::jv::J;
 
 pub struct Session {

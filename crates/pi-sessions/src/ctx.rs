@@ -1,0 +1,51 @@
+//! What every command gets: the settings (`Ctx`), the error type (`CliError`, which sets the
+//! exit code) and the output (`Out`). No module of the crate is used here but `fmt`.
+
+use std::io::{self, Write};
+use std::path::PathBuf;
+
+use super::fmt;
+
+#[derive(Debug)]
+pub enum CliError {
+    /// Bad arguments (exit 2).
+    Usage(String),
+    /// A session prefix that matches several sessions (exit 2).
+    Ambiguous(String),
+    /// Nothing matches (exit 1).
+    NotFound(String),
+    /// Anything else that failed (exit 1).
+    Fail(String),
+    Io(io::Error),
+}
+
+impl From<io::Error> for CliError {
+    fn from(e: io::Error) -> CliError {
+        CliError::Io(e)
+    }
+}
+
+/// Settings shared by all commands.
+pub struct Ctx {
+    pub agent_dir: PathBuf,
+    /// `--dir`: one session folder instead of the agent dir's layout.
+    pub dir: Option<PathBuf>,
+    pub cwd: PathBuf,
+    /// Colour on stdout.
+    pub color: bool,
+    pub jobs: usize,
+    /// Threads for the commands that wait on fsyncs (`archive`, `restore`): `--jobs`, else
+    /// four per CPU (at least 4, at most 16): more threads than cores overlap the waits.
+    pub io_jobs: usize,
+    /// Columns for truncating human output.
+    pub width: usize,
+}
+
+impl Ctx {
+    pub fn paint(&self) -> fmt::Paint {
+        fmt::Paint { on: self.color }
+    }
+}
+
+/// Where a command writes its results (stdout, buffered).
+pub type Out<'a> = &'a mut dyn Write;
