@@ -3,6 +3,7 @@
 //
 //   node bench/cli.mjs --dir SESSION_DIR [--bin target/release/pi-sessions] [--query TEXT] [--runs N]
 //   node bench/cli.mjs --lifecycle [--bin …] [--runs N] [--big-mb 1024] [--data .bench-data]
+//   node bench/cli.mjs --prune [--bin …] [--before OTHER_BIN] [--runs N] [--big-mb 1024] [--data .bench-data]
 //
 // ls: `pi-sessions ls --dir D --json` vs `SessionManager.listAll(D)` (id, path, modified,
 //     messageCount, firstMessage, name must agree, in the same order).
@@ -19,6 +20,11 @@
 // as before (checked before anything is timed); the 1 GB session archived and restored (sha256
 // equal), and `prune` of it against a `cp` of it. Wall time around the child process, peak RSS
 // from /usr/bin/time (%M), page cache warm.
+//
+// --prune: `prune` of the ~1 GB session only, against `cp` and `cp` + `sync` of it; with
+// `--before`, the same prune by another build, interleaved run by run (cp + sync, cp, prune by
+// --before, prune by --bin, each on a fresh copy, after a `sync`), and the two pruned files
+// must be byte-identical (sha256); the first pruned file must give the same `context --json`.
 
 import { execFileSync } from "node:child_process";
 import { resolve } from "node:path";
@@ -33,6 +39,7 @@ const args = Object.fromEntries(
 );
 const bin = resolve(args.bin ?? "target/release/pi-sessions");
 if (args.lifecycle) process.exit(await lifecycle());
+if (args.prune) process.exit(await pruneBench());
 if (!args.dir) {
   console.error("usage: node bench/cli.mjs --dir SESSION_DIR [--bin PATH] [--query TEXT] [--runs N]");
   process.exit(2);
@@ -347,6 +354,132 @@ async function lifecycle() {
     `\nratio: folder ${folderRatio}x, one session ${bigRatio}x; prune kept ${pruned.entriesAfter} of ${pruned.entriesBefore} entries, ` +
       `${(pruned.bytesBefore / MB).toFixed(0)} -> ${(pruned.bytesAfter / MB).toFixed(0)} MB; prune / cp = ${(med(prunes, "ms") / med(cps, "ms")).toFixed(2)}, prune / (cp + sync) = ${(med(prunes, "ms") / med(syncedCps, "ms")).toFixed(2)}; ` +
       `median of ${n} runs; checks ${failures ? `FAILED (${failures})` : "passed"}`,
+  );
+  fs.rmSync(work, { recursive: true, force: true });
+  return failures ? 1 : 0;
+}
+
+async function bigSession(fs, join, gen) {
+  const root = resolve(args.data ?? ".bench-data");
+  fs.mkdirSync(root, { recursive: true });
+  const bigMb = Number(args["big-mb"] ?? 1024);
+  const bigSrc = join(root, `big-${bigMb}MB.jsonl`);
+  if (!fs.existsSync(bigSrc)) {
+    console.error(`generating a ${bigMb} MB session…`);
+    gen.generateSession(`${bigSrc}.tmp`, {
+      seed: 4242,
+      targetBytes: bigMb * 1024 * 1024,
+      cwd: "/home/dev/src/pi-big",
+      startMs: Date.UTC(2025, 0, 2),
+    });
+    fs.renameSync(`${bigSrc}.tmp`, bigSrc);
+  }
+  return bigSrc;
+}
+
+async function pruneBench() {
+  const fs = await import("node:fs");
+  const { join } = await import("node:path");
+  const { tmpdir } = await import("node:os");
+  const { spawnSync } = await import("node:child_process");
+  const { createHash } = await import("node:crypto");
+  const gen = await import("./gen.mjs");
+  const n = Number(args.runs ?? 3);
+  const MB = 1024 * 1024;
+  const bigSrc = await bigSession(fs, join, gen);
+  const bins = args.before
+    ? [
+        ["before", resolve(args.before)],
+        ["after", bin],
+      ]
+    : [["after", bin]];
+  const work = fs.mkdtempSync(join(tmpdir(), "pis-prune-"));
+  const agent = join(work, "agent");
+  const dir = join(agent, "sessions", "--home-dev-src-pi-big--");
+  fs.mkdirSync(dir, { recursive: true });
+  const copy = join(dir, "2025-01-02T00-00-00-000Z_big.jsonl");
+  const old = new Date(Date.now() - 3600_000);
+  const bytes = fs.statSync(bigSrc).size;
+  const sha = (f) => {
+    const h = createHash("sha256");
+    const fd = fs.openSync(f, "r");
+    const buf = Buffer.alloc(8 * MB);
+    for (let k; (k = fs.readSync(fd, buf, 0, buf.length, null)) > 0; ) h.update(buf.subarray(0, k));
+    fs.closeSync(fd);
+    return h.digest("hex");
+  };
+  const clean = () => {
+    for (const f of fs.readdirSync(dir)) fs.rmSync(join(dir, f));
+    spawnSync("sync");
+  };
+  const fresh = () => {
+    clean();
+    fs.copyFileSync(bigSrc, copy);
+    fs.utimesSync(copy, old, old);
+    spawnSync("sync");
+  };
+  const timed = (cmd, argv) => {
+    const t = performance.now();
+    const r = spawnSync("/usr/bin/time", ["-f", "%M", cmd, ...argv], { encoding: "utf8", maxBuffer: 1 << 26 });
+    const ms = performance.now() - t;
+    if (r.status !== 0) throw new Error(`${cmd} ${argv.join(" ")}: exit ${r.status}\n${r.stderr}`);
+    return { ms, rss: Number(r.stderr.trim().split("\n").pop()) / 1024, out: r.stdout };
+  };
+  const context = (b, f) => {
+    const out = join(work, "context.json");
+    const fd = fs.openSync(out, "w");
+    spawnSync(b, ["--agent-dir", agent, "context", f, "--json"], { stdio: ["ignore", fd, "inherit"] });
+    fs.closeSync(fd);
+    return sha(out);
+  };
+  fresh();
+  const want = context(bin, copy);
+  const res = { cp: [], cpSync: [] };
+  for (const [name] of bins) res[name] = [];
+  const shas = {};
+  let report;
+  let failures = 0;
+  for (let i = 0; i < n; i++) {
+    clean();
+    res.cpSync.push(timed("sh", ["-c", `cp '${bigSrc}' '${copy}' && sync '${copy}'`]));
+    clean();
+    res.cp.push(timed("cp", [bigSrc, copy]));
+    for (const [name, b] of bins) {
+      fresh();
+      const p = timed(b, ["--agent-dir", agent, "prune", copy, "--json"]);
+      res[name].push(p);
+      report = JSON.parse(p.out);
+      const s = sha(copy);
+      if (shas[name] === undefined) shas[name] = s;
+      if (shas[name] !== s) failures++;
+      if (i === 0 && context(bin, copy) !== want) {
+        failures++;
+        console.log(`MISMATCH: ${name}: the pruned session's context differs`);
+      }
+    }
+  }
+  if (args.before && shas.before !== shas.after) {
+    failures++;
+    console.log(`MISMATCH: the pruned files differ (before ${shas.before}, after ${shas.after})`);
+  }
+  const med = (xs, k) => median(xs.map((x) => x[k]));
+  const s = (xs) => med(xs, "ms") / 1000;
+  const row = (what, xs, rss = true) =>
+    `| ${what} | ${s(xs).toFixed(2)} s | ${(bytes / MB / s(xs)).toFixed(0)} MB/s | ${rss ? `${med(xs, "rss").toFixed(0)} MB` : "-"} | ${(s(xs) / s(res.cp)).toFixed(2)}x | ${(s(xs) / s(res.cpSync)).toFixed(2)}x |`;
+  console.log(`one session of ${(bytes / MB).toFixed(0)} MB, median of ${n} interleaved runs\n`);
+  console.log(
+    "| operation | time | throughput | peak RSS | / cp | / (cp + sync) |\n| --- | --- | --- | --- | --- | --- |",
+  );
+  console.log(row("cp", res.cp, false));
+  console.log(row("cp + sync (fsync of the copy)", res.cpSync, false));
+  for (const [name] of bins) console.log(row(`prune (${name}; backup, fsync)`, res[name]));
+  console.log(
+    `\nprune kept ${report.entriesAfter} of ${report.entriesBefore} entries, ${(report.bytesBefore / MB).toFixed(0)} -> ${(report.bytesAfter / MB).toFixed(0)} MB; ` +
+      `every run: ${Object.entries(res)
+        .map(([k, xs]) => `${k} ${xs.map((x) => (x.ms / 1000).toFixed(2)).join("/")} s`)
+        .join(", ")}; pruned sha256 ${Object.entries(shas)
+        .map(([k, v]) => `${k} ${v.slice(0, 12)}`)
+        .join(", ")}; checks ${failures ? `FAILED (${failures})` : "passed"}`,
   );
   fs.rmSync(work, { recursive: true, force: true });
   return failures ? 1 : 0;
