@@ -25,7 +25,7 @@ import { join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
 import { assertSame } from "../helpers/compare.mjs";
 import { IMPLS } from "../helpers/impls.mjs";
-import { captureAsync, Normalizer, normCapture } from "../helpers/normalize.mjs";
+import { captureAsync, Normalizer, normCapture } from "../../support/normalize.mjs";
 import { makeTempRoot } from "../helpers/tmp.mjs";
 
 const LABELS = IMPLS.map((i) => i.name);

@@ -18,7 +18,7 @@ import { basename, join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
 import { assertSame } from "../helpers/compare.mjs";
 import { IMPLS, REF_KEEPS_FAILED_APPENDS, REF_PROFILE, REF_URL, REF_VERSION, SELF } from "../helpers/impls.mjs";
-import { Normalizer } from "../helpers/normalize.mjs";
+import { Normalizer } from "../../support/normalize.mjs";
 import { REF_SWITCHES } from "../helpers/pi-version.mjs";
 import { makeTempRoot } from "../helpers/tmp.mjs";
 

@@ -35,7 +35,7 @@ import {
   snapshotDir,
   startMockModel,
   tmuxPi,
-} from "./harness.mjs";
+} from "../../support/pi-harness.mjs";
 
 const T0 = performance.now();
 const N22 = node22();

@@ -4,10 +4,10 @@ import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
-import { nodeBinary, REPO } from "../../scripts/node-bin.mjs";
-import { installPi } from "../../scripts/pi-cache.mjs";
-import { DEV_PI_DIR, devPiVariant } from "../../scripts/pi-variants.mjs";
-import { Normalizer } from "../helpers/normalize.mjs";
+import { nodeBinary, REPO } from "../scripts/node-bin.mjs";
+import { installPi } from "../scripts/pi-cache.mjs";
+import { DEV_PI_DIR, devPiVariant } from "../scripts/pi-variants.mjs";
+import { Normalizer } from "./normalize.mjs";
 
 export { REPO };
 /**
@@ -25,7 +25,7 @@ export const node22 = () => nodeBinary(22, { minMinor: 19 });
 /** Start the mock model in a child process; resolves to { port, logDir, stop() }. */
 export function startMockModel(logDir) {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(REPO, "__test__/pi/mock-model.mjs"), ...(logDir ? [logDir] : [])], {
+    const child = spawn(process.execPath, [join(REPO, "support/mock-model.mjs"), ...(logDir ? [logDir] : [])], {
       stdio: ["pipe", "pipe", "inherit"],
     });
     let out = "";
