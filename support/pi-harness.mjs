@@ -101,7 +101,7 @@ export function makeSide(label, port, { settings = {}, contextWindow = 128000 } 
     NO_COLOR: "1",
   };
   // pi-native finds pi from the project dir up, then beside this package: point it at the pi under test
-  if (PI_DIR !== DEV_PI_DIR) env.PI_NATIVE_PI_DIR = PI_DIR;
+  if (PI_DIR !== DEV_PI_DIR) env.PI_SESSION_NATIVE_PI_DIR = PI_DIR;
   // verify:pi's table with the candidate release's row (pi/gate.js)
   if (process.env.PI_SESSION_NATIVE_TABLE) env.PI_SESSION_NATIVE_TABLE = process.env.PI_SESSION_NATIVE_TABLE;
   if (process.env.NODE_COMPILE_CACHE) env.NODE_COMPILE_CACHE = process.env.NODE_COMPILE_CACHE;
