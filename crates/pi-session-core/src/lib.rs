@@ -1,6 +1,7 @@
-//! pi-session-native: the session store of the pi coding agent, in Rust.
+//! pi-session-core: the session store of the pi coding agent, in pure Rust.
 //!
-//! The core (everything but `binding`) has no Node types and is tested with `cargo test`.
+//! No Node types: the napi binding is the `pi-session-native` crate at the repository root.
+//! Tested with `cargo test -p pi-session-core`.
 
 pub mod blocks;
 pub mod branch;
@@ -20,6 +21,3 @@ pub mod splice;
 pub mod store;
 pub mod text;
 pub mod tree;
-
-#[cfg(feature = "node")]
-mod binding;
