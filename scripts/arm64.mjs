@@ -109,8 +109,6 @@ function build() {
         "build",
         "--platform",
         "--release",
-        "--features",
-        "node",
         "--js",
         "binding.js",
         "--dts",
@@ -129,7 +127,7 @@ function build() {
 function test() {
   if (process.env.ARM64_NO_CARGO !== "1") {
     step(`cargo test --lib --target ${TARGET} (qemu)`, () =>
-      run("cargo", ["test", "-p", "pi-session-native", "--lib", "--quiet", "--target", TARGET], { env: CROSS_ENV }),
+      run("cargo", ["test", "-p", "pi-session-core", "--lib", "--quiet", "--target", TARGET], { env: CROSS_ENV }),
     );
   }
   const children = binfmtEnabled();

@@ -122,7 +122,7 @@ for (const { target, path } of wanted) {
       PATH: `${join(REPO, ".cache", "zig", "bin")}${delimiter}${process.env.PATH}`,
       MACOSX_DEPLOYMENT_TARGET: t.minos,
     };
-    const args = ["napi", "build", "--platform", "--release", "--features", "node"];
+    const args = ["napi", "build", "--platform", "--release"];
     args.push("--js", "binding.js", "--dts", "binding.d.ts", "--target", target, "-x", "--", "--lib");
     const r = spawnSync("npx", args, { cwd: REPO, env, stdio: "inherit" });
     if (r.status !== 0) throw new Error(`napi build --target ${target} failed`);

@@ -65,8 +65,6 @@ for (const target of wanted) {
         "build",
         "--platform",
         "--release",
-        "--features",
-        "node",
         "--js",
         "binding.js",
         "--dts",

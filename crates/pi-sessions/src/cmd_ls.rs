@@ -5,9 +5,9 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 
-use pi_session_native::json::Kind;
-use pi_session_native::listing::rows::{Row as ScanRow, Units};
-use pi_session_native::listing::{self, index};
+use pi_session_core::json::Kind;
+use pi_session_core::listing::rows::{Row as ScanRow, Units};
+use pi_session_core::listing::{self, index};
 
 use super::args::LsArgs;
 use super::fmt::{self, date_value};

@@ -22,9 +22,9 @@ use std::collections::{HashMap, HashSet};
 use std::fs::File;
 use std::path::Path;
 
-use pi_session_native::entry::{EntryType, Key, Skeleton};
-use pi_session_native::json;
-use pi_session_native::tree::Tree;
+use pi_session_core::entry::{EntryType, Key, Skeleton};
+use pi_session_core::json;
+use pi_session_core::tree::Tree;
 use serde::Serialize;
 
 use super::args::PruneArgs;
@@ -472,8 +472,8 @@ fn forward_late_lines(original: &File, read: u64, path: &Path) -> Result<u64, Cl
         return Ok(0);
     }
     let mut extra = vec![0u8; (len - read) as usize];
-    pi_session_native::platform::read_exact_at(original, &mut extra, read)?;
-    pi_session_native::store::append_bytes(path, &extra, true)
+    pi_session_core::platform::read_exact_at(original, &mut extra, read)?;
+    pi_session_core::store::append_bytes(path, &extra, true)
         .map_err(|e| CliError::Fail(format!("{}: cannot carry over late lines: {e}", path.display())))?;
     Ok(extra.len() as u64)
 }

@@ -4,7 +4,7 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use pi_session_native::header::{self, HeaderScan};
+use pi_session_core::header::{self, HeaderScan};
 use serde::Serialize;
 
 use super::args::RmArgs;

@@ -4,8 +4,8 @@
 use std::fs;
 use std::path::{Component, Path, PathBuf};
 
-use pi_session_native::header::{self, HeaderScan};
-use pi_session_native::json::Kind;
+use pi_session_core::header::{self, HeaderScan};
+use pi_session_core::json::Kind;
 
 use super::args::ScopeArgs;
 use super::jv;

@@ -7,7 +7,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
-use pi_session_native::platform;
+use pi_session_core::platform;
 
 /// What tells that a file is the one that was read: identity, size and mtime. Not ctime: a
 /// hard link (the backup) moves it without touching the bytes.
