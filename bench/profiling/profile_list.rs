@@ -1,4 +1,4 @@
-//! Times the core's SessionInfo scan of a folder: `cargo run --release --example profile_list -- DIR`.
+//! Times the core's SessionInfo scan of a folder: `cargo run --release -p pi-session-core --example profile_list -- DIR`.
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 

@@ -1,6 +1,6 @@
 //! Times `linesAsciiPieces` without Node: the thread that reads the lines, takes long
 //! strings out and decodes them, and escapes the rest to ASCII, in 1 MiB pieces.
-//! `cargo run --release --example profile_pieces -- FILE [ROUNDS]`.
+//! `cargo run --release -p pi-session-core --example profile_pieces -- FILE [ROUNDS]`.
 use std::time::Instant;
 
 fn main() {

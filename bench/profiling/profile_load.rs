@@ -1,4 +1,4 @@
-//! Times the core's file load (no Node): `cargo run --release --example profile_load -- FILE`.
+//! Times the core's file load (no Node): `cargo run --release -p pi-session-core --example profile_load -- FILE`.
 use std::time::Instant;
 
 fn main() {
