@@ -14,7 +14,7 @@
 // in this process, so its Node start-up is not counted).
 //
 // --lifecycle: archive / restore / prune (bench/cli-results.md). The 1,000-session folder of
-// bench/gen.mjs and a ~1 GB session are generated at run time (cached under --data, never
+// support/gen.mjs and a ~1 GB session are generated at run time (cached under --data, never
 // committed), copied into a temp agent dir, then per run: `archive --older-than 0` of the folder,
 // the same `list()` without them, `restore --all`, equal sha256 and mtimes and the same `list()`
 // as before (checked before anything is timed); the 1 GB session archived and restored (sha256
@@ -199,7 +199,7 @@ async function lifecycle() {
   const { tmpdir } = await import("node:os");
   const { spawnSync } = await import("node:child_process");
   const { createHash } = await import("node:crypto");
-  const gen = await import("./gen.mjs");
+  const gen = await import("../support/gen.mjs");
   const { SessionManager } = await import(
     resolve("node_modules/@earendil-works/pi-coding-agent/dist/core/session-manager.js")
   );
@@ -383,7 +383,7 @@ async function pruneBench() {
   const { tmpdir } = await import("node:os");
   const { spawnSync } = await import("node:child_process");
   const { createHash } = await import("node:crypto");
-  const gen = await import("./gen.mjs");
+  const gen = await import("../support/gen.mjs");
   const n = Number(args.runs ?? 3);
   const MB = 1024 * 1024;
   const bigSrc = await bigSession(fs, join, gen);

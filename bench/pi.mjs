@@ -38,8 +38,8 @@ import {
 } from "node:fs";
 import os from "node:os";
 import { join } from "node:path";
-import { makeSide, node22, piCommand, REPO, startMockModel } from "../__test__/pi/harness.mjs";
-import { ensureBenchData, GEN_VERSION, generateFolder, hashSeed } from "./gen.mjs";
+import { makeSide, node22, piCommand, REPO, startMockModel } from "../support/pi-harness.mjs";
+import { ensureBenchData, GEN_VERSION, generateFolder, hashSeed } from "../support/gen.mjs";
 
 const argv = process.argv.slice(2);
 const opt = (name, dflt) => {

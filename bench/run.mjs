@@ -24,7 +24,7 @@ import { fileURLToPath } from "node:url";
 import v8 from "node:v8";
 import vm from "node:vm";
 import { compareSigs } from "./agree.mjs";
-import { ensureBenchData } from "./gen.mjs";
+import { ensureBenchData } from "../support/gen.mjs";
 import { measureFresh } from "./fresh.mjs";
 import { describeOurs, IMPL_NAMES, loadImpl, oursBuildId, SELF, snapshotOurs } from "./impls.mjs";
 import { dataContext, defineOps } from "./ops.mjs";

@@ -36,7 +36,7 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { compareSigs } from "./agree.mjs";
 import { canDropCaches } from "./fresh.mjs";
-import { BENCH_CWD, generateAgentDir, generateFolder, generateSession, hashSeed } from "./gen.mjs";
+import { BENCH_CWD, generateAgentDir, generateFolder, generateSession, hashSeed } from "../support/gen.mjs";
 import { describeOurs, oursBuildId, snapshotOurs } from "./impls.mjs";
 import { esc, fmt, machineInfo } from "./report.mjs";
 
@@ -612,7 +612,7 @@ L.push(
   "",
 );
 L.push(
-  `Data (seeded, \`bench/gen.mjs\`, cached in \`.bench-data/scale-v1/\`): ${allSets.join("; ")}. Folders: log-normal sizes around ${FOLDER_AVG / KB} KB a session; agent dirs: ${PER_PROJECT} sessions a project. Image sessions: every user prompt carries a 1–6 MB base64 image, no compaction (the whole file is context). Written files go to a temp dir.`,
+  `Data (seeded, \`support/gen.mjs\`, cached in \`.bench-data/scale-v1/\`): ${allSets.join("; ")}. Folders: log-normal sizes around ${FOLDER_AVG / KB} KB a session; agent dirs: ${PER_PROJECT} sessions a project. Image sessions: every user prompt carries a 1–6 MB base64 image, no compaction (the whole file is context). Written files go to a temp dir.`,
   "",
 );
 if (!DROP && !SMALL) L.push("The page cache could not be dropped (not root): no cold-cache rows.", "");

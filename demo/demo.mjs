@@ -5,7 +5,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { generateDemo } from "../bench/gen.mjs";
+import { generateDemo } from "../support/gen.mjs";
 import { SessionManager } from "../index.mjs";
 
 const root = mkdtempSync(join(tmpdir(), "pi-session-native-demo-"));

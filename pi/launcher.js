@@ -81,7 +81,7 @@ function npmRootGlobal() {
 
 function findPi() {
   // an explicit pi package directory
-  const explicit = process.env.PI_NATIVE_PI_DIR;
+  const explicit = require("./env.js").setting("PI_SESSION_NATIVE_PI_DIR");
   if (explicit) return isPi(explicit) ? path.resolve(explicit) : null;
   // 1. the project's node_modules (from the current directory up);
   // 2. beside this package (a global install of both, or a project that has both)
@@ -151,7 +151,7 @@ function main() {
     const hook = require("./resolve-hook.js");
     if (!hook.install()) die(`this Node (${process.versions.node}) has no module.registerHooks()`);
     globalThis[Symbol.for("pi-session-native.partialLists")] =
-      process.env.PI_NATIVE_PARTIAL_LISTS === "files" ? "files" : "time";
+      require("./env.js").setting("PI_SESSION_NATIVE_PARTIAL_LISTS") === "files" ? "files" : "time";
     return run(path.join(piDir, "dist", "cli.js"));
   }
   const index = path.join(piDir, "dist", "bundle", "index.js");

@@ -15,6 +15,7 @@
 
 const { appendFileSync, readFileSync } = require("node:fs");
 const { join } = require("node:path");
+const { setting } = require("./env.js");
 
 /** On pi's class once swapped: { mode, names, by, originals }. */
 const SWAPPED = Symbol.for("pi-session-native.swap");
@@ -110,8 +111,9 @@ function install(cls, loadOurs, mode, by, profile) {
     });
   }
   // pi's /resume picker rebuilds its session tree on every partial list: publish them on a time
-  // cadence, not per 10 files (lib/listing.js). PI_NATIVE_PARTIAL_LISTS=files keeps pi's.
-  if (names.includes("list") && process.env.PI_NATIVE_PARTIAL_LISTS !== "files") globalThis[PARTIAL_LISTS] = "time";
+  // cadence, not per 10 files (lib/listing.js). PI_SESSION_NATIVE_PARTIAL_LISTS=files keeps pi's.
+  if (names.includes("list") && setting("PI_SESSION_NATIVE_PARTIAL_LISTS") !== "files")
+    globalThis[PARTIAL_LISTS] = "time";
   const record = Object.freeze({
     mode,
     names: Object.freeze([...names]),

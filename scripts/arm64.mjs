@@ -19,7 +19,7 @@
 import { execFileSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { delimiter, dirname, join } from "node:path";
-import { majors, steps } from "./steps.mjs";
+import { majors, napiBuildArgs, steps } from "./steps.mjs";
 import { nodeBinary, REPO, runPrefix } from "./node-bin.mjs";
 
 const TARGET = "aarch64-unknown-linux-gnu";
@@ -101,35 +101,14 @@ function build() {
   step("setup (apt, rustup target, arm64 Node, rolldown binding)", () =>
     run("bash", ["scripts/cross-setup.sh", "arm64"]),
   );
-  step(`napi build --release --target ${TARGET}`, () =>
-    run(
-      "npx",
-      [
-        "napi",
-        "build",
-        "--platform",
-        "--release",
-        "--features",
-        "node",
-        "--js",
-        "binding.js",
-        "--dts",
-        "binding.d.ts",
-        "--target",
-        TARGET,
-        "--",
-        "--lib",
-      ],
-      { env: CROSS_ENV },
-    ),
-  );
+  step(`napi build --release --target ${TARGET}`, () => run("npx", napiBuildArgs(TARGET), { env: CROSS_ENV }));
   if (!existsSync(ADDON)) throw new Error(`${ADDON} was not built`);
 }
 
 function test() {
   if (process.env.ARM64_NO_CARGO !== "1") {
     step(`cargo test --lib --target ${TARGET} (qemu)`, () =>
-      run("cargo", ["test", "-p", "pi-session-native", "--lib", "--quiet", "--target", TARGET], { env: CROSS_ENV }),
+      run("cargo", ["test", "-p", "pi-session-core", "--lib", "--quiet", "--target", TARGET], { env: CROSS_ENV }),
     );
   }
   const children = binfmtEnabled();

@@ -36,6 +36,7 @@ import { createHash } from "node:crypto";
 import { readFileSync, statSync } from "node:fs";
 import { delimiter, join, resolve } from "node:path";
 import { REPO } from "./node-bin.mjs";
+import { napiBuildArgs } from "./steps.mjs";
 
 const TARGETS = {
   "x86_64-apple-darwin": {
@@ -122,9 +123,7 @@ for (const { target, path } of wanted) {
       PATH: `${join(REPO, ".cache", "zig", "bin")}${delimiter}${process.env.PATH}`,
       MACOSX_DEPLOYMENT_TARGET: t.minos,
     };
-    const args = ["napi", "build", "--platform", "--release", "--features", "node"];
-    args.push("--js", "binding.js", "--dts", "binding.d.ts", "--target", target, "-x", "--", "--lib");
-    const r = spawnSync("npx", args, { cwd: REPO, env, stdio: "inherit" });
+    const r = spawnSync("npx", napiBuildArgs(target, { crossCompile: true }), { cwd: REPO, env, stdio: "inherit" });
     if (r.status !== 0) throw new Error(`napi build --target ${target} failed`);
   }
   let size;

@@ -20,6 +20,7 @@ import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:f
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import { REPO } from "./node-bin.mjs";
+import { napiBuildArgs } from "./steps.mjs";
 
 const TARGETS = {
   "x86_64-unknown-linux-musl": {
@@ -58,27 +59,7 @@ for (const target of wanted) {
   if (!t) throw new Error(`unknown target ${target}; known: ${Object.keys(TARGETS).join(", ")}`);
   const t1 = Date.now();
   if (!checkOnly) {
-    const r = spawnSync(
-      "npx",
-      [
-        "napi",
-        "build",
-        "--platform",
-        "--release",
-        "--features",
-        "node",
-        "--js",
-        "binding.js",
-        "--dts",
-        "binding.d.ts",
-        "--target",
-        target,
-        "-x",
-        "--",
-        "--lib",
-      ],
-      { cwd: REPO, env, stdio: "inherit" },
-    );
+    const r = spawnSync("npx", napiBuildArgs(target, { crossCompile: true }), { cwd: REPO, env, stdio: "inherit" });
     if (r.status !== 0) throw new Error(`napi build --target ${target} failed`);
   }
   const path = join(REPO, t.file);

@@ -15,6 +15,7 @@
 import { execFileSync, spawnSync } from "node:child_process";
 import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
+import { parseArgs } from "node:util";
 import { PI_PACKAGE, REPO } from "./pi-cache.mjs";
 
 const USAGE =
@@ -25,23 +26,29 @@ const usage = (why) => {
 };
 
 const DEFAULT_TABLE = join(REPO, "pi", "verified.json");
-const opts = { version: null, dryRun: false, out: join(REPO, ".cache", "pi-release-watch"), table: DEFAULT_TABLE };
-const pass = [];
-const argv = process.argv.slice(2);
-for (let i = 0; i < argv.length; i++) {
-  const a = argv[i];
-  const value = () => {
-    const v = argv[++i];
-    if (v === undefined || v.startsWith("--")) usage(`${a} needs a value`);
-    return v;
-  };
-  if (a === "--version") opts.version = value();
-  else if (a === "--dry-run") opts.dryRun = true;
-  else if (a === "--out") opts.out = resolve(value());
-  else if (a === "--table") opts.table = resolve(value());
-  else if (a === "--quick" || a === "--no-cli") pass.push(a);
-  else usage(`unknown argument ${a}`);
+let parsed;
+try {
+  parsed = parseArgs({
+    options: {
+      version: { type: "string" },
+      "dry-run": { type: "boolean", default: false },
+      out: { type: "string", default: join(REPO, ".cache", "pi-release-watch") },
+      table: { type: "string", default: DEFAULT_TABLE },
+      quick: { type: "boolean", default: false },
+      "no-cli": { type: "boolean", default: false },
+    },
+  }).values;
+} catch (e) {
+  usage(e.message);
 }
+const opts = {
+  version: parsed.version ?? null,
+  dryRun: parsed["dry-run"],
+  out: resolve(parsed.out),
+  table: parsed.table === DEFAULT_TABLE ? DEFAULT_TABLE : resolve(parsed.table),
+};
+/** What verify:pi is run with. */
+const pass = [...(parsed.quick ? ["--quick"] : []), ...(parsed["no-cli"] ? ["--no-cli"] : [])];
 if (opts.version !== null && !/^\d+\.\d+\.\d+(?:[-+][\w.-]+)?$/.test(opts.version))
   usage(`${JSON.stringify(opts.version)} is not a version`);
 

@@ -43,3 +43,13 @@ export const majors = (v) =>
     .split(/[\s,]+/)
     .filter(Boolean)
     .map(Number);
+
+/**
+ * `npx napi build` for a cross target, as package.json's `build` runs it for the host: the addon
+ * crate's library, the generated loader and types (binding.js, binding.d.ts). `crossCompile`: napi's
+ * `-x` (cargo-zigbuild for musl and macOS).
+ */
+export function napiBuildArgs(target, { crossCompile = false } = {}) {
+  const args = ["napi", "build", "--platform", "--release", "--js", "binding.js", "--dts", "binding.d.ts"];
+  return [...args, "--target", target, ...(crossCompile ? ["-x"] : []), "--", "--lib"];
+}

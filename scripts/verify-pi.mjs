@@ -22,7 +22,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { createRequire } from "node:module";
 import { join, resolve } from "node:path";
-import { stripVTControlCharacters } from "node:util";
+import { parseArgs, stripVTControlCharacters } from "node:util";
 import { nodeBinary } from "./node-bin.mjs";
 import { installPi, isPath, piVersion, REPO } from "./pi-cache.mjs";
 
@@ -38,35 +38,37 @@ function usage(why) {
 }
 
 // ---- arguments
-const argv = process.argv.slice(2);
-const opts = {
-  quick: false,
-  cli: true,
-  write: false,
-  json: null,
-  table: join(REPO, "pi", "verified.json"),
-  files: null,
-};
-const specs = [];
-for (let i = 0; i < argv.length; i++) {
-  const a = argv[i];
-  const value = () => {
-    const v = argv[++i];
-    if (v === undefined || v.startsWith("--")) usage(`${a} needs a value`);
-    return v;
-  };
-  if (a === "--quick") opts.quick = true;
-  else if (a === "--no-cli") opts.cli = false;
-  else if (a === "--write") opts.write = true;
-  else if (a === "--json") opts.json = resolve(value());
-  else if (a === "--table") opts.table = resolve(value());
-  else if (a === "--files") opts.files = value();
-  else if (a === "--help" || a === "-h") {
-    console.log(USAGE);
-    process.exit(0);
-  } else if (a.startsWith("--")) usage(`unknown option ${a}`);
-  else specs.push(a);
+let parsed;
+try {
+  parsed = parseArgs({
+    allowPositionals: true,
+    options: {
+      quick: { type: "boolean", default: false },
+      "no-cli": { type: "boolean", default: false },
+      write: { type: "boolean", default: false },
+      json: { type: "string" },
+      table: { type: "string" },
+      files: { type: "string" },
+      help: { type: "boolean", short: "h", default: false },
+    },
+  });
+} catch (e) {
+  usage(e.message);
 }
+if (parsed.values.help) {
+  console.log(USAGE);
+  process.exit(0);
+}
+const { values } = parsed;
+const opts = {
+  quick: values.quick,
+  cli: !values["no-cli"],
+  write: values.write,
+  json: values.json === undefined ? null : resolve(values.json),
+  table: values.table === undefined ? join(REPO, "pi", "verified.json") : resolve(values.table),
+  files: values.files ?? null,
+};
+const specs = parsed.positionals;
 if (specs.length !== 1) usage(specs.length ? "one pi at a time" : "which pi?");
 const spec = specs[0];
 if (!isPath(spec) && !parseVersion(spec)) usage(`${JSON.stringify(spec)} is neither a pi version nor a path`);

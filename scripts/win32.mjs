@@ -190,7 +190,7 @@ function build() {
       writeFileSync(join(libnode, "stub.c"), "int pi_session_native_libnode_stub;\n");
       run("x86_64-w64-mingw32-gcc", ["-shared", "-o", join(libnode, "libnode.dll"), join(libnode, "stub.c")]);
     }
-    run("cargo", ["build", "--release", "--target", TARGET, "--features", "node", "-p", "pi-session-native", "--lib"], {
+    run("cargo", ["build", "--release", "--target", TARGET, "-p", "pi-session-native", "--lib"], {
       env: { LIBNODE_PATH: libnode },
     });
     // Every N-API function must come from node.exe at load time: an import of libnode.dll (or

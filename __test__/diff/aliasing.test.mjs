@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { describe, it } from "vitest";
 import { firstRecordDiff } from "../helpers/compare.mjs";
 import { IMPLS } from "../helpers/impls.mjs";
-import { formatDiff, Normalizer } from "../helpers/normalize.mjs";
+import { formatDiff, Normalizer } from "../../support/normalize.mjs";
 import { snapshotDir, snapshotManager } from "../helpers/snapshot.mjs";
 import { makeTempRoot } from "../helpers/tmp.mjs";
 

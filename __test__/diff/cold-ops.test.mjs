@@ -9,10 +9,10 @@ import { describe, it } from "vitest";
 import { firstRecordDiff } from "../helpers/compare.mjs";
 import { writeWalkableCorpus } from "../helpers/cycles.mjs";
 import { IMPLS } from "../helpers/impls.mjs";
-import { capture, formatDiff, Normalizer } from "../helpers/normalize.mjs";
+import { capture, formatDiff, Normalizer } from "../../support/normalize.mjs";
 import { snapshotDir } from "../helpers/snapshot.mjs";
 import { makeTempRoot } from "../helpers/tmp.mjs";
-import { generateSession } from "../../bench/gen.mjs";
+import { generateSession } from "../../support/gen.mjs";
 
 const LABELS = IMPLS.map((i) => i.name);
 const root = makeTempRoot("cold");

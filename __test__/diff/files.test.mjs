@@ -16,7 +16,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { canonicalTies, firstRecordDiff } from "../helpers/compare.mjs";
 import { CWD, corpus, cycleFile, FILE_URL_CWD, SID } from "../helpers/corpus.mjs";
 import { IMPLS, ours, SELF } from "../helpers/impls.mjs";
-import { capture, captureAsync, formatDiff, Normalizer, normCapture } from "../helpers/normalize.mjs";
+import { capture, captureAsync, formatDiff, Normalizer, normCapture } from "../../support/normalize.mjs";
 import { refHazards, snapshotDir, snapshotManager } from "../helpers/snapshot.mjs";
 import { makeTempRoot } from "../helpers/tmp.mjs";
 

@@ -10,7 +10,7 @@ import { firstRecordDiff } from "../helpers/compare.mjs";
 import { randomEntries, v1Array, v2Array } from "../helpers/entries.mjs";
 import { buildRegistry, identityTokens } from "../helpers/identity.mjs";
 import { EXPORT_NAMES, IMPLS, ours, REF_VERSION, ref, SELF } from "../helpers/impls.mjs";
-import { capture, formatDiff, Normalizer, normCapture } from "../helpers/normalize.mjs";
+import { capture, formatDiff, Normalizer, normCapture } from "../../support/normalize.mjs";
 import { Rng } from "../helpers/prng.mjs";
 import { refHazards, snapshotDir } from "../helpers/snapshot.mjs";
 import { makeTempRoot } from "../helpers/tmp.mjs";

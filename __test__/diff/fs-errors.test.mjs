@@ -1,7 +1,8 @@
 // Differential test: file-system failures, ours vs the reference in the same runtime, compared
 // by thrown error (message, code, errno, syscall) and by the bytes of every file left behind.
 // Under wine (npm run test:win32) the runtime is the official node.exe 22, whose libuv decides
-// what each Windows error becomes; the core copies it (src/platform.rs, `uv_fs_errno`).
+// what each Windows error becomes; the core copies it (`uv_fs_errno` in
+// crates/pi-session-core/src/platform/windows_errors.rs).
 //   - A session path that is a folder, through create, append, open, setSessionFile, forkFrom
 //     and createBranchedSession (every platform). On Windows libuv opens folders
 //     (FILE_FLAG_BACKUP_SEMANTICS), so an append fails at the write: `EBADF ... write`.
@@ -24,8 +25,8 @@ import {
 import { join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
 import { assertSame } from "../helpers/compare.mjs";
-import { IMPLS } from "../helpers/impls.mjs";
-import { captureAsync, Normalizer, normCapture } from "../helpers/normalize.mjs";
+import { inEachImpl, IMPLS } from "../helpers/impls.mjs";
+import { captureAsync, normCapture } from "../../support/normalize.mjs";
 import { makeTempRoot } from "../helpers/tmp.mjs";
 
 const LABELS = IMPLS.map((i) => i.name);
@@ -42,18 +43,7 @@ const message = (id, parentId, text) =>
   `${JSON.stringify({ type: "message", id, parentId, timestamp: "2024-01-01T00:00:00.000Z", message: { role: "user", content: text, timestamp: 1_704_067_200_000 } })}\n`;
 const session = (id) => header(id) + message("b0000001", null, "first");
 
-/** Runs `fn(ctx)` for each implementation in its own folder; returns the results. */
-async function each(label, fn) {
-  const out = [];
-  for (const impl of IMPLS) {
-    const base = join(root, label, impl.name);
-    mkdirSync(base, { recursive: true });
-    process.env.PI_CODING_AGENT_DIR = join(base, "agent");
-    const norm = new Normalizer().addRoot(base);
-    out.push(await fn({ base, norm, mod: impl.mod, SM: impl.mod.SessionManager }));
-  }
-  return out;
-}
+const each = (label, fn) => inEachImpl(root, label, fn);
 
 /** What a call did: its value, or its error with the fields Node's fs errors carry. */
 async function outcome(norm, fn) {

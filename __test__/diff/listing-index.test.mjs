@@ -1,4 +1,4 @@
-// The persistent listing index (src/list_index.rs) against the reference, across processes.
+// The persistent listing index (the core's listing/index/) against the reference, across processes.
 //
 // Every listing here runs in a fresh Node process (as `pi --resume` does), on one folder that
 // holds the adversarial corpus plus plain sessions: the reference lists it from the files, ours

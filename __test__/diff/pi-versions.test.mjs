@@ -17,8 +17,15 @@ import { createRequire } from "node:module";
 import { basename, join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
 import { assertSame } from "../helpers/compare.mjs";
-import { IMPLS, REF_KEEPS_FAILED_APPENDS, REF_PROFILE, REF_URL, REF_VERSION, SELF } from "../helpers/impls.mjs";
-import { Normalizer } from "../helpers/normalize.mjs";
+import {
+  inEachImpl,
+  IMPLS,
+  REF_KEEPS_FAILED_APPENDS,
+  REF_PROFILE,
+  REF_URL,
+  REF_VERSION,
+  SELF,
+} from "../helpers/impls.mjs";
 import { REF_SWITCHES } from "../helpers/pi-version.mjs";
 import { makeTempRoot } from "../helpers/tmp.mjs";
 
@@ -40,18 +47,7 @@ const session = (id, cwd, text) =>
     },
   )}\n`;
 
-/** Runs `fn(ctx)` for each implementation with its own agent dir; returns the results. */
-async function each(label, fn) {
-  const out = [];
-  for (const impl of IMPLS) {
-    const base = join(root, label, impl.name);
-    mkdirSync(base, { recursive: true });
-    process.env.PI_CODING_AGENT_DIR = join(base, "agent");
-    const norm = new Normalizer().addRoot(base);
-    out.push(await fn({ base, norm, mod: impl.mod, SM: impl.mod.SessionManager }));
-  }
-  return out;
-}
+const each = (label, fn) => inEachImpl(root, label, fn);
 
 /** The cwd's default session dir, spelled as `===` and pathsEqual() disagree on (all but the first). */
 function spellings(defaultDir) {

@@ -11,7 +11,7 @@ import { afterAll, describe, it } from "vitest";
 import { canonicalTies, firstRecordDiff } from "../helpers/compare.mjs";
 import { buildRegistry, identityTokens } from "../helpers/identity.mjs";
 import { IMPLS } from "../helpers/impls.mjs";
-import { captureAsync, formatDiff, Normalizer, normCapture, show } from "../helpers/normalize.mjs";
+import { captureAsync, formatDiff, Normalizer, normCapture, show } from "../../support/normalize.mjs";
 import { CWDS, OPS } from "../helpers/ops.mjs";
 import { Rng } from "../helpers/prng.mjs";
 import { snapshotDir, snapshotManager } from "../helpers/snapshot.mjs";

@@ -16,7 +16,7 @@ import { join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
 import { assertSame } from "../helpers/compare.mjs";
 import { IMPLS } from "../helpers/impls.mjs";
-import { capture, captureAsync, Normalizer, normCapture } from "../helpers/normalize.mjs";
+import { capture, captureAsync, Normalizer, normCapture } from "../../support/normalize.mjs";
 import { snapshotManager } from "../helpers/snapshot.mjs";
 import { makeTempRoot } from "../helpers/tmp.mjs";
 

@@ -1,5 +1,5 @@
 // Shared comparison plumbing for the differential tests.
-import { deepDiff, formatDiff, show } from "./normalize.mjs";
+import { deepDiff, formatDiff, show } from "../../support/normalize.mjs";
 
 /**
  * Compare two records key by key (same key set expected). Returns null or { key, diff }.

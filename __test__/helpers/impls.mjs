@@ -13,7 +13,10 @@
 //   DIFF_SABOTAGE=name with DIFF_SELF=1, deliberately break the "ours" side in one way (see SABOTAGES below) to
 //                      check that the suite notices. Never set in normal runs.
 //   DIFF_OURS=path     load "ours" from another file (default ../../index.js; e.g. ../../index.mjs).
+import { mkdirSync } from "node:fs";
 import { createRequire } from "node:module";
+import { join } from "node:path";
+import { Normalizer } from "../../support/normalize.mjs";
 import { REF_PROFILE, REF_SWITCHES, REF_URL } from "./pi-version.mjs";
 
 export { REF_PROFILE, REF_URL, REF_VERSION } from "./pi-version.mjs";
@@ -108,6 +111,22 @@ export const IMPLS = [
   { name: "ref", mod: ref },
   { name: SELF ? "ref2" : "ours", mod: ours },
 ];
+
+/**
+ * Runs `fn(ctx)` for each implementation in its own folder `<root>/<label>/<name>`, with its own agent dir
+ * there (`PI_CODING_AGENT_DIR`) and a normaliser that knows the folder; returns the results in IMPLS order.
+ */
+export async function inEachImpl(root, label, fn) {
+  const out = [];
+  for (const impl of IMPLS) {
+    const base = join(root, label, impl.name);
+    mkdirSync(base, { recursive: true });
+    process.env.PI_CODING_AGENT_DIR = join(base, "agent");
+    const norm = new Normalizer().addRoot(base);
+    out.push(await fn({ base, norm, mod: impl.mod, SM: impl.mod.SessionManager }));
+  }
+  return out;
+}
 
 // ---------------------------------------------------------------------------------------------------------------
 // Sabotage: deliberate, one-at-a-time breakages of the "ours" side, used only to prove the harness can fail.

@@ -2,7 +2,7 @@
 import { lstatSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { buildRegistry, entryShapes, identityTokens } from "./identity.mjs";
-import { capture } from "./normalize.mjs";
+import { capture } from "../../support/normalize.mjs";
 
 // ---------------------------------------------------------------------------------------------------------------
 // Reference hazards: the reference loops forever when a parent chain has a cycle (getBranch, context building) or

@@ -38,7 +38,7 @@ import { createServer } from "node:http";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
-import { encodeCwd, generateFolder } from "../../bench/gen.mjs";
+import { encodeCwd, generateFolder } from "../../support/gen.mjs";
 import {
   checker,
   ensureTmux,
@@ -56,7 +56,7 @@ import {
   STOCK_CLI,
   startMockModel,
   tmuxPi,
-} from "./harness.mjs";
+} from "../../support/pi-harness.mjs";
 
 const T0 = performance.now();
 const N22 = node22();

@@ -12,7 +12,7 @@
 // PI_TEST_KEEP=1 keeps the temp roots. PI_TEST_SELF=1 runs stock pi on both sides (checks the normalisation).
 // PI_TEST_ONLY=print|rpc|tui|setup runs one part.
 import { execFileSync, spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, relative, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -35,7 +35,7 @@ import {
   snapshotDir,
   startMockModel,
   tmuxPi,
-} from "./harness.mjs";
+} from "../../support/pi-harness.mjs";
 
 const T0 = performance.now();
 const N22 = node22();
@@ -423,16 +423,19 @@ if (!ONLY || ONLY === "setup") {
     await run(oldNode, [NATIVE_BIN, "-p", "hi"]),
     /^pi-native: pi needs Node >= 22\.19, this is Node 20\./,
   );
-  // no pi: the bin alone in a temp dir, an empty global prefix, a project without node_modules
+  // no pi: the bin and what it reads before it finds pi (pi/env.js), alone in a temp dir, an empty
+  // global prefix, a project without node_modules
   const lone = mkdtempSync(join(tmpdir(), "pi-t-lone-"));
-  writeFileSync(join(lone, "pi-native.js"), readFileSync(NATIVE_BIN));
+  mkdirSync(join(lone, "pi"));
+  writeFileSync(join(lone, "pi", "pi-native.js"), readFileSync(NATIVE_BIN));
+  writeFileSync(join(lone, "pi", "env.js"), readFileSync(join(REPO, "pi", "env.js")));
   const prefix = mkdtempSync(join(tmpdir(), "pi-t-prefix-"));
   expectOneLine(
     "no pi installed",
-    await run(N22, [join(lone, "pi-native.js"), "-p", "hi"], {
+    await run(N22, [join(lone, "pi", "pi-native.js"), "-p", "hi"], {
       npm_config_prefix: prefix,
       PREFIX: prefix,
-      PI_NATIVE_PI_DIR: "", // the pi under test, when PI_TEST_PI named one
+      PI_SESSION_NATIVE_PI_DIR: "", // the pi under test, when PI_TEST_PI named one
     }),
     /^pi-native: no pi installed/,
   );
@@ -451,7 +454,7 @@ if (!ONLY || ONLY === "setup") {
   const rebundled = fakePiVersion("1.7.0", "rebundled");
   const log = join(side.root, "decisions.jsonl");
   const rb = await run(N22, [NATIVE_BIN, "--no-session", "-p", "hi"], {
-    PI_NATIVE_PI_DIR: rebundled,
+    PI_SESSION_NATIVE_PI_DIR: rebundled,
     PI_SESSION_NATIVE_LOG: log,
   });
   const rbSwap = logged(log).find((e) => e.event === "swap");
@@ -472,7 +475,7 @@ if (!ONLY || ONLY === "setup") {
   const changed = fakePiVersion("1.7.0", "class");
   rmSync(log, { force: true });
   const r = await run(N22, [NATIVE_BIN, "--no-session", "-p", "hi"], {
-    PI_NATIVE_PI_DIR: changed,
+    PI_SESSION_NATIVE_PI_DIR: changed,
     PI_SESSION_NATIVE_LOG: log,
   });
   const lines = oneLine(r);
@@ -565,7 +568,7 @@ if (!ONLY || ONLY === "setup") {
     const dir = installPi(version);
     rmSync(log, { force: true });
     const rv = await run(N22, [NATIVE_BIN, "--no-session", "-p", "hi"], {
-      PI_NATIVE_PI_DIR: dir,
+      PI_SESSION_NATIVE_PI_DIR: dir,
       PI_SESSION_NATIVE_LOG: log,
     });
     const swapRec = logged(log).find((e) => e.event === "swap");

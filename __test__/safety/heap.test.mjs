@@ -1,5 +1,5 @@
 // A session's long strings (base64 images, tool output) reach JS outside V8's heap (external
-// strings, see `PieceJs` in src/binding/session.rs), so a session whose images are several
+// strings, see `PieceJs` in src/native_session.rs), so a session whose images are several
 // times Node's heap still opens, builds its context and takes appends: at Node's default
 // heap of ~4 GB, a 4.5 GB image-heavy session aborted the process ("Reached heap limit") in
 // the reference and, before, in ours. Here the same at a 48 MB heap and ~170 MB of images.

@@ -1,5 +1,5 @@
 // Long strings of large sessions reach JS as external strings over memory the addon frees
-// when V8 collects them (see `external_utf16` in src/binding.rs). The checks need forced
+// when V8 collects them (see `external_string` in src/ffi.rs). The checks need forced
 // garbage collection, so they run in a child process started with --expose-gc.
 import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";

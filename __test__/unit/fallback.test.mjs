@@ -170,7 +170,7 @@ describe("pi's CLI with no native binary", () => {
     p = project("cli", { withPi: true });
     node22 = nodeBinary(22, { minMinor: 19 });
   });
-  const piEnv = () => ({ PI_NATIVE_PI_DIR: PI_DIR });
+  const piEnv = () => ({ PI_SESSION_NATIVE_PI_DIR: PI_DIR });
 
   it("pi-native runs pi as it ships, after one line; with PI_SESSION_NATIVE_NO_FALLBACK=1 it exits 2", () => {
     const bin = join(p.pkg, "pi/launcher.js");

@@ -199,6 +199,31 @@ describe("install", () => {
     expect(swap.uninstall(c)).toBe(false);
   });
 
+  it("partial lists: PI_SESSION_NATIVE_PARTIAL_LISTS=files keeps pi's cadence; the deprecated PI_NATIVE_ name still works, the new one wins", () => {
+    const cases = [
+      [{ PI_SESSION_NATIVE_PARTIAL_LISTS: "files" }, undefined],
+      [{ PI_NATIVE_PARTIAL_LISTS: "files" }, undefined],
+      [{ PI_SESSION_NATIVE_PARTIAL_LISTS: "time", PI_NATIVE_PARTIAL_LISTS: "files" }, "time"],
+      [{}, "time"],
+    ];
+    const saved = { ...process.env };
+    try {
+      for (const [env, expected] of cases) {
+        delete process.env.PI_SESSION_NATIVE_PARTIAL_LISTS;
+        delete process.env.PI_NATIVE_PARTIAL_LISTS;
+        Object.assign(process.env, env);
+        delete globalThis[PARTIAL];
+        swap.install(piLike(), () => ours, "lists", "test");
+        expect([env, globalThis[PARTIAL]]).toEqual([env, expected]);
+      }
+    } finally {
+      for (const k of ["PI_SESSION_NATIVE_PARTIAL_LISTS", "PI_NATIVE_PARTIAL_LISTS"]) {
+        if (saved[k] === undefined) delete process.env[k];
+        else process.env[k] = saved[k];
+      }
+    }
+  });
+
   it("off: nothing", () => {
     const c = piLike();
     swap.install(c, () => ours, "off", "test");

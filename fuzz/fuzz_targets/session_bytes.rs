@@ -5,5 +5,5 @@
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    pi_session_native::fuzz::exercise(data);
+    pi_session_core::fuzz::exercise(data);
 });

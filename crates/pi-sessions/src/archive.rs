@@ -12,8 +12,8 @@ use std::io::{self, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
-use pi_session_native::header::{self, HeaderScan};
-use pi_session_native::platform;
+use pi_session_core::header::{self, HeaderScan};
+use pi_session_core::platform;
 
 use super::ctx::{CliError, Ctx};
 use super::folder::{self, Listed, Scope};

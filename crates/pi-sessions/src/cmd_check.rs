@@ -6,12 +6,12 @@ use std::fs::{self, OpenOptions};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use pi_session_native::entry::{Key, Skeleton};
-use pi_session_native::header;
-use pi_session_native::json;
-use pi_session_native::listing::info::mtime_ms;
-use pi_session_native::store::{self, WriteMode};
-use pi_session_native::tree::Tree;
+use pi_session_core::entry::{Key, Skeleton};
+use pi_session_core::header;
+use pi_session_core::json;
+use pi_session_core::listing::info::mtime_ms;
+use pi_session_core::store::{self, WriteMode};
+use pi_session_core::tree::Tree;
 
 use super::args::CheckArgs;
 use super::fmt;

@@ -3,8 +3,8 @@
 
 use std::borrow::Cow;
 
-use pi_session_native::entry::{EntryType, Key};
-use pi_session_native::projection;
+use pi_session_core::entry::{EntryType, Key};
+use pi_session_core::projection;
 
 use super::args::ContextArgs;
 use super::ctx::{CliError, Ctx, Out};

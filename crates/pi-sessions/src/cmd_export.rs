@@ -2,7 +2,7 @@
 
 use std::borrow::Cow;
 
-use pi_session_native::entry::EntryType;
+use pi_session_core::entry::EntryType;
 
 use super::args::ExportArgs;
 use super::ctx::{CliError, Ctx, Out};

@@ -26,13 +26,13 @@ use std::fs::File;
 use std::io::{self, Read, Seek, Write};
 use std::path::{Path, PathBuf};
 
-use pi_session_native::blocks::Blocks;
-use pi_session_native::entry::{EntryType, Key, Skeleton};
-use pi_session_native::json;
-use pi_session_native::lines::{LineStore, Span};
-use pi_session_native::platform::read_exact_at;
-use pi_session_native::tree::Tree;
-use pi_session_native::{header, migrate, store};
+use pi_session_core::blocks::Blocks;
+use pi_session_core::entry::{EntryType, Key, Skeleton};
+use pi_session_core::json;
+use pi_session_core::lines::{LineStore, Span};
+use pi_session_core::platform::read_exact_at;
+use pi_session_core::tree::Tree;
+use pi_session_core::{header, migrate, store};
 use serde::Serialize;
 
 use super::args::PruneArgs;

@@ -8,9 +8,9 @@ use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 
 use memchr::memmem;
-use pi_session_native::blocks::{Blocks, each_line};
-use pi_session_native::entry::EntryType;
-use pi_session_native::json::{self, Kind, Value};
+use pi_session_core::blocks::{Blocks, each_line};
+use pi_session_core::entry::EntryType;
+use pi_session_core::json::{self, Kind, Value};
 
 use super::args::SearchArgs;
 use super::fmt::{self, Paint};

@@ -3,7 +3,7 @@
 use std::borrow::Cow;
 use std::collections::HashMap;
 
-use pi_session_native::entry::EntryType;
+use pi_session_core::entry::EntryType;
 
 use super::args::ShowArgs;
 use super::fmt;
@@ -121,7 +121,7 @@ pub fn run(ctx: &Ctx, a: &ShowArgs, out: Out) -> Result<i32, CliError> {
                 time: fmt::date_value(j.get("timestamp")),
                 tokens_before: tb.and_then(|t| t.num()),
                 first_kept: key_text(&sk.target),
-                retained_tail: rt.filter(|r| r.kind() == pi_session_native::json::Kind::Array).map(|r| r.items().len()),
+                retained_tail: rt.filter(|r| r.kind() == pi_session_core::json::Kind::Array).map(|r| r.items().len()),
                 on_branch: on_branch.contains(&pos),
             });
         }
@@ -156,7 +156,7 @@ pub fn run(ctx: &Ctx, a: &ShowArgs, out: Out) -> Result<i32, CliError> {
     // Lines the loader skips (malformed or falsy), and the final newline.
     let original = &s.bytes[..];
     let mut nonblank = 0u64;
-    pi_session_native::blocks::each_line(original, |l| {
+    pi_session_core::blocks::each_line(original, |l| {
         if l.iter().any(|b| !matches!(b, b' ' | b'\t' | b'\r')) {
             nonblank += 1;
         }

@@ -3,9 +3,9 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
-use pi_session_native::blocks::{Blocks, each_line};
-use pi_session_native::entry::{EntryType, Role, Skeleton};
-use pi_session_native::header;
+use pi_session_core::blocks::{Blocks, each_line};
+use pi_session_core::entry::{EntryType, Role, Skeleton};
+use pi_session_core::header;
 
 use super::args::StatsArgs;
 use super::fmt;

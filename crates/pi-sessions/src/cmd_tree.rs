@@ -2,7 +2,7 @@
 
 use std::borrow::Cow;
 
-use pi_session_native::entry::{EntryType, Key};
+use pi_session_core::entry::{EntryType, Key};
 
 use super::args::TreeArgs;
 use super::ctx::{CliError, Ctx, Out};

@@ -8,10 +8,10 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 
-use pi_session_native::header::{self, HeaderScan};
-use pi_session_native::json::Kind;
-use pi_session_native::listing::rows::{Row as ScanRow, Units};
-use pi_session_native::listing::{self, index};
+use pi_session_core::header::{self, HeaderScan};
+use pi_session_core::json::Kind;
+use pi_session_core::listing::rows::{Row as ScanRow, Units};
+use pi_session_core::listing::{self, index};
 
 use super::args::ScopeArgs;
 use super::ctx::{CliError, Ctx};

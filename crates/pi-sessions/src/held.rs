@@ -6,7 +6,7 @@
 //! usually not visible as an open descriptor: the recent-change rule (`RECENT`) catches it.
 //! Where the OS tells about open files, a writer that keeps the file open is caught too.
 //!
-//! OS facts, one arm per platform, side by side (as `src/platform.rs` does in the core; they
+//! OS facts, one arm per platform, side by side (as `platform/` does in the core; they
 //! live here because only the command line needs them):
 //! - Linux: `/proc/<pid>/fd/*` links to the file with `/proc/<pid>/fdinfo/<fd>` flags that
 //!   open it for writing (`O_WRONLY` or `O_RDWR`), or a line of `/proc/locks` naming the

@@ -5,7 +5,7 @@
 
 use std::io;
 
-use pi_session_native::json::Kind;
+use pi_session_core::json::Kind;
 use serde::Serialize;
 use serde_json::ser::{Formatter, PrettyFormatter, Serializer};
 use serde_json::value::RawValue;

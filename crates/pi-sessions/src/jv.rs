@@ -5,7 +5,7 @@
 
 use std::borrow::Cow;
 
-use pi_session_native::json::{self, Kind, Value};
+use pi_session_core::json::{self, Kind, Value};
 
 /// A validated JSON value inside `src`.
 #[derive(Clone, Copy, Debug)]

@@ -1,6 +1,6 @@
 //! `pi-sessions`: inspect, search, check and export pi session folders from the shell.
 //!
-//! Built on the pure Rust core of `pi-session-native` (no Node, no napi feature):
+//! Built on `pi-session-core`, the pure Rust core of pi-session-native (no Node, no napi):
 //! `cargo build --release --bin pi-sessions`.
 //!
 //! Commands: ls, show, tree, context, search, check, stats, export, and the ones that change

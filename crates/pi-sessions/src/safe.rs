@@ -7,9 +7,9 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
-use pi_session_native::platform;
-pub use pi_session_native::platform::FileStamp;
-use pi_session_native::store::{self, WriteMode};
+use pi_session_core::platform;
+pub use pi_session_core::platform::FileStamp;
+use pi_session_core::store::{self, WriteMode};
 
 /// The core's stamp of the file at `path` (identity, size, mtime; `platform::stamp`).
 pub fn stamp(path: &Path) -> io::Result<FileStamp> {

@@ -7,12 +7,12 @@ use std::fs;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use pi_session_native::entry::{EntryType, Key, Role};
-use pi_session_native::json::Kind;
-use pi_session_native::lines::{LineStore, Span};
-pub use pi_session_native::migrate::CURRENT_VERSION;
-use pi_session_native::tree::Tree;
-use pi_session_native::{header, migrate, store};
+use pi_session_core::entry::{EntryType, Key, Role};
+use pi_session_core::json::Kind;
+use pi_session_core::lines::{LineStore, Span};
+pub use pi_session_core::migrate::CURRENT_VERSION;
+use pi_session_core::tree::Tree;
+use pi_session_core::{header, migrate, store};
 
 use serde::Serialize;
 

@@ -4,10 +4,10 @@ import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
-import { nodeBinary, REPO } from "../../scripts/node-bin.mjs";
-import { installPi } from "../../scripts/pi-cache.mjs";
-import { DEV_PI_DIR, devPiVariant } from "../../scripts/pi-variants.mjs";
-import { Normalizer } from "../helpers/normalize.mjs";
+import { nodeBinary, REPO } from "../scripts/node-bin.mjs";
+import { installPi } from "../scripts/pi-cache.mjs";
+import { DEV_PI_DIR, devPiVariant } from "../scripts/pi-variants.mjs";
+import { Normalizer } from "./normalize.mjs";
 
 export { REPO };
 /**
@@ -25,7 +25,7 @@ export const node22 = () => nodeBinary(22, { minMinor: 19 });
 /** Start the mock model in a child process; resolves to { port, logDir, stop() }. */
 export function startMockModel(logDir) {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(REPO, "__test__/pi/mock-model.mjs"), ...(logDir ? [logDir] : [])], {
+    const child = spawn(process.execPath, [join(REPO, "support/mock-model.mjs"), ...(logDir ? [logDir] : [])], {
       stdio: ["pipe", "pipe", "inherit"],
     });
     let out = "";
@@ -101,7 +101,7 @@ export function makeSide(label, port, { settings = {}, contextWindow = 128000 } 
     NO_COLOR: "1",
   };
   // pi-native finds pi from the project dir up, then beside this package: point it at the pi under test
-  if (PI_DIR !== DEV_PI_DIR) env.PI_NATIVE_PI_DIR = PI_DIR;
+  if (PI_DIR !== DEV_PI_DIR) env.PI_SESSION_NATIVE_PI_DIR = PI_DIR;
   // verify:pi's table with the candidate release's row (pi/gate.js)
   if (process.env.PI_SESSION_NATIVE_TABLE) env.PI_SESSION_NATIVE_TABLE = process.env.PI_SESSION_NATIVE_TABLE;
   if (process.env.NODE_COMPILE_CACHE) env.NODE_COMPILE_CACHE = process.env.NODE_COMPILE_CACHE;

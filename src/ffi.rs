@@ -8,7 +8,7 @@ use std::sync::atomic::Ordering;
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
-use crate::error::Error as CoreError;
+use pi_session_core::error::Error as CoreError;
 
 /// Marker that tells the facade an error is a system-call failure to rebuild Node-style.
 const IO_MARK: &str = "\u{0}io:";
@@ -113,7 +113,7 @@ impl FromNapiValue for Text {
         // SAFETY: the first `copied` units were initialised by the call above.
         unsafe { utf16.set_len(copied.min(units)) };
         let mut buf = SPARE_UTF8.with(|s| std::mem::take(&mut *s.borrow_mut()));
-        crate::text::utf16_to_utf8(&utf16, &mut buf);
+        pi_session_core::text::utf16_to_utf8(&utf16, &mut buf);
         if utf16.capacity() * 2 <= KEEP_BYTES {
             SPARE_UTF16.with(|s| *s.borrow_mut() = utf16);
         }

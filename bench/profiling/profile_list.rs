@@ -1,4 +1,4 @@
-//! Times the core's SessionInfo scan of a folder: `cargo run --release --example profile_list -- DIR`.
+//! Times the core's SessionInfo scan of a folder: `cargo run --release -p pi-session-core --example profile_list -- DIR`.
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
@@ -13,10 +13,10 @@ fn main() {
     paths.sort();
     for _ in 0..3 {
         let t = Instant::now();
-        let r = pi_session_native::listing::info::scan_many(&paths, &AtomicBool::new(false));
+        let r = pi_session_core::listing::info::scan_many(&paths, &AtomicBool::new(false));
         let scan = t.elapsed();
         let t2 = Instant::now();
-        let rows: Vec<_> = r.iter().map(pi_session_native::listing::rows::Row::new).collect();
+        let rows: Vec<_> = r.iter().map(pi_session_core::listing::rows::Row::new).collect();
         println!("scan {:?} rows {:?} ({} files)", scan, t2.elapsed(), rows.len());
     }
 }

@@ -8,9 +8,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
-use super::ffi::{SharedUnits, external_string, guard, js_array};
-use crate::entry::Key;
-use crate::listing::{discovery, index, info, rows, scanner};
+use crate::ffi::{SharedUnits, external_string, guard, js_array};
+use pi_session_core::entry::Key;
+use pi_session_core::listing::{discovery, index, info, rows, scanner};
 
 /// Cancels a running listing scan.
 #[napi]

@@ -6,12 +6,12 @@ use std::path::Path;
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
-use super::ffi::{Copied, Text, external_string, guard, js_array, js_null, napi_ok, pos_or_minus};
-use crate::entry::{EntryType, Key, Role, Skeleton};
-use crate::error::Error as CoreError;
-use crate::session::{Commit, Opened, Session};
-use crate::store::WriteMode;
-use crate::tree::Tree;
+use crate::ffi::{Copied, Text, external_string, guard, js_array, js_null, napi_ok, pos_or_minus};
+use pi_session_core::entry::{EntryType, Key, Role, Skeleton};
+use pi_session_core::error::Error as CoreError;
+use pi_session_core::session::{Commit, Opened, Session};
+use pi_session_core::store::WriteMode;
+use pi_session_core::tree::Tree;
 
 /// Text per piece of `linesAsciiPieces`: big enough that a piece costs far more to parse
 /// than to hand over, small enough that the first one is ready at once.
@@ -307,7 +307,7 @@ fn skeleton_from_flags(flags: u32, id: Key, parent: Key, target: Key, timestamp:
         label_truthy: flags & (1 << 8) != 0,
         role: Role::from_code((flags >> 4) & 15),
         retained_tail: flags & (1 << 9) != 0,
-        time: crate::entry::parse_iso_ms(timestamp.as_bytes()),
+        time: pi_session_core::entry::parse_iso_ms(timestamp.as_bytes()),
     }
 }
 
@@ -315,12 +315,16 @@ fn skeleton_from_flags(flags: u32, id: Key, parent: Key, target: Key, timestamp:
 fn decode_strings(json_text: &str) -> std::result::Result<Vec<String>, CoreError> {
     let src = json_text.as_bytes();
     let bad = || CoreError::Msg("pushBatch: fields must be a JSON array of strings".into());
-    let v = crate::json::parse_document(src).filter(|v| v.kind == crate::json::Kind::Array).ok_or_else(bad)?;
+    let v = pi_session_core::json::parse_document(src)
+        .filter(|v| v.kind == pi_session_core::json::Kind::Array)
+        .ok_or_else(bad)?;
     let mut out = Vec::new();
     let mut ok = true;
-    crate::json::for_each_element(src, v, |e| match crate::json::decode_string(&src[e.start + 1..e.end - 1]) {
-        Ok(s) if e.kind == crate::json::Kind::String => out.push(s),
-        _ => ok = false,
+    pi_session_core::json::for_each_element(src, v, |e| {
+        match pi_session_core::json::decode_string(&src[e.start + 1..e.end - 1]) {
+            Ok(s) if e.kind == pi_session_core::json::Kind::String => out.push(s),
+            _ => ok = false,
+        }
     });
     if ok { Ok(out) } else { Err(bad()) }
 }
@@ -334,7 +338,7 @@ impl Default for NativeSession {
 /// The pieces of one `linesAsciiPieces` call.
 #[napi]
 pub struct AsciiPieces {
-    pieces: crate::lines::Pieces,
+    pieces: pi_session_core::lines::Pieces,
 }
 
 #[napi]
@@ -359,8 +363,8 @@ impl AsciiPieces {
 /// session (base64 images, tool output) so stay outside V8's heap, sliced by JS: a 4.5 GB
 /// image-heavy context would not fit in it.
 pub struct PieceJs<'a> {
-    piece: crate::lines::Piece,
-    pieces: &'a crate::lines::Pieces,
+    piece: pi_session_core::lines::Piece,
+    pieces: &'a pi_session_core::lines::Pieces,
 }
 
 impl ToNapiValue for PieceJs<'_> {

@@ -7,12 +7,12 @@ use std::path::Path;
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
-use super::ffi::guard;
-use super::session::NativeSession;
-use crate::error::Error as CoreError;
-use crate::header::HeaderScan;
-use crate::session::{Opened, Session};
-use crate::store::WriteMode;
+use crate::ffi::guard;
+use crate::native_session::NativeSession;
+use pi_session_core::error::Error as CoreError;
+use pi_session_core::header::HeaderScan;
+use pi_session_core::session::{Opened, Session};
+use pi_session_core::store::WriteMode;
 
 /// `loadEntriesFromFile`: the entries' lines, one per line, as ASCII (see
 /// `Session::all_lines_ascii`); null when the file is missing or not a session (the
@@ -46,7 +46,7 @@ pub struct HeaderRead {
 #[napi]
 pub fn read_header(path: String) -> Result<HeaderRead> {
     guard(|| {
-        Ok(match crate::listing::index::read_header_cached(Path::new(&path))? {
+        Ok(match pi_session_core::listing::index::read_header_cached(Path::new(&path))? {
             HeaderScan::Header(line) => HeaderRead { kind: HeaderKind::Header, line: Some(line) },
             HeaderScan::NotHeader => HeaderRead { kind: HeaderKind::NotHeader, line: None },
             HeaderScan::LimitExceeded => HeaderRead { kind: HeaderKind::LimitExceeded, line: None },

@@ -1,14 +1,14 @@
 //! Times `linesAsciiPieces` without Node: the thread that reads the lines, takes long
 //! strings out and decodes them, and escapes the rest to ASCII, in 1 MiB pieces.
-//! `cargo run --release --example profile_pieces -- FILE [ROUNDS]`.
+//! `cargo run --release -p pi-session-core --example profile_pieces -- FILE [ROUNDS]`.
 use std::time::Instant;
 
 fn main() {
     let mut args = std::env::args().skip(1);
     let path = args.next().expect("usage: profile_pieces FILE [ROUNDS]");
     let rounds: usize = args.next().map_or(15, |r| r.parse().expect("ROUNDS is a number"));
-    let loaded = pi_session_native::store::load(std::path::Path::new(&path)).expect("load");
-    let pi_session_native::store::Loaded::Session { skeletons, store, .. } = loaded else { panic!("not a session") };
+    let loaded = pi_session_core::store::load(std::path::Path::new(&path)).expect("load");
+    let pi_session_core::store::Loaded::Session { skeletons, store, .. } = loaded else { panic!("not a session") };
     let all: Vec<u32> = (0..skeletons.len() as u32).collect();
     let mut times = Vec::new();
     let (mut text, mut strings) = (0, 0);

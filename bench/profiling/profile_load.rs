@@ -1,15 +1,15 @@
-//! Times the core's file load (no Node): `cargo run --release --example profile_load -- FILE`.
+//! Times the core's file load (no Node): `cargo run --release -p pi-session-core --example profile_load -- FILE`.
 use std::time::Instant;
 
 fn main() {
     let path = std::env::args().nth(1).expect("usage: profile_load FILE");
     for _ in 0..3 {
         let t = Instant::now();
-        let loaded = pi_session_native::store::load(std::path::Path::new(&path)).unwrap();
+        let loaded = pi_session_core::store::load(std::path::Path::new(&path)).unwrap();
         let load = t.elapsed();
-        let pi_session_native::store::Loaded::Session { skeletons, .. } = loaded else { panic!("not a session") };
+        let pi_session_core::store::Loaded::Session { skeletons, .. } = loaded else { panic!("not a session") };
         let t2 = Instant::now();
-        let mut tree = pi_session_native::tree::Tree::new();
+        let mut tree = pi_session_core::tree::Tree::new();
         for sk in skeletons {
             tree.push(sk);
         }

@@ -12,7 +12,7 @@
 //!    `index::disk` (the index file), `index` (memory, lookups, `read_header_cached`).
 //! 5. `scanner`: the scan of a listing's files (`Scanner`, `row_of`), on `info`, `rows`, `index`.
 //! 6. `discovery`: files by mtime and by header id, on `info` (`par_map`) and `index`.
-//! 7. `tests` (all of the above together), and above everything `binding`.
+//! 7. `tests` (all of the above together), and above everything the binding (the `pi-session-native` crate).
 
 pub mod discovery;
 pub mod index;

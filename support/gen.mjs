@@ -6,10 +6,10 @@
 // takes seconds. The same seed and options always give the same bytes.
 //
 // CLI:
-//   node bench/gen.mjs --out DIR --preset demo        # ~20 sessions, a few MB, agent-dir layout
-//   node bench/gen.mjs --out DIR --preset S|M|L       # one session file of ~1 / 20 / 100 MB
-//   node bench/gen.mjs --out DIR --preset folder      # 1,000 sessions (~300 MB) for one cwd
-//   node bench/gen.mjs --out DIR --preset agent       # <DIR>/sessions/--<cwd>--/…, 40 projects, ~1,200 sessions
+//   node support/gen.mjs --out DIR --preset demo        # ~20 sessions, a few MB, agent-dir layout
+//   node support/gen.mjs --out DIR --preset S|M|L       # one session file of ~1 / 20 / 100 MB
+//   node support/gen.mjs --out DIR --preset folder      # 1,000 sessions (~300 MB) for one cwd
+//   node support/gen.mjs --out DIR --preset agent       # <DIR>/sessions/--<cwd>--/…, 40 projects, ~1,200 sessions
 //   options: --seed N (default 42), --cwd PATH, --bytes N (override the size)
 //
 // Library: generateSession, generateFolder, generateAgentDir, generateDemo,
@@ -1334,7 +1334,7 @@ function main() {
   const args = parseArgs(process.argv.slice(2));
   if (!args.out || args.help) {
     console.log(
-      "usage: node bench/gen.mjs --out DIR [--preset demo|S|M|L|folder|agent] [--seed N] [--cwd PATH] [--bytes N]\n" +
+      "usage: node support/gen.mjs --out DIR [--preset demo|S|M|L|folder|agent] [--seed N] [--cwd PATH] [--bytes N]\n" +
         "  demo (default): DIR/sessions/--<cwd>--/ with ~20 sessions (a few MB); use PI_CODING_AGENT_DIR=DIR",
     );
     process.exit(args.out ? 0 : 1);

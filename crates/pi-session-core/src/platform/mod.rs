@@ -1,0 +1,13 @@
+//! The few operating-system details the core needs, in one place: Unix is the primary
+//! target; Windows builds use the equivalents (or a safe fallback, noted per function).
+//!
+//! `files`: file primitives; `dirs`: directory listing; `windows_errors`: the errors Node
+//! reports (libuv's Windows tables). Everything is re-exported here: callers say `platform::…`.
+
+mod dirs;
+mod files;
+mod windows_errors;
+
+pub use dirs::*;
+pub use files::*;
+pub use windows_errors::*;
