@@ -31,15 +31,15 @@ use pi_session_core::entry::{EntryType, Key, Skeleton};
 use pi_session_core::json;
 use pi_session_core::lines::{LineStore, Span};
 use pi_session_core::platform::read_exact_at;
+use pi_session_core::store;
 use pi_session_core::tree::Tree;
-use pi_session_core::{header, migrate, store};
 use serde::Serialize;
 
 use super::args::PruneArgs;
 use super::ctx::{CliError, Ctx, Out};
 use super::jv::J;
 use super::safe;
-use super::session::{CURRENT_VERSION, key_text};
+use super::session::{self, CURRENT_VERSION, key_text};
 use super::{fmt, folder, held, jout};
 
 /// Read blocks and the write buffer: 8 MiB, as the core's `store::load` reads (it parses a block
@@ -88,19 +88,9 @@ impl Indexed {
             parsed.add(block, off);
             size = off + block.len() as u64;
         }
-        let store::Parsed { mut skeletons, store: mut lines, .. } = parsed;
+        let store::Parsed { skeletons, store: mut lines, .. } = parsed;
         lines.set_file(file.try_clone().map_err(cannot)?);
-        if !skeletons.first().is_some_and(header::is_header) {
-            return Err(CliError::Fail(format!(
-                "{} is not a session file (its first entry is not a session header)",
-                path.display()
-            )));
-        }
-        let version = migrate::in_memory(&mut skeletons, &lines, |n| Key::Str(format!("v1-{n}").into()));
-        let mut tree = Tree::new();
-        for sk in skeletons {
-            tree.push(sk);
-        }
+        let (tree, version) = session::index(path, skeletons, &lines)?;
         let file = file.try_clone().map_err(cannot)?;
         Ok(Indexed { path: path.to_path_buf(), file, lines, tree, version, size, physical, torn })
     }

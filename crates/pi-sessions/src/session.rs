@@ -7,7 +7,7 @@ use std::fs;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use pi_session_core::entry::{EntryType, Key, Role};
+use pi_session_core::entry::{EntryType, Key, Role, Skeleton};
 use pi_session_core::json::Kind;
 use pi_session_core::lines::{LineStore, Span};
 pub use pi_session_core::migrate::CURRENT_VERSION;
@@ -33,6 +33,24 @@ pub struct Session {
     pub size: u64,
 }
 
+/// The tree of a parsed session's skeletons, migrated in memory, and its `header.version ?? 1`;
+/// an error when the first entry is not a session header.
+pub fn index(path: &Path, mut skeletons: Vec<Skeleton>, lines: &LineStore) -> Result<(Tree, f64), CliError> {
+    if !skeletons.first().is_some_and(header::is_header) {
+        return Err(CliError::Fail(format!(
+            "{} is not a session file (its first entry is not a session header)",
+            path.display()
+        )));
+    }
+    // v1 files have no ids: synthetic ones (`v1-<n>`), since the file is not rewritten.
+    let version = migrate::in_memory(&mut skeletons, lines, |n| Key::Str(format!("v1-{n}").into()));
+    let mut tree = Tree::new();
+    for sk in skeletons {
+        tree.push(sk);
+    }
+    Ok((tree, version))
+}
+
 impl Session {
     /// Reads and indexes a session without modifying the file (unlike opening it in pi,
     /// which appends a missing final newline and rewrites old versions). Lines are split
@@ -47,20 +65,9 @@ impl Session {
         // from the same descriptor, so both see the bytes read).
         let mut parsed = store::Parsed::new(true);
         parsed.add(&bytes, 0);
-        let store::Parsed { mut skeletons, store: mut lines, .. } = parsed;
+        let store::Parsed { skeletons, store: mut lines, .. } = parsed;
         lines.set_file(file);
-        if !skeletons.first().is_some_and(header::is_header) {
-            return Err(CliError::Fail(format!(
-                "{} is not a session file (its first entry is not a session header)",
-                path.display()
-            )));
-        }
-        // v1 files have no ids: synthetic ones (`v1-<n>`), since the file is not rewritten.
-        let version = migrate::in_memory(&mut skeletons, &lines, |n| Key::Str(format!("v1-{n}").into()));
-        let mut tree = Tree::new();
-        for sk in skeletons {
-            tree.push(sk);
-        }
+        let (tree, version) = index(path, skeletons, &lines)?;
         Ok(Session { path: path.to_path_buf(), bytes, lines, tree, version, size })
     }
 
