@@ -26,8 +26,11 @@
 // --before, prune by --bin, each on a fresh copy, after a `sync`), and the two pruned files
 // must be byte-identical (sha256); the first pruned file must give the same `context --json`.
 
-import { execFileSync } from "node:child_process";
-import { resolve } from "node:path";
+import { execFileSync, spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import * as fs from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
 import { performance } from "node:perf_hooks";
 
 const args = Object.fromEntries(
@@ -147,9 +150,7 @@ const plain = await time(() => {
 console.log(`search  one run over all roles: ${plain.ms.toFixed(0)} ms`);
 
 // context: every session's `pi-sessions context --json` vs SessionManager.open(copy).buildSessionContext().messages
-const { cpSync, mkdtempSync, readdirSync, rmSync } = await import("node:fs");
-const { tmpdir } = await import("node:os");
-const { join } = await import("node:path");
+const { cpSync, mkdtempSync, readdirSync, rmSync } = fs;
 const copy = mkdtempSync(join(tmpdir(), "pis-ctx-"));
 cpSync(dir, copy, { recursive: true });
 let ctxFiles = 0;
@@ -194,11 +195,6 @@ console.log(`context ${ctxFiles} sessions compared with buildSessionContext(): $
 process.exit(mismatches || diff || ctxDiff ? 1 : 0);
 
 async function lifecycle() {
-  const fs = await import("node:fs");
-  const { join } = await import("node:path");
-  const { tmpdir } = await import("node:os");
-  const { spawnSync } = await import("node:child_process");
-  const { createHash } = await import("node:crypto");
   const gen = await import("../support/gen.mjs");
   const { SessionManager } = await import(
     resolve("node_modules/@earendil-works/pi-coding-agent/dist/core/session-manager.js")
@@ -378,11 +374,6 @@ async function bigSession(fs, join, gen) {
 }
 
 async function pruneBench() {
-  const fs = await import("node:fs");
-  const { join } = await import("node:path");
-  const { tmpdir } = await import("node:os");
-  const { spawnSync } = await import("node:child_process");
-  const { createHash } = await import("node:crypto");
   const gen = await import("../support/gen.mjs");
   const n = Number(args.runs ?? 3);
   const MB = 1024 * 1024;
