@@ -207,6 +207,22 @@ function projectEntries(contextEntries, thinkingLevel, model) {
   };
 }
 
+/**
+ * Throws the TypeError the reference throws where the core found a message entry without a
+ * message (`MessageMissing` in tree.rs): the same property read, so the engine words it. Its
+ * text may quote the expression (JavaScriptCore's does), so the variable is named as in the
+ * reference: `entry` in the context functions, `e` in `_hasConversation` (the next function).
+ */
+function throwMessageMissing(entry) {
+  void entry.message.role;
+  throw new Error("pi-session-native internal error: the core reported a missing message that is there");
+}
+
+function throwMessageMissingInHasConversation(e) {
+  void e.message.role;
+  throw new Error("pi-session-native internal error: the core reported a missing message that is there");
+}
+
 /** The positions of the context entries in the core's context plan (`tree::context_plan`). */
 function planPositions(plan) {
   const positions = [];
@@ -285,4 +301,6 @@ module.exports = {
   projectEntries,
   projectPlan,
   sessionEntryToContextMessages,
+  throwMessageMissing,
+  throwMessageMissingInHasConversation,
 };

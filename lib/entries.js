@@ -64,11 +64,6 @@ class Entries {
     return this.#objs.length;
   }
 
-  /** Whether the core has the final say on ids (the session is a file). */
-  get coreOwnsIds() {
-    return this.#jsIds === null;
-  }
-
   /** The number of non-header entries (`byId.size`). */
   get entryCount() {
     return this.#jsIds !== null ? this.#jsIds.size : this.core().entryCount();

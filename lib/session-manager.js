@@ -106,13 +106,6 @@ class SessionManager {
     this.#leafId = this.#entries.lastEntryId();
   }
 
-  /** A `byId` Map of the objects, for replaying the reference algorithm on odd files. */
-  #byIdMap() {
-    const byId = new Map();
-    for (const e of this.getEntries()) byId.set(e.id, e);
-    return byId;
-  }
-
   // ---------------------------------------------------------------------------
   // Session files
 
@@ -221,13 +214,9 @@ class SessionManager {
   }
 
   #hasConversation() {
-    if (this.#entries.coreOwnsIds) {
-      const known = this.#n().hasConversation();
-      if (known >= 0) return known === 1;
-    }
-    return this.#allObjs().some(
-      (e) => e.type === "message" && (e.message.role === "user" || e.message.role === "assistant"),
-    );
+    const found = this.#n().hasConversation();
+    if (typeof found === "number") context.throwMessageMissingInHasConversation(this.#obj(found));
+    return found;
   }
 
   /**
@@ -482,14 +471,14 @@ class SessionManager {
   }
 
   buildContextEntries() {
-    const plan = call(() => this.#n().contextPlan(keyOf(this.#leafId)));
-    if (plan === null) return context.buildContextEntries(this.getEntries(), this.#leafId, this.#byIdMap());
-    return this.#objsAt(context.planPositions(plan));
+    const positions = call(() => this.#n().contextEntries(keyOf(this.#leafId)));
+    if (typeof positions === "number") context.throwMessageMissing(this.#obj(positions));
+    return this.#objsAt(positions);
   }
 
   buildSessionProjection() {
     const plan = call(() => this.#n().contextPlan(keyOf(this.#leafId)));
-    if (plan === null) return context.buildSessionProjection(this.getEntries(), this.#leafId, this.#byIdMap());
+    if (typeof plan === "number") context.throwMessageMissing(this.#obj(plan));
     return context.projectPlan(plan, this.#entries);
   }
 
