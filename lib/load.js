@@ -14,17 +14,22 @@ const { join } = require("node:path");
 const PI_PACKAGE = "@earendil-works/pi-coding-agent";
 const PI_MODULE = join("dist", "core", "session-manager.js");
 const NO_FALLBACK = "PI_SESSION_NATIVE_NO_FALLBACK";
-/** The platform packages that exist (npm/<name>/, published as pi-session-native-<name>). */
-const PLATFORMS = [
-  "darwin-arm64",
-  "darwin-x64",
-  "linux-arm64-gnu",
-  "linux-arm64-musl",
-  "linux-x64-gnu",
-  "linux-x64-musl",
-  "win32-arm64-msvc",
-  "win32-x64-msvc",
-];
+/**
+ * The platform package of each Rust target in package.json's `napi.targets` (npm/<name>/, published
+ * as pi-session-native-<name>): the one list, which scripts/add-cli-to-npm.mjs reads too.
+ */
+const PLATFORM_OF_TARGET = {
+  "x86_64-unknown-linux-gnu": "linux-x64-gnu",
+  "aarch64-unknown-linux-gnu": "linux-arm64-gnu",
+  "x86_64-unknown-linux-musl": "linux-x64-musl",
+  "aarch64-unknown-linux-musl": "linux-arm64-musl",
+  "x86_64-apple-darwin": "darwin-x64",
+  "aarch64-apple-darwin": "darwin-arm64",
+  "x86_64-pc-windows-msvc": "win32-x64-msvc",
+  "aarch64-pc-windows-msvc": "win32-arm64-msvc",
+};
+/** The platform packages that exist. */
+const PLATFORMS = Object.values(PLATFORM_OF_TARGET).sort();
 
 let loadFailure; // undefined: not tried yet; null: the binding loads
 
@@ -146,4 +151,13 @@ function load() {
   return err ? fallback(err) : require("./facade.js");
 }
 
-module.exports = { load, bindingError, noFallback, platform, whatIsMissing, NO_FALLBACK, PLATFORMS };
+module.exports = {
+  load,
+  bindingError,
+  noFallback,
+  platform,
+  whatIsMissing,
+  NO_FALLBACK,
+  PLATFORMS,
+  PLATFORM_OF_TARGET,
+};
