@@ -188,16 +188,14 @@ function editReplacementFor(target, targetId, replacement) {
     : replacement;
 }
 
-/** The projection from already-selected context entries (shared with the class). */
-function projectEntries(contextEntries, thinkingLevel, model) {
-  const edits = new Map();
-  for (const entry of contextEntries) {
-    if (entry.type === "context_edit") edits.set(entry.targetId, entry);
-  }
-  const projectedEntries = contextEntries.map((sourceEntry, index) => ({
+/**
+ * The projection of the context entries `sources`: `silent(k)` tells whether the k-th contributes no
+ * messages (an older compaction), `editOf(k)` gives the context edit that applies to it.
+ */
+function projection(sources, silent, editOf, thinkingLevel, model) {
+  const projectedEntries = sources.map((sourceEntry, k) => ({
     sourceEntry,
-    messages:
-      sourceEntry.type === "compaction" && index > 0 ? [] : projectContextEntry(sourceEntry, edits.get(sourceEntry.id)),
+    messages: silent(k) ? [] : projectContextEntry(sourceEntry, editOf(k)),
   }));
   return {
     entries: projectedEntries,
@@ -247,29 +245,30 @@ function projectPlan(plan, entries) {
         : { provider: e.message.provider, modelId: e.message.model };
   }
   const sources = entries.atMany(planPositions(plan));
-  const projectedEntries = new Array(sources.length);
-  for (let k = 0; k < sources.length; k++) {
-    const edit = plan[3 + 3 * k];
-    const noMessages = plan[4 + 3 * k] === 1;
-    const sourceEntry = sources[k];
-    projectedEntries[k] = {
-      sourceEntry,
-      messages: noMessages ? [] : projectContextEntry(sourceEntry, edit >= 0 ? entries.at(edit) : undefined),
-    };
-  }
-  return {
-    entries: projectedEntries,
-    messages: projectedEntries.flatMap((entry) => entry.messages),
+  return projection(
+    sources,
+    (k) => plan[4 + 3 * k] === 1,
+    (k) => (plan[3 + 3 * k] >= 0 ? entries.at(plan[3 + 3 * k]) : undefined),
     thinkingLevel,
     model,
-  };
+  );
 }
 
 function buildSessionProjection(entries, leafId, byId) {
   const path = buildSessionPath(entries, leafId, byId);
   const { thinkingLevel, model } = getSessionContextSettings(path);
   const contextEntries = buildContextEntries(entries, leafId, byId);
-  return projectEntries(contextEntries, thinkingLevel, model);
+  const edits = new Map();
+  for (const entry of contextEntries) {
+    if (entry.type === "context_edit") edits.set(entry.targetId, entry);
+  }
+  return projection(
+    contextEntries,
+    (k) => contextEntries[k].type === "compaction" && k > 0,
+    (k) => edits.get(contextEntries[k].id),
+    thinkingLevel,
+    model,
+  );
 }
 
 function buildSessionContext(entries, leafId, byId) {
@@ -296,9 +295,7 @@ module.exports = {
   migrateSessionEntries,
   migrateToCurrentVersion,
   parseSessionEntries,
-  planPositions,
   projectContextEntry,
-  projectEntries,
   projectPlan,
   sessionEntryToContextMessages,
   throwMessageMissing,

@@ -66,39 +66,65 @@ function readHeaderForDiscovery(path) {
 
 const RECENT_FIRST = 8;
 
+/**
+ * The session files of `dir`, newest first. On Node the core sorts them (equal mtimes in libuv's
+ * readdir order, by bytes); elsewhere the runtime's readdir and stat answer (runtime.js).
+ */
+function* newestFirst(dir) {
+  if (!NODE) {
+    const files = readdirSync(dir)
+      .filter((file) => file.endsWith(".jsonl"))
+      .map((file) => join(dir, file))
+      .map((path) => ({ path, mtime: statSync(path).mtimeMs }))
+      .sort((a, b) => b.mtime - a.mtime);
+    for (const { path } of files) yield path;
+    return;
+  }
+  // The newest few paths first: the answer is nearly always among them, and the rest would be
+  // 1,000 strings built for nothing.
+  const first = binding.filesByMtime(dir, RECENT_FIRST);
+  if (first === null) return;
+  yield* first;
+  if (first.length < RECENT_FIRST) return;
+  const all = binding.filesByMtime(dir, null);
+  if (all !== null) yield* all.slice(first.length);
+}
+
 function findMostRecentSession(sessionDir, cwd) {
   const resolvedSessionDir = normalizePath(sessionDir);
   const resolvedCwd = cwd ? resolvePath(cwd) : undefined;
   try {
-    if (!NODE) {
-      // Equal mtimes keep the runtime's readdir order, which only Node's is known to be.
-      const files = readdirSync(resolvedSessionDir)
-        .filter((file) => file.endsWith(".jsonl"))
-        .map((file) => join(resolvedSessionDir, file))
-        .map((path) => ({ path, mtime: statSync(path).mtimeMs }))
-        .sort((a, b) => b.mtime - a.mtime);
-      for (const { path } of files) {
-        const header = readHeaderForDiscovery(path);
-        if (header && (!resolvedCwd || sessionCwdMatches(getSessionHeaderCwd(header), resolvedCwd))) return path;
-      }
-      return null;
-    }
-    // The newest few paths first: the answer is nearly always among them, and the rest
-    // would be 1,000 strings built for nothing.
-    let files = binding.filesByMtime(resolvedSessionDir, RECENT_FIRST);
-    for (let i = 0; files !== null; i++) {
-      if (i === files.length) {
-        if (files.length < RECENT_FIRST || i > RECENT_FIRST) break;
-        files = binding.filesByMtime(resolvedSessionDir, null);
-        if (files === null || i === files.length) break;
-      }
-      const path = files[i];
+    for (const path of newestFirst(resolvedSessionDir)) {
       const header = readHeaderForDiscovery(path);
       if (header && (!resolvedCwd || sessionCwdMatches(getSessionHeaderCwd(header), resolvedCwd))) return path;
     }
-    return null;
   } catch {
-    return null;
+    // Discovery is best-effort.
+  }
+  return null;
+}
+
+/**
+ * `[path, header]` of each session file of `dir` whose header's id is `id`, in readdir order: on
+ * Node the core reads the headers, batch by batch as far as the caller reads (its order is Node's,
+ * by bytes); elsewhere in the runtime's readdir order.
+ */
+function* filesWithId(dir, id) {
+  if (!NODE) {
+    for (const file of readdirSync(dir)) {
+      if (!file.endsWith(".jsonl")) continue;
+      const path = join(dir, file);
+      const header = readHeaderForDiscovery(path);
+      if (header?.id === id) yield [path, header];
+    }
+    return;
+  }
+  for (let from = 0; from !== null; ) {
+    const batch = binding.headersWithId(dir, keyOf(id), from);
+    if (batch === null) return;
+    const found = batch.found;
+    for (let i = 0; i < found.length; i += 2) yield [found[i], JSON.parse(found[i + 1])];
+    from = batch.next ?? null;
   }
 }
 
@@ -107,29 +133,8 @@ function findById(cwd, id, sessionDir) {
   const filterCwd = sessionDir !== undefined && !samePath(dir, getDefaultSessionDirPath(cwd));
   const resolvedCwd = resolvePath(cwd);
   try {
-    if (!NODE) {
-      // The first match in the runtime's readdir order (the core's is Node's: by bytes).
-      for (const file of readdirSync(dir)) {
-        if (!file.endsWith(".jsonl")) continue;
-        const path = join(dir, file);
-        const header = readHeaderForDiscovery(path);
-        if (header?.id !== id) continue;
-        if (filterCwd && !sessionCwdMatches(getSessionHeaderCwd(header), resolvedCwd)) continue;
-        return path;
-      }
-      return undefined;
-    }
-    // Batch by batch in directory order, as far as the first file that passes the filter.
-    for (let from = 0; from !== null; ) {
-      const batch = binding.headersWithId(dir, keyOf(id), from);
-      if (batch === null) return undefined;
-      const found = batch.found;
-      for (let i = 0; i < found.length; i += 2) {
-        const header = JSON.parse(found[i + 1]);
-        if (filterCwd && !sessionCwdMatches(getSessionHeaderCwd(header), resolvedCwd)) continue;
-        return found[i];
-      }
-      from = batch.next ?? null;
+    for (const [path, header] of filesWithId(dir, id)) {
+      if (!filterCwd || sessionCwdMatches(getSessionHeaderCwd(header), resolvedCwd)) return path;
     }
   } catch {
     // Exact session discovery is best-effort, matching list().
