@@ -11,7 +11,7 @@ const { keyOf } = require("./keys.js");
 const { asciiOrderKnown, compare } = require("./collate.js");
 const { NODE, readlineSplitsAsNode, statMtimes } = require("./runtime.js");
 const { getDefaultSessionDirPath, getSessionsDir, normalizePath, resolvePath, samePath } = require("./paths.js");
-const { getDefaultSessionDir } = require("./context.js");
+const { getDefaultSessionDir } = require("./free-functions.js");
 const { buildSessionInfoSlow, infoFromRow } = require("./session-info.js");
 
 const MAX_CONCURRENT_SESSION_DISCOVERY_LOADS = 64;

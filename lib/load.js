@@ -1,5 +1,5 @@
 "use strict";
-// Which implementation `require("pi-session-native")` gets: ours (lib/facade.js) when the native
+// Which implementation `require("pi-session-native")` gets: ours (lib/exports.js) when the native
 // binding loads. Where none does (a platform without a prebuilt binary, an install without its
 // platform package, a binary that cannot be loaded), pi's own `core/session-manager` module from the
 // installed @earendil-works/pi-coding-agent, with one warning; PI_SESSION_NATIVE_NO_FALLBACK=1 makes
@@ -148,7 +148,7 @@ function fallback(err) {
 /** The package's exports: ours on the native binding, else pi's own (see the top of this file). */
 function load() {
   const err = bindingError();
-  return err ? fallback(err) : require("./facade.js");
+  return err ? fallback(err) : require("./exports.js");
 }
 
 module.exports = {

@@ -20,7 +20,20 @@ const { contentText } = require("./messages.js");
  * text, one per index frame).
  */
 function infoFromRow(path, row, blocks) {
-  const [header, rawName, messageCount, lastActivity, pendingTimes, fw, fs, fe, aw, as, ae, mtimeMs] = row;
+  const [
+    header,
+    rawName,
+    messageCount,
+    lastActivity,
+    pendingTimes,
+    firstBlock,
+    firstStart,
+    firstEnd,
+    allBlock,
+    allStart,
+    allEnd,
+    mtimeMs,
+  ] = row;
   let lastActivityTime = lastActivity === null ? undefined : lastActivity;
   for (const ts of pendingTimes) {
     const t = new Date(ts).getTime();
@@ -30,8 +43,8 @@ function infoFromRow(path, row, blocks) {
   const text = (which, start, end) => (start === end ? "" : blocks[which].slice(start, end));
   return makeInfo(path, header, name, lastActivityTime, () => mtimeDate(path, mtimeMs), {
     messageCount,
-    firstMessage: text(fw, fs, fe),
-    allMessagesText: text(aw, as, ae),
+    firstMessage: text(firstBlock, firstStart, firstEnd),
+    allMessagesText: text(allBlock, allStart, allEnd),
   });
 }
 
