@@ -114,7 +114,6 @@ class Entries {
     return out;
   }
 
-  /** Every object (`fileEntries`). */
   /**
    * `out` (the entries of `getEntries()`) as the reference's `fileEntries.filter(…)` makes
    * it: an array of the realm and species of `fileEntries`, which after `inMemory(cwd,
@@ -129,6 +128,7 @@ class Entries {
     return copy;
   }
 
+  /** Every object (`fileEntries`). */
   all() {
     const n = this.#objs.length;
     const all = new Uint32Array(n);
