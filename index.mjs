@@ -1,4 +1,5 @@
-// ESM entry: the same bindings as the CommonJS entry.
+// ESM entry: the same bindings as the CommonJS entry (an ES module's export list is written out;
+// free-functions.test.mjs checks it against pi's own).
 import cjs from "./index.js";
 
 export const {

@@ -64,11 +64,6 @@ class Entries {
     return this.#objs.length;
   }
 
-  /** Whether the core has the final say on ids (the session is a file). */
-  get coreOwnsIds() {
-    return this.#jsIds === null;
-  }
-
   /** The number of non-header entries (`byId.size`). */
   get entryCount() {
     return this.#jsIds !== null ? this.#jsIds.size : this.core().entryCount();
@@ -119,7 +114,6 @@ class Entries {
     return out;
   }
 
-  /** Every object (`fileEntries`). */
   /**
    * `out` (the entries of `getEntries()`) as the reference's `fileEntries.filter(…)` makes
    * it: an array of the realm and species of `fileEntries`, which after `inMemory(cwd,
@@ -134,6 +128,7 @@ class Entries {
     return copy;
   }
 
+  /** Every object (`fileEntries`). */
   all() {
     const n = this.#objs.length;
     const all = new Uint32Array(n);

@@ -3,18 +3,16 @@
 // this file orders them (`localeCompare` order, see collate.js; mtime) and shapes
 // `SessionInfo` objects and progress calls exactly as pi 1.6.0 does.
 
-const { createReadStream, existsSync, readdirSync, statSync } = require("node:fs");
-const { readdir, stat } = require("node:fs/promises");
+const { existsSync, readdirSync, statSync } = require("node:fs");
+const { readdir } = require("node:fs/promises");
 const { basename, join } = require("node:path");
-const { createInterface } = require("node:readline");
 const { binding, call } = require("./native.js");
 const { keyOf } = require("./keys.js");
 const { asciiOrderKnown, compare } = require("./collate.js");
-const { NODE, mtimeDate, readlineSplitsAsNode, statMtimes } = require("./runtime.js");
+const { NODE, readlineSplitsAsNode, statMtimes } = require("./runtime.js");
 const { getDefaultSessionDirPath, getSessionsDir, normalizePath, resolvePath, samePath } = require("./paths.js");
-const { getDefaultSessionDir } = require("./context.js");
-const profile = require("./profile.js");
-const { contentText } = require("./messages.js");
+const { getDefaultSessionDir } = require("./free-functions.js");
+const { buildSessionInfoSlow, infoFromRow } = require("./session-info.js");
 
 const MAX_CONCURRENT_SESSION_DISCOVERY_LOADS = 64;
 const CURRENT_SESSION_LIST_PUBLISH_INTERVAL = 10;
@@ -68,39 +66,65 @@ function readHeaderForDiscovery(path) {
 
 const RECENT_FIRST = 8;
 
+/**
+ * The session files of `dir`, newest first. On Node the core sorts them (equal mtimes in libuv's
+ * readdir order, by bytes); elsewhere the runtime's readdir and stat answer (runtime.js).
+ */
+function* newestFirst(dir) {
+  if (!NODE) {
+    const files = readdirSync(dir)
+      .filter((file) => file.endsWith(".jsonl"))
+      .map((file) => join(dir, file))
+      .map((path) => ({ path, mtime: statSync(path).mtimeMs }))
+      .sort((a, b) => b.mtime - a.mtime);
+    for (const { path } of files) yield path;
+    return;
+  }
+  // The newest few paths first: the answer is nearly always among them, and the rest would be
+  // 1,000 strings built for nothing.
+  const first = binding.filesByMtime(dir, RECENT_FIRST);
+  if (first === null) return;
+  yield* first;
+  if (first.length < RECENT_FIRST) return;
+  const all = binding.filesByMtime(dir, null);
+  if (all !== null) yield* all.slice(first.length);
+}
+
 function findMostRecentSession(sessionDir, cwd) {
   const resolvedSessionDir = normalizePath(sessionDir);
   const resolvedCwd = cwd ? resolvePath(cwd) : undefined;
   try {
-    if (!NODE) {
-      // Equal mtimes keep the runtime's readdir order, which only Node's is known to be.
-      const files = readdirSync(resolvedSessionDir)
-        .filter((file) => file.endsWith(".jsonl"))
-        .map((file) => join(resolvedSessionDir, file))
-        .map((path) => ({ path, mtime: statSync(path).mtimeMs }))
-        .sort((a, b) => b.mtime - a.mtime);
-      for (const { path } of files) {
-        const header = readHeaderForDiscovery(path);
-        if (header && (!resolvedCwd || sessionCwdMatches(getSessionHeaderCwd(header), resolvedCwd))) return path;
-      }
-      return null;
-    }
-    // The newest few paths first: the answer is nearly always among them, and the rest
-    // would be 1,000 strings built for nothing.
-    let files = binding.filesByMtime(resolvedSessionDir, RECENT_FIRST);
-    for (let i = 0; files !== null; i++) {
-      if (i === files.length) {
-        if (files.length < RECENT_FIRST || i > RECENT_FIRST) break;
-        files = binding.filesByMtime(resolvedSessionDir, null);
-        if (files === null || i === files.length) break;
-      }
-      const path = files[i];
+    for (const path of newestFirst(resolvedSessionDir)) {
       const header = readHeaderForDiscovery(path);
       if (header && (!resolvedCwd || sessionCwdMatches(getSessionHeaderCwd(header), resolvedCwd))) return path;
     }
-    return null;
   } catch {
-    return null;
+    // Discovery is best-effort.
+  }
+  return null;
+}
+
+/**
+ * `[path, header]` of each session file of `dir` whose header's id is `id`, in readdir order: on
+ * Node the core reads the headers, batch by batch as far as the caller reads (its order is Node's,
+ * by bytes); elsewhere in the runtime's readdir order.
+ */
+function* filesWithId(dir, id) {
+  if (!NODE) {
+    for (const file of readdirSync(dir)) {
+      if (!file.endsWith(".jsonl")) continue;
+      const path = join(dir, file);
+      const header = readHeaderForDiscovery(path);
+      if (header?.id === id) yield [path, header];
+    }
+    return;
+  }
+  for (let from = 0; from !== null; ) {
+    const batch = binding.headersWithId(dir, keyOf(id), from);
+    if (batch === null) return;
+    const found = batch.found;
+    for (let i = 0; i < found.length; i += 2) yield [found[i], JSON.parse(found[i + 1])];
+    from = batch.next ?? null;
   }
 }
 
@@ -109,181 +133,13 @@ function findById(cwd, id, sessionDir) {
   const filterCwd = sessionDir !== undefined && !samePath(dir, getDefaultSessionDirPath(cwd));
   const resolvedCwd = resolvePath(cwd);
   try {
-    if (!NODE) {
-      // The first match in the runtime's readdir order (the core's is Node's: by bytes).
-      for (const file of readdirSync(dir)) {
-        if (!file.endsWith(".jsonl")) continue;
-        const path = join(dir, file);
-        const header = readHeaderForDiscovery(path);
-        if (header?.id !== id) continue;
-        if (filterCwd && !sessionCwdMatches(getSessionHeaderCwd(header), resolvedCwd)) continue;
-        return path;
-      }
-      return undefined;
-    }
-    // Batch by batch in directory order, as far as the first file that passes the filter.
-    for (let from = 0; from !== null; ) {
-      const batch = binding.headersWithId(dir, keyOf(id), from);
-      if (batch === null) return undefined;
-      const found = batch.found;
-      for (let i = 0; i < found.length; i += 2) {
-        const header = JSON.parse(found[i + 1]);
-        if (filterCwd && !sessionCwdMatches(getSessionHeaderCwd(header), resolvedCwd)) continue;
-        return found[i];
-      }
-      from = batch.next ?? null;
+    for (const [path, header] of filesWithId(dir, id)) {
+      if (!filterCwd || sessionCwdMatches(getSessionHeaderCwd(header), resolvedCwd)) return path;
     }
   } catch {
     // Exact session discovery is best-effort, matching list().
   }
   return undefined;
-}
-
-// -----------------------------------------------------------------------------
-// SessionInfo
-
-/**
- * Builds a SessionInfo from the core's scan row (see `listing::Rows`): its two texts are
- * `start..end` of the batch's block `which` (a string V8 reads in place; one per scanned
- * text, one per index frame).
- */
-function infoFromRow(path, row, blocks) {
-  const [header, rawName, messageCount, lastActivity, pendingTimes, fw, fs, fe, aw, as, ae, mtimeMs] = row;
-  let lastActivityTime = lastActivity === null ? undefined : lastActivity;
-  for (const ts of pendingTimes) {
-    const t = new Date(ts).getTime();
-    if (!Number.isNaN(t)) lastActivityTime = Math.max(lastActivityTime ?? 0, t);
-  }
-  const name = rawName === null ? undefined : rawName.trim() || undefined;
-  const text = (which, start, end) => (start === end ? "" : blocks[which].slice(start, end));
-  return makeInfo(path, header, name, lastActivityTime, () => mtimeDate(path, mtimeMs), {
-    messageCount,
-    firstMessage: text(fw, fs, fe),
-    allMessagesText: text(aw, as, ae),
-  });
-}
-
-/** The tail of `buildSessionInfo`: the SessionInfo object, key order included. */
-function makeInfo(path, header, name, lastActivityTime, fileMtime, { messageCount, firstMessage, allMessagesText }) {
-  const cwd = typeof header.cwd === "string" ? header.cwd : "";
-  const parentSessionPath = header.parentSession;
-  const headerTime = typeof header.timestamp === "string" ? new Date(header.timestamp).getTime() : Number.NaN;
-  const modified =
-    typeof lastActivityTime === "number" && lastActivityTime > 0
-      ? new Date(lastActivityTime)
-      : !Number.isNaN(headerTime)
-        ? new Date(headerTime)
-        : fileMtime();
-  return {
-    path,
-    id: header.id,
-    cwd,
-    name,
-    parentSessionPath,
-    created: new Date(header.timestamp),
-    modified,
-    messageCount,
-    firstMessage: firstMessage || "(no messages)",
-    allMessagesText,
-  };
-}
-
-function parseSessionEntryLine(line) {
-  if (!line.trim()) return null;
-  try {
-    return JSON.parse(line);
-  } catch {
-    return null;
-  }
-}
-
-function isMessageWithContent(message) {
-  return typeof message.role === "string" && "content" in message;
-}
-
-/** The text of a message's content, its text blocks joined by a space (pi's extractTextContent). */
-const extractTextContent = (message) => contentText(message.content, " ");
-
-function getMessageActivityTime(entry) {
-  const message = entry.message;
-  if (!isMessageWithContent(message)) return undefined;
-  if (message.role !== "user" && message.role !== "assistant") return undefined;
-  const msgTimestamp = message.timestamp;
-  if (typeof msgTimestamp === "number") return msgTimestamp;
-  const t = new Date(entry.timestamp).getTime();
-  return Number.isNaN(t) ? undefined : t;
-}
-
-/**
- * The reference's `buildSessionInfo`, for the rare files the core hands back (and every file under
- * a runtime whose readline splits lines elsewhere, see scanInfos).
- *
- * Abort (profile switch `listingChecksAbortPerLine`): 1.6.0 checks the signal on every line and once
- * more after the loop. 1.5.x instead hands the signal to createReadStream: an abort while the file
- * is read fails it, but once the stream has ended the file is still listed. Here the per-line check
- * stands for both (an abort mid-file fails the file either way; which line it stops at is not
- * observable), and the check after the loop is 1.6.0's only: before it, an abort that arrives after
- * the last line gives the file's info, as 1.5.x does. The signal never goes to the stream, so 1.5.x's
- * crash is not reproduced: a file left after its first line (not a session), then an abort, destroys
- * the still-open stream with an 'error' nothing listens to (upstream #11956).
- * The window between the last line and the end of the loop is a few ticks of I/O: no deterministic
- * test tells the profiles apart here, nor in the native scan, whose rows are read before JS reports
- * them, and which stops at the next file after an abort in every profile (the reference's 10
- * concurrent reads make its progress calls after an abort a matter of I/O timing, in 1.5.x and 1.6.0
- * alike; measured: none after an abort from a progress callback, in both).
- */
-async function buildSessionInfoSlow(filePath, signal) {
-  try {
-    const stats = await stat(filePath);
-    let header = null;
-    let messageCount = 0;
-    let firstMessage = "";
-    const allMessages = [];
-    let name;
-    let lastActivityTime;
-    // Aborted before the read (during the stat): 1.5.x's stream fails at once; 1.6.0 fails at the
-    // first line, or after the loop for an empty file. Either way the file fails.
-    signal?.throwIfAborted();
-    const stream = createReadStream(filePath, { encoding: "utf8" });
-    try {
-      const rl = createInterface({ input: stream, crlfDelay: Number.POSITIVE_INFINITY });
-      for await (const line of rl) {
-        signal?.throwIfAborted();
-        const entry = parseSessionEntryLine(line);
-        if (!entry) continue;
-        if (!header) {
-          if (entry.type !== "session") return null;
-          header = entry;
-          continue;
-        }
-        if (entry.type === "session_info") name = entry.name?.trim() || undefined;
-        if (entry.type !== "message") continue;
-        messageCount++;
-        const activityTime = getMessageActivityTime(entry);
-        if (typeof activityTime === "number") lastActivityTime = Math.max(lastActivityTime ?? 0, activityTime);
-        const message = entry.message;
-        if (!isMessageWithContent(message)) continue;
-        if (message.role !== "user" && message.role !== "assistant") continue;
-        const textContent = extractTextContent(message);
-        if (!textContent) continue;
-        allMessages.push(textContent);
-        if (!firstMessage && message.role === "user") firstMessage = textContent;
-      }
-    } finally {
-      stream.destroy();
-    }
-    // An abort while readline waited for the end of the file, after the last line (1.6.0 on).
-    if (profile.has("listingChecksAbortPerLine")) signal?.throwIfAborted();
-    if (!header) return null;
-    return makeInfo(filePath, header, name, lastActivityTime, () => stats.mtime, {
-      messageCount,
-      firstMessage,
-      allMessagesText: allMessages.join(" "),
-    });
-  } catch {
-    signal?.throwIfAborted();
-    return null;
-  }
 }
 
 function sortSessionInfos(sessions) {
@@ -330,12 +186,7 @@ async function scanInfos(paths, onLoaded, signal, responsive) {
         if (i > 0) signal?.throwIfAborted();
         const index = start + i;
         const row = rows[i];
-        const info =
-          row === null
-            ? null
-            : row === 0
-              ? await buildSessionInfoSlow(paths[index], signal)
-              : infoFromRow(paths[index], row, blocks);
+        const info = row === null ? null : infoFromRow(paths[index], row, blocks);
         results[index] = info;
         onLoaded(info, index);
         if (responsive && performance.now() - since >= YIELD_MS) {

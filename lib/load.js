@@ -1,5 +1,5 @@
 "use strict";
-// Which implementation `require("pi-session-native")` gets: ours (lib/facade.js) when the native
+// Which implementation `require("pi-session-native")` gets: ours (lib/exports.js) when the native
 // binding loads. Where none does (a platform without a prebuilt binary, an install without its
 // platform package, a binary that cannot be loaded), pi's own `core/session-manager` module from the
 // installed @earendil-works/pi-coding-agent, with one warning; PI_SESSION_NATIVE_NO_FALLBACK=1 makes
@@ -14,17 +14,22 @@ const { join } = require("node:path");
 const PI_PACKAGE = "@earendil-works/pi-coding-agent";
 const PI_MODULE = join("dist", "core", "session-manager.js");
 const NO_FALLBACK = "PI_SESSION_NATIVE_NO_FALLBACK";
-/** The platform packages that exist (npm/<name>/, published as pi-session-native-<name>). */
-const PLATFORMS = [
-  "darwin-arm64",
-  "darwin-x64",
-  "linux-arm64-gnu",
-  "linux-arm64-musl",
-  "linux-x64-gnu",
-  "linux-x64-musl",
-  "win32-arm64-msvc",
-  "win32-x64-msvc",
-];
+/**
+ * The platform package of each Rust target in package.json's `napi.targets` (npm/<name>/, published
+ * as pi-session-native-<name>): the one list, which scripts/add-cli-to-npm.mjs reads too.
+ */
+const PLATFORM_OF_TARGET = {
+  "x86_64-unknown-linux-gnu": "linux-x64-gnu",
+  "aarch64-unknown-linux-gnu": "linux-arm64-gnu",
+  "x86_64-unknown-linux-musl": "linux-x64-musl",
+  "aarch64-unknown-linux-musl": "linux-arm64-musl",
+  "x86_64-apple-darwin": "darwin-x64",
+  "aarch64-apple-darwin": "darwin-arm64",
+  "x86_64-pc-windows-msvc": "win32-x64-msvc",
+  "aarch64-pc-windows-msvc": "win32-arm64-msvc",
+};
+/** The platform packages that exist. */
+const PLATFORMS = Object.values(PLATFORM_OF_TARGET).sort();
 
 let loadFailure; // undefined: not tried yet; null: the binding loads
 
@@ -143,7 +148,16 @@ function fallback(err) {
 /** The package's exports: ours on the native binding, else pi's own (see the top of this file). */
 function load() {
   const err = bindingError();
-  return err ? fallback(err) : require("./facade.js");
+  return err ? fallback(err) : require("./exports.js");
 }
 
-module.exports = { load, bindingError, noFallback, platform, whatIsMissing, NO_FALLBACK, PLATFORMS };
+module.exports = {
+  load,
+  bindingError,
+  noFallback,
+  platform,
+  whatIsMissing,
+  NO_FALLBACK,
+  PLATFORMS,
+  PLATFORM_OF_TARGET,
+};

@@ -6,7 +6,7 @@
 
 const { randomUUID } = require("node:crypto");
 const { binding, call, toJsError } = require("./native.js");
-const { keyOf, skeletonFlags, targetKey, typeCode } = require("./keys.js");
+const { factsOf } = require("./keys.js");
 const { shortId } = require("./ids.js");
 const { normalizePath } = require("./paths.js");
 
@@ -32,20 +32,10 @@ function commitEntry(native, entries, sessionFile, build) {
   for (let attempt = 0; ; attempt++) {
     const entry = build(attempt < 100 ? shortId() : randomUUID());
     const json = JSON.stringify(entry);
-    const ty = typeCode(entry.type);
     const before = entries.length;
     let count;
     try {
-      count = native.commitLine(
-        skeletonFlags(ty, entry),
-        entry.id,
-        keyOf(entry.parentId),
-        targetKey(ty, entry),
-        typeof entry.timestamp === "string" ? entry.timestamp : "",
-        json,
-        sessionFile,
-        SYNC_APPENDS,
-      );
+      count = native.commitLine(factsOf(entry), json, sessionFile, SYNC_APPENDS);
     } catch (error) {
       entries.padTo(native.count());
       throw toJsError(error);

@@ -51,11 +51,6 @@ function systemErrorTemplate() {
   return template;
 }
 
-/** The order of the own keys of an fs error thrown by this runtime. */
-function systemErrorKeys() {
-  return systemErrorTemplate().keys;
-}
-
 /** An fs error with `message` and `fields` (errno, code, syscall, path when not null), as this runtime's fs makes them. */
 function systemError(message, fields) {
   const { Ctor, keys } = systemErrorTemplate();
@@ -122,4 +117,4 @@ function readlineSplitsAsNode() {
   return readlineProbe;
 }
 
-module.exports = { NODE, inOwnRealm, mtimeDate, readlineSplitsAsNode, statMtimes, systemError, systemErrorKeys };
+module.exports = { NODE, inOwnRealm, mtimeDate, readlineSplitsAsNode, statMtimes, systemError };

@@ -18,7 +18,10 @@ const { CURRENT_SESSION_VERSION, migrateToCurrentVersion } = require("./migrate.
 const { APP_NAME, getDefaultSessionDirPath, normalizePath, resolvePath, samePath } = require("./paths.js");
 const persistence = require("./persistence.js");
 const { buildTree } = require("./tree.js");
-const context = require("./context.js");
+// The reference's free functions (getDefaultSessionDir, assertValidSessionId); named `context` while
+// forkFrom, rewritten on another branch, still says so.
+const context = require("./free-functions.js");
+const classContext = require("./class-context.js");
 const { getCurrentSystemMessage } = require("./messages.js");
 const listing = require("./listing.js");
 
@@ -58,8 +61,8 @@ class SessionManager {
   // ---------------------------------------------------------------------------
   // Entry objects and the index
 
-  /** The core, with every pending entry indexed. */
-  #n() {
+  /** The core session, with every pending entry indexed. */
+  #core() {
     return this.#entries.core();
   }
 
@@ -104,13 +107,6 @@ class SessionManager {
       entries,
     );
     this.#leafId = this.#entries.lastEntryId();
-  }
-
-  /** A `byId` Map of the objects, for replaying the reference algorithm on odd files. */
-  #byIdMap() {
-    const byId = new Map();
-    for (const e of this.getEntries()) byId.set(e.id, e);
-    return byId;
   }
 
   // ---------------------------------------------------------------------------
@@ -178,7 +174,7 @@ class SessionManager {
   #rewriteFile() {
     if (!this.#persist || !this.#sessionFile) return;
     const text = stringifyLines(this.#allObjs());
-    call(() => this.#n().writeAll(this.#sessionFile, text, false));
+    call(() => this.#core().writeAll(this.#sessionFile, text, false));
   }
 
   newSession(options) {
@@ -221,13 +217,9 @@ class SessionManager {
   }
 
   #hasConversation() {
-    if (this.#entries.coreOwnsIds) {
-      const known = this.#n().hasConversation();
-      if (known >= 0) return known === 1;
-    }
-    return this.#allObjs().some(
-      (e) => e.type === "message" && (e.message.role === "user" || e.message.role === "assistant"),
-    );
+    const found = this.#core().hasConversation();
+    if (typeof found === "number") classContext.throwMessageMissingInHasConversation(this.#obj(found));
+    return found;
   }
 
   /**
@@ -241,14 +233,14 @@ class SessionManager {
       // Serialised before the file is created: a value JSON cannot hold throws here
       // and leaves no half-written file behind (the reference would).
       const text = stringifyLines(this.#allObjs());
-      call(() => this.#n().writeAll(this.#sessionFile, text, true));
+      call(() => this.#core().writeAll(this.#sessionFile, text, true));
       this.#flushed = true;
       // The file exists now: from here on the core checks ids and writes the appends.
       this.#entries.coreTakesIds();
     } else {
       // The core adds the newline (no concatenated string to flatten).
       const json = `${JSON.stringify(entry)}`;
-      call(() => this.#n().appendLine(this.#sessionFile, json, SYNC_APPENDS));
+      call(() => this.#core().appendLine(this.#sessionFile, json, SYNC_APPENDS));
     }
   }
 
@@ -278,7 +270,7 @@ class SessionManager {
   #appendToFile(build) {
     // The file exists: the core is the authority on ids from here on.
     this.#entries.coreTakesIds();
-    const entry = persistence.commitEntry(this.#n(), this.#entries, this.#sessionFile, (id) => {
+    const entry = persistence.commitEntry(this.#core(), this.#entries, this.#sessionFile, (id) => {
       this.#preparedId = id;
       try {
         return build();
@@ -389,7 +381,7 @@ class SessionManager {
   }
 
   getSessionName() {
-    const pos = this.#n().lastSessionInfo();
+    const pos = this.#core().lastSessionInfo();
     if (pos < 0) return undefined;
     // The reference's own code: a TypeError's text quotes the expression
     // (`entry.name?.trim is not a function` for a name that is not a string), and Bun's
@@ -416,14 +408,14 @@ class SessionManager {
   }
 
   appendContextEdit(targetId, replacement) {
-    context.assertEditReplacement(replacement);
+    classContext.assertEditReplacement(replacement);
     return this.#append(() => {
       const target = this.getEntry(targetId);
       if (!target) throw new Error(`Entry ${targetId} not found`);
       if (!this.getBranch().some((entry) => entry.id === targetId)) {
         throw new Error(`Entry ${targetId} is not on the active branch`);
       }
-      const normalizedReplacement = context.editReplacementFor(target, targetId, replacement);
+      const normalizedReplacement = classContext.editReplacementFor(target, targetId, replacement);
       return {
         type: "context_edit",
         id: this.#newId(),
@@ -447,16 +439,16 @@ class SessionManager {
   }
 
   getEntry(id) {
-    const pos = this.#n().lookup(keyOf(id));
+    const pos = this.#core().lookup(keyOf(id));
     return pos < 0 ? undefined : this.#obj(pos);
   }
 
   getChildren(parentId) {
-    return this.#objsAt(this.#n().children(keyOf(parentId)));
+    return this.#objsAt(this.#core().children(keyOf(parentId)));
   }
 
   getLabel(id) {
-    const pos = this.#n().label(keyOf(id));
+    const pos = this.#core().label(keyOf(id));
     return pos < 0 ? undefined : this.#obj(pos).label;
   }
 
@@ -478,19 +470,19 @@ class SessionManager {
 
   getBranch(fromId) {
     const startId = fromId ?? this.#leafId;
-    return this.#objsAt(call(() => this.#n().branch(keyOf(startId))));
+    return this.#objsAt(call(() => this.#core().branch(keyOf(startId))));
   }
 
   buildContextEntries() {
-    const plan = call(() => this.#n().contextPlan(keyOf(this.#leafId)));
-    if (plan === null) return context.buildContextEntries(this.getEntries(), this.#leafId, this.#byIdMap());
-    return this.#objsAt(context.planPositions(plan));
+    const positions = call(() => this.#core().contextEntries(keyOf(this.#leafId)));
+    if (typeof positions === "number") classContext.throwMessageMissing(this.#obj(positions));
+    return this.#objsAt(positions);
   }
 
   buildSessionProjection() {
-    const plan = call(() => this.#n().contextPlan(keyOf(this.#leafId)));
-    if (plan === null) return context.buildSessionProjection(this.getEntries(), this.#leafId, this.#byIdMap());
-    return context.projectPlan(plan, this.#entries);
+    const plan = call(() => this.#core().contextPlan(keyOf(this.#leafId)));
+    if (typeof plan === "number") classContext.throwMessageMissing(this.#obj(plan));
+    return classContext.projectPlan(plan, this.#entries);
   }
 
   buildSessionContext() {
@@ -499,7 +491,7 @@ class SessionManager {
   }
 
   getHeader() {
-    const pos = this.#n().header();
+    const pos = this.#core().header();
     return pos < 0 ? null : this.#obj(pos);
   }
 
@@ -508,11 +500,11 @@ class SessionManager {
   }
 
   getEntries() {
-    return this.#entries.likeFileEntries(this.#objsAt(this.#n().entries()));
+    return this.#entries.likeFileEntries(this.#objsAt(this.#core().entries()));
   }
 
   getTree() {
-    return buildTree(this.#n(), this.#entries);
+    return buildTree(this.#core(), this.#entries);
   }
 
   // ---------------------------------------------------------------------------
@@ -556,7 +548,7 @@ class SessionManager {
     if (path.length === 0) throw new Error(`Entry ${leafId} not found`);
     const fresh = branchedEntries(
       path,
-      this.#n(),
+      this.#core(),
       this.#entries,
       this.getSessionDir(),
       this.#cwd,
@@ -580,7 +572,7 @@ class SessionManager {
   /** `createBranchedSession` on the path's lines as bytes (`branchFromLines`), if it can. */
   #createBranchedFromLines(leafId) {
     const branched = branchFromLines(
-      this.#n(),
+      this.#core(),
       this.#entries,
       leafId ?? this.#leafId,
       this.getSessionDir(),

@@ -112,6 +112,7 @@ function report() {
 }
 process.on("exit", report);
 
+// An ES module's export list is written out: index.mjs's, which free-functions.test.mjs checks.
 export const {
   CURRENT_SESSION_VERSION,
   assertValidSessionId,

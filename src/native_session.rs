@@ -7,11 +7,11 @@ use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
 use crate::ffi::{Copied, Text, external_string, guard, js_array, js_null, napi_ok, pos_or_minus};
-use pi_session_core::entry::{EntryType, Key, Role, Skeleton};
+use pi_session_core::entry::{Key, Skeleton};
 use pi_session_core::error::Error as CoreError;
 use pi_session_core::session::{Commit, Opened, Session};
 use pi_session_core::store::WriteMode;
-use pi_session_core::tree::Tree;
+use pi_session_core::tree::{MessageMissing, Tree};
 
 /// Text per piece of `linesAsciiPieces`: big enough that a piece costs far more to parse
 /// than to hand over, small enough that the first one is ready at once.
@@ -104,20 +104,13 @@ impl NativeSession {
         })
     }
 
-    /// Adds entries built by the facade (which keeps the objects), in one call. Per entry:
-    /// `flags` = type | role << 4 | label truthy << 8 | retainedTail << 9, and four strings
-    /// in `fields_json` (a JSON array): the id, parentId and target keys, and the timestamp
-    /// when it is a string ("" otherwise: JS computes its time when needed).
+    /// Adds entries the facade holds as objects, in one call, from their facts (see
+    /// `Skeleton::from_facts`).
     #[napi]
-    pub fn push_batch(&mut self, flags: Uint32Array, fields_json: String) -> Result<()> {
+    pub fn push_batch(&mut self, facts: String) -> Result<()> {
         guard(|| {
-            let fields = decode_strings(&fields_json)?;
-            if fields.len() != flags.len() * 4 {
-                return Err(CoreError::Msg("pushBatch: mismatched lengths".into()));
-            }
-            for (i, &f) in flags.iter().enumerate() {
-                let [id, parent, target, ts] = &fields[i * 4..i * 4 + 4] else { break };
-                self.s.push(skeleton_from_flags(f, Key::decode(id), Key::decode(parent), Key::decode(target), ts));
+            for sk in Skeleton::from_facts(facts.as_bytes()).map_err(CoreError::Msg)? {
+                self.s.push(sk);
             }
             Ok(())
         })
@@ -137,22 +130,14 @@ impl NativeSession {
     /// `Session::commit`). Returns the item count afterwards: unchanged when the id is taken
     /// (nothing written: the facade builds the entry again with another id); otherwise the
     /// entry is the last item, after any that other processes appended before it.
+    /// `facts` are the entry's (see `Skeleton::from_facts`), `json` its line.
     #[napi]
-    #[allow(clippy::too_many_arguments)] // the skeleton's fields plus the write
-    pub fn commit_line(
-        &mut self,
-        flags: u32,
-        id: String,
-        parent: String,
-        target: String,
-        timestamp: String,
-        mut json: Text,
-        path: String,
-        sync: bool,
-    ) -> Result<u32> {
+    pub fn commit_line(&mut self, facts: String, mut json: Text, path: String, sync: bool) -> Result<u32> {
         guard(|| {
-            let sk =
-                skeleton_from_flags(flags, Key::Str(id.into()), Key::decode(&parent), Key::decode(&target), &timestamp);
+            let mut skeletons = Skeleton::from_facts(facts.as_bytes()).map_err(CoreError::Msg)?;
+            let (Some(sk), true) = (skeletons.pop(), skeletons.is_empty()) else {
+                return Err(CoreError::Msg("commitLine: the facts of one entry".into()));
+            };
             // Written or not, the count tells the facade which (see above).
             let _: Commit = self.s.commit(sk, json.line(), Path::new(&path), sync)?;
             Ok(self.tree().len() as u32)
@@ -208,13 +193,13 @@ impl NativeSession {
         pos_or_minus(self.tree().last_session_info())
     }
 
-    /// 1 or 0; -1 when the reference would throw (the facade replays it).
-    #[napi]
-    pub fn has_conversation(&self) -> i32 {
+    /// `_hasConversation()`, or the position of the message entry without a message where
+    /// the reference throws first (the facade reads its role to throw the engine's error).
+    #[napi(ts_return_type = "boolean | number")]
+    pub fn has_conversation(&self) -> Either<bool, u32> {
         match self.tree().has_conversation() {
-            Some(true) => 1,
-            Some(false) => 0,
-            None => -1,
+            Ok(found) => Either::A(found),
+            Err(MessageMissing(pos)) => Either::B(pos),
         }
     }
 
@@ -243,11 +228,16 @@ impl NativeSession {
         guard(|| self.tree().branch(&Key::decode(&start))).map(Copied)
     }
 
-    /// Flat plan `[thinking, model, (pos, edit, noMessages)…]`, or null to replay in JS.
-    #[napi(ts_return_type = "Int32Array | null")]
-    pub fn context_plan(&self, leaf: String) -> Result<Option<Copied<i32>>> {
+    /// `buildSessionProjection()` as a flat plan `[thinking, model, (pos, edit, noMessages)…]`
+    /// (-1: none), or the position of the message entry without a message where the
+    /// reference throws (see `MessageMissing`).
+    #[napi(ts_return_type = "Int32Array | number")]
+    pub fn context_plan(&self, leaf: String) -> Result<Either<Copied<i32>, u32>> {
         guard(|| {
-            let Some(plan) = self.tree().context_plan(&Key::decode(&leaf))? else { return Ok(None) };
+            let plan = match self.tree().context_plan(&Key::decode(&leaf))? {
+                Ok(plan) => plan,
+                Err(MessageMissing(pos)) => return Ok(Either::B(pos)),
+            };
             let mut out = Vec::with_capacity(2 + plan.entries.len() * 3);
             out.push(pos_or_minus(plan.thinking));
             out.push(pos_or_minus(plan.model));
@@ -256,9 +246,21 @@ impl NativeSession {
                 out.push(pos_or_minus(edit));
                 out.push(skip as i32);
             }
-            Ok(Some(out))
+            Ok(Either::A(Copied(out)))
         })
-        .map(|o| o.map(Copied))
+    }
+
+    /// `buildContextEntries()`: the positions of the context entries, or the position of the
+    /// message entry without a message where the reference throws (see `MessageMissing`).
+    #[napi(ts_return_type = "Uint32Array | number")]
+    pub fn context_entries(&self, leaf: String) -> Result<Either<Copied<u32>, u32>> {
+        guard(|| {
+            let path = self.tree().session_path(&Key::decode(&leaf))?;
+            Ok(match self.tree().context_entries(&path) {
+                Ok(positions) => Either::A(Copied(positions)),
+                Err(MessageMissing(pos)) => Either::B(pos),
+            })
+        })
     }
 
     /// `createBranchedSession`, step 1 (see `Session::prepare_branch`). Returns
@@ -295,38 +297,6 @@ impl NativeSession {
     pub fn times(&self) -> Copied<f64> {
         Copied((0..self.tree().len() as u32).map(|p| self.tree().get(p).time.unwrap_or(f64::INFINITY)).collect())
     }
-}
-
-/// The skeleton of an entry the facade built; `timestamp` is "" when it is not a string.
-fn skeleton_from_flags(flags: u32, id: Key, parent: Key, target: Key, timestamp: &str) -> Skeleton {
-    Skeleton {
-        ty: EntryType::from_code(flags & 15),
-        id,
-        parent,
-        target,
-        label_truthy: flags & (1 << 8) != 0,
-        role: Role::from_code((flags >> 4) & 15),
-        retained_tail: flags & (1 << 9) != 0,
-        time: pi_session_core::entry::parse_iso_ms(timestamp.as_bytes()),
-    }
-}
-
-/// A JSON array of strings from the facade.
-fn decode_strings(json_text: &str) -> std::result::Result<Vec<String>, CoreError> {
-    let src = json_text.as_bytes();
-    let bad = || CoreError::Msg("pushBatch: fields must be a JSON array of strings".into());
-    let v = pi_session_core::json::parse_document(src)
-        .filter(|v| v.kind == pi_session_core::json::Kind::Array)
-        .ok_or_else(bad)?;
-    let mut out = Vec::new();
-    let mut ok = true;
-    pi_session_core::json::for_each_element(src, v, |e| {
-        match pi_session_core::json::decode_string(&src[e.start + 1..e.end - 1]) {
-            Ok(s) if e.kind == pi_session_core::json::Kind::String => out.push(s),
-            _ => ok = false,
-        }
-    });
-    if ok { Ok(out) } else { Err(bad()) }
 }
 
 impl Default for NativeSession {

@@ -17,34 +17,12 @@ import { mkdirSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { Normalizer } from "../../support/normalize.mjs";
-import { REF_PROFILE, REF_SWITCHES, REF_URL } from "./pi-version.mjs";
+import { REF_PROFILE, REF_URL } from "./pi-version.mjs";
 
 export { REF_PROFILE, REF_URL, REF_VERSION } from "./pi-version.mjs";
 
 export const SELF = process.env.DIFF_SELF === "1";
 export const SABOTAGE = process.env.DIFF_SABOTAGE || "";
-
-/**
- * The names every implementation must export (the reference module's public surface), for the
- * reference's release: `projectContextEntry` from pi 1.5.0 on. free-functions.test.mjs checks this
- * list against the reference's own Object.keys, and ours' against it.
- */
-export const EXPORT_NAMES = [
-  "SessionManager",
-  "CURRENT_SESSION_VERSION",
-  "assertValidSessionId",
-  "migrateSessionEntries",
-  "parseSessionEntries",
-  "getLatestCompactionEntry",
-  "sessionEntryToContextMessages",
-  "buildContextEntries",
-  "projectContextEntry",
-  "buildSessionProjection",
-  "buildSessionContext",
-  "getDefaultSessionDir",
-  "loadEntriesFromFile",
-  "findMostRecentSession",
-].filter((name) => name !== "projectContextEntry" || REF_SWITCHES.exportsProjectContextEntry);
 
 /**
  * pi before 1.5.0 keeps an entry whose append failed in memory (it becomes the leaf and the parent of
@@ -74,6 +52,13 @@ export function rollBackFailedAppends(mod) {
 }
 
 export const ref = await import(REF_URL);
+
+/**
+ * The names every implementation must export: the reference module's own (pi 1.6.0's; from pi 1.5.0
+ * on `projectContextEntry` is one). free-functions.test.mjs checks ours (index.js and index.mjs,
+ * which write them out) against it.
+ */
+export const EXPORT_NAMES = Object.keys(ref);
 if (REF_KEEPS_FAILED_APPENDS) rollBackFailedAppends(ref);
 
 async function loadOurs() {

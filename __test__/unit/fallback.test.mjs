@@ -161,6 +161,11 @@ describe("the platform list", () => {
         .sort(),
     ).toEqual(names.sort());
   });
+
+  it("has one package per target in package.json's napi.targets", () => {
+    const { napi } = JSON.parse(readFileSync(join(REPO, "package.json"), "utf8"));
+    expect(Object.keys(require("../../lib/load.js").PLATFORM_OF_TARGET).sort()).toEqual([...napi.targets].sort());
+  });
 });
 
 describe("pi's CLI with no native binary", () => {

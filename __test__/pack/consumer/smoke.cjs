@@ -5,7 +5,10 @@ const { mkdtempSync, rmSync, writeFileSync, existsSync } = require("node:fs");
 const { tmpdir } = require("node:os");
 const { join } = require("node:path");
 
-/** The public runtime exports (pi 1.6.0's `core/session-manager` module). */
+/**
+ * The public runtime exports (pi 1.6.0's `core/session-manager` module). Written out: this runs in a
+ * consumer project, against the packed package, with neither the repository nor pi to read them from.
+ */
 const EXPORTS = [
   "CURRENT_SESSION_VERSION",
   "SessionManager",

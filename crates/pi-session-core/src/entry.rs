@@ -40,31 +40,6 @@ impl EntryType {
             _ => EntryType::Other,
         }
     }
-
-    /// Stable numeric code shared with the JS facade.
-    pub fn code(self) -> u32 {
-        self as u32
-    }
-
-    pub fn from_code(code: u32) -> EntryType {
-        use EntryType::*;
-        const ALL: [EntryType; 13] = [
-            Session,
-            Message,
-            ThinkingLevelChange,
-            ModelChange,
-            Compaction,
-            BranchSummary,
-            Custom,
-            CustomMessage,
-            ContextEdit,
-            Label,
-            SessionInfo,
-            Usage,
-            Other,
-        ];
-        ALL.get(code as usize).copied().unwrap_or(Other)
-    }
 }
 
 /// A JS value used as a `Map` key (`SameValueZero`), as ids, parent ids and targets are.
@@ -177,16 +152,6 @@ impl Role {
             "hookMessage" => Role::HookMessage,
             _ => Role::Other,
         }
-    }
-
-    pub fn code(self) -> u32 {
-        self as u32
-    }
-
-    pub fn from_code(code: u32) -> Role {
-        use Role::*;
-        const ALL: [Role; 8] = [NoMessage, User, Assistant, ToolResult, System, Custom, HookMessage, Other];
-        ALL.get(code as usize).copied().unwrap_or(Other)
     }
 
     /// `_hasConversation()`'s test.
@@ -349,6 +314,63 @@ impl Skeleton {
     }
 }
 
+/// Values per entry in the facade's facts (see `Skeleton::from_facts`).
+pub const FACTS_PER_ENTRY: usize = 9;
+
+impl Skeleton {
+    /// The skeletons of entry objects the facade holds (built by an append, or handed to
+    /// `inMemory`), from what JS sees of each: a JSON array of `FACTS_PER_ENTRY` values per
+    /// entry, `type, role, id, parentId, targetId, firstKeptEntryId, timestamp, label,
+    /// retainedTail`:
+    /// - `type`: the string, or any other value when it is not one;
+    /// - `role`: `message.role` when a string; `null` when `message` is null or undefined
+    ///   (the reference's read of `.role` throws); anything else otherwise;
+    /// - the four ids as `Key::decode` encodings (JS's `SameValueZero` classes);
+    /// - `timestamp`: the string, or `null` when it is not one (JS computes its time);
+    /// - `label`: its truthiness; `retainedTail`: whether it is an array.
+    ///
+    /// The object's JSON would not do: `JSON.stringify` turns `Infinity` into `null` and
+    /// drops what the object's own reads see (a `toJSON`, an inherited `role`).
+    pub fn from_facts(facts: &[u8]) -> std::result::Result<Vec<Skeleton>, String> {
+        let bad = || "entry facts must be a JSON array of 9 values per entry".to_string();
+        let array = json::parse_document(facts).filter(|v| v.kind == Kind::Array).ok_or_else(bad)?;
+        let mut values = Vec::new();
+        json::for_each_element(facts, array, |v| values.push(v));
+        if values.len() % FACTS_PER_ENTRY != 0 {
+            return Err(bad());
+        }
+        let string = |v: Value| match v.kind {
+            Kind::String => json::decode_string(&facts[v.start + 1..v.end - 1]).ok(),
+            _ => None,
+        };
+        let key = |v: Value| string(v).map_or(Key::Undefined, |k| Key::decode(&k));
+        let mut out = Vec::with_capacity(values.len() / FACTS_PER_ENTRY);
+        for f in values.chunks_exact(FACTS_PER_ENTRY) {
+            let ty = string(f[0]).map_or(EntryType::Other, |t| EntryType::from_name(&t));
+            let role = match f[1].kind {
+                Kind::Null => Role::NoMessage,
+                _ => string(f[1]).map_or(Role::Other, |r| Role::from_name(&r)),
+            };
+            let target = match ty {
+                EntryType::Label | EntryType::ContextEdit => key(f[4]),
+                EntryType::Compaction => key(f[5]),
+                _ => Key::Undefined,
+            };
+            out.push(Skeleton {
+                ty,
+                id: key(f[2]),
+                parent: key(f[3]),
+                target,
+                label_truthy: f[7].kind == Kind::True,
+                role: if ty == EntryType::Message { role } else { Role::Other },
+                retained_tail: ty == EntryType::Compaction && f[8].kind == Kind::True,
+                time: string(f[6]).and_then(|t| parse_iso_ms(t.as_bytes())),
+            });
+        }
+        Ok(out)
+    }
+}
+
 fn message_role_of(src: &[u8], message: Option<Value>) -> Role {
     let Some(m) = message else { return Role::NoMessage };
     match m.kind {
@@ -448,6 +470,38 @@ mod tests {
     fn sk(line: &str) -> Skeleton {
         let v = json::parse_document(line.as_bytes()).unwrap();
         Skeleton::from_value(line.as_bytes(), v, &mut 0)
+    }
+
+    #[test]
+    fn skeletons_from_facts_match_the_lines() {
+        let facts = br#"["label","assistant","sl1","sm1","sm1","sx",null,true,true,
+            "compaction",null,"sc","sl1","sx","sm1","2024-12-03T14:00:01.000Z",true,true,
+            "message",null,"sm2","l","u","u","2024-12-03T14:00:01.000Z",false,false,
+            "message",false,"sm3","nInfinity","u","u",null,false,false,
+            7,"user","o","u","u","u","x",true,true]"#;
+        let got = Skeleton::from_facts(facts).unwrap();
+        // What each line's own skeleton says (the facts of an object that JSON holds exactly).
+        let lines = [
+            r#"{"type":"label","id":"l1","parentId":"m1","targetId":"m1","label":"x","message":{"role":"assistant"},"retainedTail":[]}"#,
+            r#"{"type":"compaction","id":"c","parentId":"l1","timestamp":"2024-12-03T14:00:01.000Z","firstKeptEntryId":"m1","targetId":"x","label":1,"retainedTail":[]}"#,
+            r#"{"type":"message","id":"m2","parentId":null,"timestamp":"2024-12-03T14:00:01.000Z","message":null}"#,
+        ];
+        for (i, line) in lines.iter().enumerate() {
+            let mut line_sk = sk(line);
+            if i == 0 {
+                line_sk.time = None; // a missing timestamp: JS computes new Date(undefined)
+            }
+            assert_eq!(got[i], line_sk, "{line}");
+        }
+        // A role that is not a string; a parent JSON cannot hold (`Infinity`).
+        assert_eq!(got[3].role, Role::Other);
+        assert_eq!(got[3].parent, Key::num(f64::INFINITY));
+        // A type that is not a string: no target, no role, no retainedTail (the label's
+        // truthiness is kept as a line's is; only a label entry's is read).
+        assert_eq!((got[4].ty, got[4].target.clone()), (EntryType::Other, Key::Undefined));
+        assert_eq!((got[4].role, got[4].retained_tail, got[4].id.strict_eq(&got[4].id)), (Role::Other, false, false));
+        assert!(Skeleton::from_facts(br#"["message"]"#).is_err());
+        assert!(Skeleton::from_facts(b"{}").is_err());
     }
 
     #[test]

@@ -35,9 +35,14 @@ pub struct Tree {
 
 const NO_PARENT: u32 = u32::MAX;
 
-/// What `buildSessionProjection` needs, as positions. `None` when the reference would
-/// throw a `TypeError` (a `message` entry without a message), so the facade replays
-/// the reference algorithm on the objects to throw the same error.
+/// A `message` entry whose `message` is null or undefined, at the point where the reference
+/// reads `entry.message.role` and throws a `TypeError`. The facade reads the same property
+/// of that entry's object, so the engine throws its own text (`MessageMissing.0` is the
+/// entry's position).
+#[derive(Debug, PartialEq)]
+pub struct MessageMissing(pub u32);
+
+/// What `buildSessionProjection` needs, as positions.
 #[derive(Debug, PartialEq)]
 pub struct ContextPlan {
     pub thinking: Option<u32>,
@@ -216,19 +221,19 @@ impl Tree {
         (0..self.items.len() as u32).filter(|&p| self.items[p as usize].ty != EntryType::Session).collect()
     }
 
-    /// `_hasConversation()`: `None` when the reference would throw reading `.role` of a
-    /// missing message before finding a conversation message.
-    pub fn has_conversation(&self) -> Option<bool> {
-        for sk in &self.items {
+    /// `_hasConversation()`: `Err` where the reference throws reading `.role` of a missing
+    /// message before it finds a conversation message.
+    pub fn has_conversation(&self) -> std::result::Result<bool, MessageMissing> {
+        for (pos, sk) in self.items.iter().enumerate() {
             if sk.ty == EntryType::Message {
                 match sk.role {
-                    Role::NoMessage => return None,
-                    r if r.is_conversation() => return Some(true),
+                    Role::NoMessage => return Err(MessageMissing(pos as u32)),
+                    r if r.is_conversation() => return Ok(true),
                     _ => {}
                 }
             }
         }
-        Some(false)
+        Ok(false)
     }
 
     /// `getChildren(parentId)`: `byId` values in insertion order whose parent is `parent`.
@@ -288,11 +293,12 @@ impl Tree {
         self.walk(found.or(self.last_entry))
     }
 
-    /// `buildContextEntries`, extended with the seed format's `retainedTail` checkpoint.
-    /// `Ok(None)` when the reference would throw on a message entry without a message.
-    pub fn context_entries(&self, path: &[u32]) -> Option<Vec<u32>> {
+    /// `buildContextEntries(entries, leafId, byId)` for the path `session_path` returned,
+    /// extended with the seed format's `retainedTail` checkpoint. `Err` where the reference
+    /// throws: a message entry without a message in the kept range.
+    pub fn context_entries(&self, path: &[u32]) -> std::result::Result<Vec<u32>, MessageMissing> {
         let Some(ci) = path.iter().rposition(|&p| self.items[p as usize].ty == EntryType::Compaction) else {
-            return Some(path.to_vec());
+            return Ok(path.to_vec());
         };
         let cpos = path[ci];
         let comp = &self.items[cpos as usize];
@@ -308,7 +314,7 @@ impl Tree {
                 }
                 if found {
                     if sk.ty == EntryType::Message && sk.role == Role::NoMessage {
-                        return None;
+                        return Err(MessageMissing(p));
                     }
                     if !(sk.ty == EntryType::Message && sk.role == Role::System) {
                         out.push(p);
@@ -317,12 +323,14 @@ impl Tree {
             }
         }
         out.extend_from_slice(&path[idx + 1..]);
-        Some(out)
+        Ok(out)
     }
 
     /// `buildSessionProjection` as positions: settings from the whole path, the context
-    /// entries, and which context edit applies to each.
-    pub fn context_plan(&self, leaf: &Key) -> Result<Option<ContextPlan>> {
+    /// entries, and which context edit applies to each. The inner `Err` is where the
+    /// reference throws: the first message entry without a message on the path (its
+    /// settings loop reads every message's role).
+    pub fn context_plan(&self, leaf: &Key) -> Result<std::result::Result<ContextPlan, MessageMissing>> {
         let path = self.session_path(leaf)?;
         let mut thinking = None;
         let mut model = None;
@@ -331,12 +339,15 @@ impl Tree {
             match sk.ty {
                 EntryType::ThinkingLevelChange => thinking = Some(p),
                 EntryType::ModelChange => model = Some(p),
-                EntryType::Message if sk.role == Role::NoMessage => return Ok(None),
+                EntryType::Message if sk.role == Role::NoMessage => return Ok(Err(MessageMissing(p))),
                 EntryType::Message if sk.role == Role::Assistant => model = Some(p),
                 _ => {}
             }
         }
-        let Some(ctx) = self.context_entries(&path) else { return Ok(None) };
+        let ctx = match self.context_entries(&path) {
+            Ok(ctx) => ctx,
+            Err(missing) => return Ok(Err(missing)),
+        };
         let mut edits: HashMap<&Key, u32> = HashMap::new();
         for &p in &ctx {
             let sk = &self.items[p as usize];
@@ -353,7 +364,7 @@ impl Tree {
                 (p, edit, sk.ty == EntryType::Compaction && i > 0)
             })
             .collect();
-        Ok(Some(ContextPlan { thinking, model, entries }))
+        Ok(Ok(ContextPlan { thinking, model, entries }))
     }
 
     /// `getTree()`'s linking step. For each non-header item in order: the position of the
@@ -452,7 +463,7 @@ mod tests {
         assert_eq!(t.children(&s("a")), vec![2, 3]);
         assert_eq!(t.label(&s("a")), Some(4));
         assert_eq!(t.entry_count(), 4);
-        assert_eq!(t.has_conversation(), Some(true));
+        assert_eq!(t.has_conversation(), Ok(true));
     }
 
     #[test]
@@ -521,9 +532,38 @@ mod tests {
     }
 
     #[test]
-    fn missing_message_defers_to_js() {
+    fn missing_message_is_where_the_reference_throws() {
         let t = tree(&[r#"{"type":"session","id":"s"}"#, r#"{"type":"message","id":"a","parentId":null}"#]);
-        assert_eq!(t.context_plan(&Key::Undefined).unwrap(), None);
-        assert_eq!(t.has_conversation(), None);
+        assert_eq!(t.context_plan(&Key::Undefined).unwrap(), Err(MessageMissing(1)));
+        assert_eq!(t.has_conversation(), Err(MessageMissing(1)));
+        // `_hasConversation` stops at the first conversation message: a later entry without
+        // a message is never read.
+        let t = tree(&[
+            r#"{"type":"session","id":"s"}"#,
+            r#"{"type":"message","id":"a","parentId":null,"message":{"role":"system"}}"#,
+            r#"{"type":"message","id":"b","parentId":"a","message":null}"#,
+            r#"{"type":"message","id":"c","parentId":"b","message":{"role":"user"}}"#,
+        ]);
+        assert_eq!(t.has_conversation(), Err(MessageMissing(2)));
+        let t = tree(&[
+            r#"{"type":"session","id":"s"}"#,
+            r#"{"type":"message","id":"a","parentId":null,"message":{"role":"user"}}"#,
+            r#"{"type":"message","id":"b","parentId":"a"}"#,
+        ]);
+        assert_eq!(t.has_conversation(), Ok(true));
+        // The settings loop reads every role on the path; `buildContextEntries` only those
+        // in the kept range before the compaction (here: none before `firstKeptEntryId`).
+        let t = tree(&[
+            r#"{"type":"session","id":"s"}"#,
+            r#"{"type":"message","id":"a","parentId":null}"#,
+            r#"{"type":"message","id":"b","parentId":"a","message":{"role":"user"}}"#,
+            r#"{"type":"message","id":"x","parentId":"b","message":null}"#,
+            r#"{"type":"compaction","id":"c","parentId":"x","firstKeptEntryId":"b"}"#,
+            r#"{"type":"message","id":"d","parentId":"c"}"#,
+        ]);
+        assert_eq!(t.context_plan(&Key::Undefined).unwrap(), Err(MessageMissing(1)));
+        let path = t.session_path(&Key::Undefined).unwrap();
+        assert_eq!(t.context_entries(&path), Err(MessageMissing(3)));
+        assert_eq!(t.context_entries(&path[..2]), Ok(vec![1, 2]));
     }
 }

@@ -30,7 +30,7 @@ pub struct Projection {
 pub fn project(s: &Session) -> Result<Projection, CliError> {
     let leaf_key = s.leaf().map_or(Key::Null, |l| s.tree.get(l).id.clone());
     let plan = s.tree.context_plan(&leaf_key).map_err(|e| CliError::Fail(format!("{}: {e}", s.path.display())))?;
-    let Some(plan) = plan else {
+    let Ok(plan) = plan else {
         return Err(CliError::Fail(format!(
             "{}: a message entry on the active path has no `message` (pi fails to build this context too)",
             s.path.display()

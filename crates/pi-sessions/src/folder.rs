@@ -190,7 +190,6 @@ pub fn info(path: &Path) -> Option<Listed> {
     let basic = match &*row {
         ScanRow::Null => return None,
         ScanRow::Info { head, first, .. } => Basic::from_row(head, first.units())?,
-        ScanRow::Fallback => slow_info(path)?,
     };
     let meta = fs::metadata(path).ok()?;
     let size = meta.len();
@@ -287,21 +286,11 @@ impl Basic {
     }
 }
 
-/// The reference algorithm on JSON views, for the shapes the core's fast scan leaves to JS
-/// (escaped keys, non-string text blocks, non-finite timestamps).
-///
-/// The CLI's own on purpose: the core reports `InfoScan::Fallback` because these shapes need
-/// JS semantics (`String(value)` in `join`, lone surrogates in the text), and the facade runs
-/// the reference there, in JS, on the parsed objects (`buildSessionInfoSlow` in
-/// `lib/listing.js`). A listing for the terminal needs only the row it shows, decoded: this
-/// follows the same steps on the core's JSON views, with `js_string` for the coercions, and
-/// leaves out `allMessagesText`.
-fn slow_info(path: &Path) -> Option<Basic> {
-    slow_info_from(std::io::BufReader::with_capacity(1 << 20, fs::File::open(path).ok()?))
-}
-
-/// `slow_info` over a stream, a line at a time (a line's bytes decoded alone are decoded as in
-/// the whole text: `\n` never falls inside a UTF-8 sequence).
+/// The reference's `buildSessionInfo` on JSON views, over a stream a line at a time, for an
+/// archived session (zstd: the core's scan reads plain files). A line's bytes decoded alone are
+/// decoded as in the whole text: `\n` never falls inside a UTF-8 sequence. A listing for the
+/// terminal needs only the row it shows, decoded: `js_string` does the coercions, and
+/// `allMessagesText` is left out.
 fn slow_info_from(mut reader: impl std::io::BufRead) -> Option<Basic> {
     let mut out =
         Basic { header: String::new(), name: None, count: 0, last_activity: None, first_message: String::new() };

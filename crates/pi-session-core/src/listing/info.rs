@@ -2,9 +2,8 @@
 //!
 //! `buildSessionInfo` reads a file with `readline` (lines end at `\n`, `\r\n` or `\r`),
 //! and any `TypeError` on odd content makes the whole file `null`. The scan here computes
-//! the common case in one pass over the bytes and reports `Fallback` for the rare shapes
-//! whose JS semantics (e.g. `Array.prototype.join` of non-strings) are not worth copying;
-//! the facade then runs the reference algorithm for that one file.
+//! it in one pass over the bytes, odd shapes included (escaped keys, `Array.prototype.join`
+//! of text values that are not strings, an activity time of `Infinity`).
 
 use std::fs::{self, File};
 use std::path::Path;
@@ -18,8 +17,6 @@ use crate::json::{self, Kind, Value};
 pub enum InfoScan {
     /// `buildSessionInfo` returns `null`.
     Null,
-    /// Shapes the fast path does not model: the facade runs the reference algorithm.
-    Fallback,
     Info(Info),
 }
 
@@ -193,9 +190,6 @@ impl Scan {
         if m.kind != Kind::Object {
             return Step::Continue; // primitives and arrays have no role
         }
-        if fields.escaped_message_key {
-            return Step::Stop(InfoScan::Fallback);
-        }
         // isMessageWithContent: typeof role === "string" && "content" in message
         let Some(role) = fields.role.filter(|r| r.kind == Kind::String) else { return Step::Continue };
         let Some(content) = fields.content else { return Step::Continue };
@@ -212,11 +206,8 @@ impl Scan {
         // Activity time.
         match fields.msg_timestamp {
             Some(t) if t.kind == Kind::Number => {
-                let n = json::number_value(t.text(src));
-                if !n.is_finite() {
-                    return Step::Stop(InfoScan::Fallback);
-                }
-                self.activity(n);
+                // `1e999` is `Infinity` to `JSON.parse`, a number like any other here.
+                self.activity(json::number_value(t.text(src)));
             }
             _ => match fields.timestamp {
                 None => {}
@@ -247,9 +238,9 @@ impl Scan {
                                     text.push(' ');
                                 }
                                 first = false;
-                                text.push_str(&utf8(t));
+                                text.push_str(&utf8(&t));
                             }
-                            Err(()) => outcome = Some(InfoScan::Fallback),
+                            Err(()) => outcome = Some(InfoScan::Null), // `join` throws
                         },
                         _ => {}
                     }
@@ -279,33 +270,81 @@ impl Scan {
     }
 }
 
-/// A content block: `Ok(Some(text))` for a text block with a string text, `Ok(None)` for
-/// other blocks, `Err` when the text is not a string (JS join semantics: fall back).
-fn text_block(src: &[u8], block: Value) -> Result<Option<&[u8]>, ()> {
+/// A content block: `Ok(Some(text))` for a text block (its `text` as `Array.prototype.join`
+/// turns it into a string, escaped as in the file), `Ok(None)` for other blocks, `Err` where
+/// `join` throws.
+fn text_block(src: &[u8], block: Value) -> Result<Option<std::borrow::Cow<'_, [u8]>>, ()> {
     let mut ty = None;
     let mut text = None;
-    let mut escaped = false;
-    json::for_each_member(src, block, |k, v| match k {
+    json::for_each_member(src, block, |k, v| match &*key_name(k) {
         b"type" => ty = Some(v),
         b"text" => text = Some(v),
-        _ if k.contains(&b'\\') => escaped = true,
         _ => {}
     });
-    if escaped {
-        return Err(());
-    }
-    let ty = ty.filter(|t| t.kind == Kind::String).map(|t| &src[t.start + 1..t.end - 1]);
-    if ty.is_some_and(|t| t.contains(&b'\\')) {
-        return Err(()); // an escaped value (`"t\u0065xt"`): the reference algorithm decides
-    }
-    let is_text = ty == Some(b"text");
+    let is_text = ty.is_some_and(|t| {
+        t.kind == Kind::String && json::decode_string(&src[t.start + 1..t.end - 1]).is_ok_and(|t| t == "text")
+    });
     if !is_text {
         return Ok(None);
     }
     match text {
-        Some(t) if t.kind == Kind::String => Ok(Some(&src[t.start + 1..t.end - 1])),
-        _ => Err(()),
+        Some(t) if t.kind == Kind::String => Ok(Some(src[t.start + 1..t.end - 1].into())),
+        // `join` turns undefined and null into "".
+        None => Ok(Some((&b""[..]).into())),
+        Some(t) => {
+            let mut out = Vec::new();
+            join_string(src, t, &mut out)?;
+            Ok(Some(out.into()))
+        }
     }
+}
+
+/// Appends `String(v)` as `Array.prototype.join` makes it of an element (null: ""), in the
+/// file's escaped form. `Err` for an object with its own `toString` member: not callable, so
+/// ToPrimitive falls to `valueOf`, which returns the object, and throws a TypeError.
+fn join_string(src: &[u8], v: Value, out: &mut Vec<u8>) -> Result<(), ()> {
+    match v.kind {
+        Kind::Null => {}
+        Kind::True => out.extend_from_slice(b"true"),
+        Kind::False => out.extend_from_slice(b"false"),
+        Kind::String => out.extend_from_slice(&src[v.start + 1..v.end - 1]),
+        Kind::Number => {
+            let mut b = ryu_js::Buffer::new();
+            out.extend_from_slice(b.format(json::number_value(v.text(src))).as_bytes());
+        }
+        Kind::Object => {
+            let mut own_to_string = false;
+            json::for_each_member(src, v, |k, _| own_to_string |= &*key_name(k) == b"toString");
+            if own_to_string {
+                return Err(());
+            }
+            out.extend_from_slice(b"[object Object]");
+        }
+        Kind::Array => {
+            let mut result = Ok(());
+            let mut first = true;
+            json::for_each_element(src, v, |e| {
+                if !first {
+                    out.push(b',');
+                }
+                first = false;
+                if result.is_ok() {
+                    result = join_string(src, e, out);
+                }
+            });
+            result?;
+        }
+    }
+    Ok(())
+}
+
+/// A member name as `JSON.parse` makes it (escapes decoded; a name with a lone surrogate
+/// matches none the scan looks for).
+fn key_name(k: &[u8]) -> std::borrow::Cow<'_, [u8]> {
+    if !k.contains(&b'\\') {
+        return k.into();
+    }
+    json::decode_string(k).map_or((&b"\\"[..]).into(), |k| k.into_bytes().into())
 }
 
 /// What a listing needs from one line, read in a single validating pass.
@@ -319,7 +358,6 @@ struct TopFields {
     role: Option<Value>,
     content: Option<Value>,
     msg_timestamp: Option<Value>,
-    escaped_message_key: bool,
 }
 
 fn key_is(k: &[u8], name: &str) -> bool {
@@ -337,21 +375,20 @@ fn scan_line(src: &[u8]) -> Option<TopFields> {
     }
     let end = json::scan_object_members(src, start, |k, at| {
         if key_is(k, "message") && src.get(at) == Some(&b'{') {
-            let (mut role, mut content, mut ts, mut escaped) = (None, None, None, false);
+            let (mut role, mut content, mut ts) = (None, None, None);
             let end = json::scan_object_members(src, at, |k2, at2| {
                 let v = json::scan_value(src, at2)?;
-                match k2 {
+                match &*key_name(k2) {
                     b"role" => role = Some(v),
                     b"content" => content = Some(v),
                     b"timestamp" => ts = Some(v),
-                    _ if k2.contains(&b'\\') => escaped = true,
                     _ => {}
                 }
                 Some(v)
             })?;
             let v = Value { kind: Kind::Object, start: at, end };
             f.message = Some(v);
-            (f.role, f.content, f.msg_timestamp, f.escaped_message_key) = (role, content, ts, escaped);
+            (f.role, f.content, f.msg_timestamp) = (role, content, ts);
             return Some(v);
         }
         let v = json::scan_value(src, at)?;
@@ -363,7 +400,7 @@ fn scan_line(src: &[u8]) -> Option<TopFields> {
             f.timestamp = Some(v);
         } else if key_is(k, "message") {
             f.message = Some(v);
-            (f.role, f.content, f.msg_timestamp, f.escaped_message_key) = (None, None, None, false);
+            (f.role, f.content, f.msg_timestamp) = (None, None, None);
         }
         Some(v)
     })?;

@@ -81,7 +81,6 @@ impl std::fmt::Debug for Text {
 #[derive(Debug, PartialEq)]
 pub enum Row {
     Null,
-    Fallback,
     Info {
         /// `[header,name|null,count,lastActivity|null,[pendingTimes],`
         head: String,
@@ -94,9 +93,7 @@ pub enum Row {
 
 impl Row {
     pub fn new(r: &InfoScan) -> Row {
-        let InfoScan::Info(info) = r else {
-            return if *r == InfoScan::Fallback { Row::Fallback } else { Row::Null };
-        };
+        let InfoScan::Info(info) = r else { return Row::Null };
         let mut head = String::with_capacity(info.header.len() + 64);
         head.push('[');
         head.push_str(&info.header);
@@ -104,6 +101,8 @@ impl Row {
         head.push_str(info.name.as_deref().unwrap_or("null"));
         head.push_str(&format!(",{},", info.message_count));
         match info.last_activity {
+            // `Infinity` (a message timestamp of `1e999`) as JSON text that parses to it.
+            Some(a) if a == f64::INFINITY => head.push_str("1e999"),
             Some(a) => head.push_str(&js_number(a)),
             None => head.push_str("null"),
         }
@@ -136,8 +135,7 @@ impl Row {
 /// The rows of one `scan_rows` call.
 #[derive(Debug, Default)]
 pub struct Rows {
-    /// A JSON array with one item per file: `null` (not a session), `0` (the facade runs
-    /// the reference algorithm) or `[header, name|null, count, lastActivity|null,
+    /// A JSON array with one item per file: `null` (not a session) or `[header, name|null, count, lastActivity|null,
     /// [pendingTimes], fw, fs, fe, aw, as, ae, mtimeMs]`, where `firstMessage` is `fs..fe`
     /// of `blocks[fw]` (empty when `fs == fe`), and `allMessagesText` likewise.
     pub json: String,
@@ -169,7 +167,6 @@ impl Rows {
         self.json.push(if self.json.is_empty() { '[' } else { ',' });
         match row {
             Row::Null => self.json.push_str("null"),
-            Row::Fallback => self.json.push('0'),
             Row::Info { head, first, all, tail } => {
                 self.json.push_str(head);
                 for text in [first, all] {

@@ -242,12 +242,36 @@ fn odd_shapes() {
     assert_eq!(scan(""), InfoScan::Null);
     assert_eq!(scan("{\"type\":\"session\"}\n{\"type\":\"message\",\"message\":null}\n"), InfoScan::Null);
     assert_eq!(scan("{\"type\":\"session\"}\n{\"type\":\"session_info\",\"name\":5}\n"), InfoScan::Null);
-    assert_eq!(
-        scan(
-            "{\"type\":\"session\"}\n{\"type\":\"message\",\"message\":{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":1}]}}\n"
-        ),
-        InfoScan::Fallback
+}
+
+/// Shapes an earlier version left to a JS copy of `buildSessionInfo`.
+#[test]
+fn odd_shapes_the_reference_lists() {
+    let msg = |message: &str| format!("{{\"type\":\"session\"}}\n{{\"type\":\"message\",\"message\":{message}}}\n");
+    let info = |message: &str| match scan(&msg(message)) {
+        InfoScan::Info(info) => info,
+        other => panic!("{message}: {other:?}"),
+    };
+    // `Array.prototype.join` of text values that are not strings (undefined and null: "").
+    let joined = info(
+        r#"{"role":"user","content":[{"type":"text","text":1},{"type":"text","text":[1e21,null,[true,{}],"\u00e9"]},{"type":"text"},{"type":"text","text":{"valueOf":1}}]}"#,
     );
+    assert_eq!(joined.first_message, r#"1 1e+21,,true,[object Object],\u00e9  [object Object]"#);
+    // An own `toString` that is not callable: `join` throws, the file is null.
+    assert_eq!(scan(&msg(r#"{"role":"user","content":[{"type":"text","text":{"toString":1}}]}"#)), InfoScan::Null);
+    assert_eq!(
+        scan(&msg(r#"{"role":"user","content":[{"type":"text","text":[{"t\u006fString":0}]}]}"#)),
+        InfoScan::Null
+    );
+    // Escaped member names and an escaped type.
+    let escaped = info(r#"{"r\u006fle":"user","c\u006fntent":[{"t\u0079pe":"t\u0065xt","t\u0065xt":"hi"}]}"#);
+    assert_eq!((escaped.first_message.as_str(), escaped.message_count), ("hi", 1));
+    // A message timestamp of 1e999 is Infinity: the row carries it as JSON text for it.
+    let infinite = scan(&msg(r#"{"role":"user","content":"x","timestamp":1e999}"#));
+    let InfoScan::Info(i) = &infinite else { panic!("{infinite:?}") };
+    assert_eq!(i.last_activity, Some(f64::INFINITY));
+    let Row::Info { head, .. } = Row::new(&infinite) else { panic!() };
+    assert!(head.ends_with(",1,1e999,[],"), "{head}");
 }
 
 /// The listing index (`index`) under listings (`scanner`).

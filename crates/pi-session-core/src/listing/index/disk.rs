@@ -12,7 +12,7 @@
 //!   name: u32 len + bytes | dev u64 | ino u64 | size u64 | mtime i64 + u32 ns
 //!   | ctime i64 + u32 ns
 //!   | header: u8 0 unknown / 1 not a header / 2 header + str / 3 none in the first MiB
-//!   | row: u8 0 unknown / 1 null / 2 fallback / 3 info + str head + text first
+//!   | row: u8 0 unknown / 1 null / 2 (from older versions: scanned again) / 3 info + str head + text first
 //!     + text all + str tail
 //!   str: u32 byte length + UTF-8; text: u8 0 Latin-1 + u32 length + the bytes, or
 //!   u8 1 UTF-16 + u32 units + u32 length + the units as WTF-8 (half the bytes of UTF-16
@@ -127,7 +127,6 @@ impl RawFrame {
         match e.row.as_deref() {
             None => raw.push(0),
             Some(Row::Null) => raw.push(1),
-            Some(Row::Fallback) => raw.push(2),
             Some(Row::Info { head, first, all, tail }) => {
                 raw.push(3);
                 put_bytes(raw, head.as_bytes());
@@ -517,7 +516,8 @@ fn frame_entries(raw: &[u8], fill: &mut Fill) -> Option<Vec<Parsed>> {
         let row = match r.u8()? {
             0 => None,
             1 => Some(Err(Row::Null)),
-            2 => Some(Err(Row::Fallback)),
+            // A row an older version left to the facade's JS copy: scanned again.
+            2 => None,
             3 => {
                 let head = r.str()?;
                 let texts = [fill.text(&mut r)?, fill.text(&mut r)?];
@@ -619,7 +619,7 @@ mod tests {
         vec![
             ("a.jsonl".into(), entry(1, Some(info), Some(Some("{\"type\":\"session\"}")))),
             ("b.jsonl".into(), entry(2, Some(Row::Null), Some(None))),
-            ("c.jsonl".into(), entry(3, Some(Row::Fallback), None)),
+            ("c.jsonl".into(), entry(3, Some(Row::Null), None)),
             ("d.jsonl".into(), entry(4, None, Some(Some("{}")))),
             ("e.jsonl".into(), Entry { header: Some(Head::LimitExceeded), ..entry(5, None, None) }),
         ]

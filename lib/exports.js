@@ -4,7 +4,7 @@
 // one from 1.5.0 on). index.js exports these, or pi's own where no binding loads (load.js).
 
 const { SessionManager } = require("./session-manager.js");
-const context = require("./context.js");
+const context = require("./free-functions.js");
 const listing = require("./listing.js");
 const { binding, call } = require("./native.js");
 const { normalizePath } = require("./paths.js");

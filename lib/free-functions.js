@@ -1,7 +1,9 @@
 "use strict";
-// The exported free functions of pi 1.6.0's session-manager module. They take and return
-// caller-owned JS objects (identity matters), so they run here, in JS, as the reference
-// wrote them. The seed format's compaction `retainedTail` is honoured as a checkpoint.
+// The exported free functions of pi 1.6.0's session-manager module: a JS copy of the reference
+// that stays, because they take and return the caller's own objects (identity matters; the core
+// holds no objects). The class answers the same questions with the core (class-context.js); these
+// run on what the caller hands in. The seed format's compaction `retainedTail` is honoured as a
+// checkpoint.
 
 const { existsSync, mkdirSync } = require("node:fs");
 const { getAgentDir, getDefaultSessionDirPath } = require("./paths.js");
@@ -157,90 +159,15 @@ function projectContextEntry(entry, edit) {
   });
 }
 
-/** `appendContextEdit`'s first check, on the replacement alone. */
-function assertEditReplacement(replacement) {
-  if (
-    replacement !== null &&
-    (typeof replacement !== "object" ||
-      !("content" in replacement) ||
-      (typeof replacement.content !== "string" && !Array.isArray(replacement.content)))
-  ) {
-    throw new Error("Context edit replacement must be null or contain string/array content");
-  }
-}
-
 /**
- * The replacement a context edit of `target` stores: string content becomes a text block for
- * the roles whose content is an array (as `projectContextEntry` reads it). Throws for a target
- * that contributes no editable model content.
+ * The projection of the context entries `sources`: `silent(k)` tells whether the k-th contributes no
+ * messages (an older compaction), `editOf(k)` gives the context edit that applies to it.
  */
-function editReplacementFor(target, targetId, replacement) {
-  const editable =
-    target.type === "custom_message" ||
-    (target.type === "message" &&
-      (target.message.role === "user" || target.message.role === "assistant" || target.message.role === "toolResult"));
-  if (!editable) throw new Error(`Entry ${targetId} does not contribute editable model content`);
-  const targetRole = target.type === "message" ? target.message.role : "custom";
-  return replacement !== null &&
-    (targetRole === "assistant" || targetRole === "toolResult") &&
-    typeof replacement.content === "string"
-    ? { content: [{ type: "text", text: replacement.content }] }
-    : replacement;
-}
-
-/** The projection from already-selected context entries (shared with the class). */
-function projectEntries(contextEntries, thinkingLevel, model) {
-  const edits = new Map();
-  for (const entry of contextEntries) {
-    if (entry.type === "context_edit") edits.set(entry.targetId, entry);
-  }
-  const projectedEntries = contextEntries.map((sourceEntry, index) => ({
+function projection(sources, silent, editOf, thinkingLevel, model) {
+  const projectedEntries = sources.map((sourceEntry, k) => ({
     sourceEntry,
-    messages:
-      sourceEntry.type === "compaction" && index > 0 ? [] : projectContextEntry(sourceEntry, edits.get(sourceEntry.id)),
+    messages: silent(k) ? [] : projectContextEntry(sourceEntry, editOf(k)),
   }));
-  return {
-    entries: projectedEntries,
-    messages: projectedEntries.flatMap((entry) => entry.messages),
-    thinkingLevel,
-    model,
-  };
-}
-
-/** The positions of the context entries in the core's context plan (`tree::context_plan`). */
-function planPositions(plan) {
-  const positions = [];
-  for (let i = 2; i < plan.length; i += 3) positions.push(plan[i]);
-  return positions;
-}
-
-/**
- * The class's projection from the core's context plan `[thinking, model, (position, edit,
- * noMessages)…]`: the core chose the entries, this builds their messages from the objects
- * (`at(position)`, `atMany(positions)`).
- */
-function projectPlan(plan, entries) {
-  let thinkingLevel = "off";
-  if (plan[0] >= 0) thinkingLevel = entries.at(plan[0]).thinkingLevel;
-  let model = null;
-  if (plan[1] >= 0) {
-    const e = entries.at(plan[1]);
-    model =
-      e.type === "model_change"
-        ? { provider: e.provider, modelId: e.modelId }
-        : { provider: e.message.provider, modelId: e.message.model };
-  }
-  const sources = entries.atMany(planPositions(plan));
-  const projectedEntries = new Array(sources.length);
-  for (let k = 0; k < sources.length; k++) {
-    const edit = plan[3 + 3 * k];
-    const noMessages = plan[4 + 3 * k] === 1;
-    const sourceEntry = sources[k];
-    projectedEntries[k] = {
-      sourceEntry,
-      messages: noMessages ? [] : projectContextEntry(sourceEntry, edit >= 0 ? entries.at(edit) : undefined),
-    };
-  }
   return {
     entries: projectedEntries,
     messages: projectedEntries.flatMap((entry) => entry.messages),
@@ -253,7 +180,17 @@ function buildSessionProjection(entries, leafId, byId) {
   const path = buildSessionPath(entries, leafId, byId);
   const { thinkingLevel, model } = getSessionContextSettings(path);
   const contextEntries = buildContextEntries(entries, leafId, byId);
-  return projectEntries(contextEntries, thinkingLevel, model);
+  const edits = new Map();
+  for (const entry of contextEntries) {
+    if (entry.type === "context_edit") edits.set(entry.targetId, entry);
+  }
+  return projection(
+    contextEntries,
+    (k) => contextEntries[k].type === "compaction" && k > 0,
+    (k) => edits.get(contextEntries[k].id),
+    thinkingLevel,
+    model,
+  );
 }
 
 function buildSessionContext(entries, leafId, byId) {
@@ -269,20 +206,16 @@ function getDefaultSessionDir(cwd, agentDir = getAgentDir()) {
 
 module.exports = {
   CURRENT_SESSION_VERSION,
-  assertEditReplacement,
   assertValidSessionId,
   buildContextEntries,
   buildSessionContext,
   buildSessionProjection,
-  editReplacementFor,
   getDefaultSessionDir,
   getLatestCompactionEntry,
   migrateSessionEntries,
   migrateToCurrentVersion,
   parseSessionEntries,
-  planPositions,
   projectContextEntry,
-  projectEntries,
-  projectPlan,
+  projection,
   sessionEntryToContextMessages,
 };
