@@ -113,21 +113,27 @@ pub fn write_branch(
                 failed = Some(io::Error::other("declined"));
                 return;
             }
-            let line = match canonical(line) {
-                Ok(Some(l)) => l,
-                Ok(None) => {
-                    declined = true;
-                    return failed = Some(io::Error::other("declined"));
+            // The members `id`, `parentId`, `firstKeptEntryId`, found in the canonical check's
+            // own pass (a line that is not canonical is re-serialised, then scanned).
+            let mut spans: [Option<(usize, usize)>; 3] = [None; 3];
+            let line: std::borrow::Cow<[u8]> = if json::canonical_members(line, |k, a, b| record(&mut spans, k, a, b)) {
+                line.into()
+            } else {
+                spans = [None; 3];
+                match json::stringify_parsed_lossy(line) {
+                    Some((text, false)) => {
+                        members(&text, |k, a, b| record(&mut spans, k, a, b));
+                        text.into()
+                    }
+                    Some((_, true)) => {
+                        declined = true;
+                        return failed = Some(io::Error::other("declined"));
+                    }
+                    None => return failed = Some(io::Error::other("a loaded line did not parse")),
                 }
-                Err(e) => return failed = Some(io::Error::other(e.to_string())),
             };
-            let (mut id, mut parent, mut first_kept) = (None, None, None);
-            members(&line, |k, a, b| match k {
-                b"id" => id = Some(line[a..b].to_vec()),
-                b"parentId" => parent = Some((a, b)),
-                b"firstKeptEntryId" => first_kept = Some((a, b)),
-                _ => {}
-            });
+            let [id, parent, first_kept] = spans;
+            let id = id.map(|(a, b)| line[a..b].to_vec());
             let id = id.unwrap_or_default();
             if sk.ty == EntryType::Label {
                 pending_labels.push(id);
@@ -234,6 +240,17 @@ fn too_deep(line: &[u8]) -> bool {
         i += 1;
     }
     false
+}
+
+/// Keeps the span of `id`, `parentId` or `firstKeptEntryId` (top-level members) in `spans`.
+fn record(spans: &mut [Option<(usize, usize)>; 3], key: &[u8], start: usize, end: usize) {
+    let slot = match key {
+        b"id" => 0,
+        b"parentId" => 1,
+        b"firstKeptEntryId" => 2,
+        _ => return,
+    };
+    spans[slot] = Some((start, end));
 }
 
 /// Each top-level member of the object `line` (valid JSON): raw key, value span.
