@@ -1,14 +1,18 @@
 "use strict";
-// The entries of a branched session (`createBranchedSession`), as pi 1.6.0 builds them from
-// the path's objects: label entries leave the path, later entries are re-parented onto it,
-// and the labels of entries on the path are re-created after its last entry. (For a path
-// of loaded, canonical lines the core does the same on the bytes: `branch.rs`.)
+// `createBranchedSession` in JS, as pi 1.6.0 builds it from the path's objects: label
+// entries leave the path, later entries are re-parented onto it, and the labels of entries
+// on the path are re-created after its last entry.
+//
+// Why it stays: the core writes a branched session from the lines it loaded, in one pass
+// (`branch.rs`, through `#createBranchedInCore`). It cannot answer when an entry on the
+// path is a JS object (built by the facade, handed in by `inMemory(cwd, options, entries)`,
+// or parsed and possibly changed by a caller: the reference copies the objects), for a
+// session that does not persist, for a path whose branch stays in memory (no conversation)
+// or whose entries need JS semantics (ids that are not strings, a message without
+// `message`). Those take this path.
 
-const { call } = require("./native.js");
 const { generateId, uuidv7 } = require("./ids.js");
-const { keyOf } = require("./keys.js");
 const { newSessionParts } = require("./header.js");
-const { stringifyLines } = require("./persistence.js");
 const { labelMaps } = require("./tree.js");
 
 /** The path without its label entries, each entry a copy re-parented onto the one before. */
@@ -85,31 +89,4 @@ function branchedEntries(path, native, entries, dir, cwd, parentSession) {
   return { id, file, entries: [header, ...pathWithoutLabels, ...labelEntries] };
 }
 
-/**
- * `createBranchedSession` for a persisted session whose path lines are loaded and canonical:
- * the core rewrites the path's lines (`parentId`, `firstKeptEntryId`) as bytes and writes the
- * new file, so no entry is parsed into JS. Returns the new session (`id`, `file`, the core
- * `next` and its objects `objs`), or undefined to take the object path (entries built in JS,
- * unusual lines, or a branch without a conversation, which stays in memory).
- */
-function branchFromLines(native, entries, leafId, dir, cwd, sessionFile) {
-  const positions = call(() => native.branch(keyOf(leafId)));
-  if (positions.length === 0) return undefined;
-  // Only lines nobody has parsed: a JS object may hold what its line does not (values
-  // built in JS, or a caller's changes), and the reference copies the objects.
-  for (const p of positions) if (entries.isMaterialised(p)) return undefined;
-  const rewritten = call(() => native.branchedLines(positions));
-  if (rewritten === null) return undefined;
-  const [idsJson, conversation] = rewritten;
-  if (!conversation) return undefined;
-  const pathIds = JSON.parse(idsJson);
-  const { id, header, file } = newSessionParts(dir, cwd, sessionFile, uuidv7());
-  const labelEntries = labelsOnPath(native, entries, pathIds);
-  const next = call(() => native.commitBranched(file, `${JSON.stringify(header)}\n`, stringifyLines(labelEntries)));
-  const objs = new Array(1 + pathIds.length + labelEntries.length);
-  objs[0] = header;
-  for (let i = 0; i < labelEntries.length; i++) objs[1 + pathIds.length + i] = labelEntries[i];
-  return { id, file, next, objs };
-}
-
-module.exports = { branchFromLines, branchedEntries };
+module.exports = { branchedEntries };

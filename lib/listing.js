@@ -5,7 +5,7 @@
 
 const { existsSync, readdirSync, statSync } = require("node:fs");
 const { readdir } = require("node:fs/promises");
-const { basename, join } = require("node:path");
+const { basename, join, sep } = require("node:path");
 const { binding, call } = require("./native.js");
 const { keyOf } = require("./keys.js");
 const { asciiOrderKnown, compare } = require("./collate.js");
@@ -286,6 +286,42 @@ async function mapWithConcurrency(items, limit, map, signal) {
   return results;
 }
 
+/**
+ * `listAll`'s discovery as the reference does it, for what the core's `discoverAll` leaves:
+ * another runtime (Bun: its own stat and `localeCompare`), a name that is not UTF-8, or
+ * files with equal mtimes whose names only ICU can order.
+ */
+async function discoverInJs(sessionsDir, abortSignal) {
+  const entries = await readdir(sessionsDir, { withFileTypes: true });
+  const dirs = entries
+    .filter((entry) => entry.isDirectory() || entry.isSymbolicLink())
+    .map((entry) => join(sessionsDir, entry.name));
+  binding.preloadIndex(dirs);
+  const dirFiles = await mapWithConcurrency(
+    dirs,
+    MAX_CONCURRENT_SESSION_DISCOVERY_LOADS,
+    async (dir) => {
+      try {
+        return (await readdir(dir)).filter((file) => file.endsWith(".jsonl")).map((file) => join(dir, file));
+      } catch {
+        return [];
+      }
+    },
+    abortSignal,
+  );
+  const allFiles = dirFiles.flat();
+  const mtimes = NODE ? call(() => binding.mtimes(allFiles)) : statMtimes(allFiles);
+  const candidates = allFiles.map((path, i) =>
+    Number.isNaN(mtimes[i]) ? { path } : { path, stats: { mtimeMs: mtimes[i] } },
+  );
+  candidates.sort(
+    (a, b) =>
+      (b.stats?.mtimeMs ?? Number.NEGATIVE_INFINITY) - (a.stats?.mtimeMs ?? Number.NEGATIVE_INFINITY) ||
+      compare(basename(b.path), basename(a.path)),
+  );
+  return candidates.map((c) => c.path);
+}
+
 async function listAll(sessionDirOrOnProgress, onProgressOrSignal, signal) {
   const customSessionDir =
     typeof sessionDirOrOnProgress === "string" ? normalizePath(sessionDirOrOnProgress) : undefined;
@@ -306,40 +342,19 @@ async function listAll(sessionDirOrOnProgress, onProgressOrSignal, signal) {
   const sessionsDir = getSessionsDir();
   try {
     if (!existsSync(sessionsDir)) return [];
-    const entries = await readdir(sessionsDir, { withFileTypes: true });
-    const dirs = entries
-      .filter((entry) => entry.isDirectory() || entry.isSymbolicLink())
-      .map((entry) => join(sessionsDir, entry.name));
-    binding.preloadIndex(dirs);
-    const dirFiles = await mapWithConcurrency(
-      dirs,
-      MAX_CONCURRENT_SESSION_DISCOVERY_LOADS,
-      async (dir) => {
-        try {
-          return (await readdir(dir)).filter((file) => file.endsWith(".jsonl")).map((file) => join(dir, file));
-        } catch {
-          return [];
-        }
-      },
-      abortSignal,
-    );
-    const allFiles = dirFiles.flat();
-    const mtimes = NODE ? call(() => binding.mtimes(allFiles)) : statMtimes(allFiles);
-    const candidates = allFiles.map((path, i) =>
-      Number.isNaN(mtimes[i]) ? { path } : { path, stats: { mtimeMs: mtimes[i] } },
-    );
-    candidates.sort(
-      (a, b) =>
-        (b.stats?.mtimeMs ?? Number.NEGATIVE_INFINITY) - (a.stats?.mtimeMs ?? Number.NEGATIVE_INFINITY) ||
-        compare(basename(b.path), basename(a.path)),
-    );
-    const totalFiles = candidates.length;
+    // One core call finds the files and sorts them (`discoverAll`); the JS way stays for
+    // what it cannot answer (`discoverInJs`).
+    const paths =
+      (NODE &&
+        call(() => binding.discoverAll(sessionsDir, join(sessionsDir, "a").slice(0, -1), sep, asciiOrderKnown()))) ||
+      (await discoverInJs(sessionsDir, abortSignal));
+    const totalFiles = paths.length;
     let loaded = 0;
     let firstCandidateLoaded = false;
     const partialSessions = [];
     const publish = partialListCadence(ALL_SESSION_LIST_PUBLISH_INTERVAL);
     const results = await scanInfos(
-      candidates.map((c) => c.path),
+      paths,
       (info, index) => {
         loaded++;
         if (index === 0) firstCandidateLoaded = true;

@@ -10,8 +10,6 @@ const { factsOf } = require("./keys.js");
 const { shortId } = require("./ids.js");
 const { normalizePath } = require("./paths.js");
 
-const { NativeSession } = binding;
-
 /** Opt-in durability: fsync every append (`PI_SESSION_NATIVE_FSYNC=1`). */
 const SYNC_APPENDS = process.env.PI_SESSION_NATIVE_FSYNC === "1";
 
@@ -54,49 +52,39 @@ function backupBeforeMigration(sessionFile, version) {
 }
 
 /**
- * The header `open` takes the cwd from. The bounded scan is only a discovery optimisation;
- * past its limit a full load is authoritative, and is handed on (`preloaded`) so the file
- * is read once.
+ * `open`'s read of the file: the session loaded once (`openSession`), with its header for
+ * the cwd (`readSessionHeader` finds the same first parsed entry within its bounded scan,
+ * and its full-load fallback the same one past it). `preloaded` goes to the constructor, so
+ * the file is read once. With `scanOnly` (a session folder still to be made: the reference
+ * makes it before it loads, and the load may repair the file) only the header is read, by
+ * the bounded scan.
  */
-function readOpenHeader(path) {
-  const scan = call(() => binding.readHeader(path));
-  if (scan.kind !== "limitExceeded") {
-    return { header: scan.kind === "header" ? JSON.parse(scan.line) : null, preloaded: undefined };
+function readOpenHeader(path, scanOnly) {
+  if (scanOnly) {
+    const scan = call(() => binding.readHeader(path));
+    if (scan.kind !== "limitExceeded") {
+      return { header: scan.kind === "header" ? JSON.parse(scan.line) : null, preloaded: undefined };
+    }
   }
-  const preloaded = call(() => NativeSession.load(normalizePath(path)));
-  const first = preloaded.status === "loaded" ? JSON.parse(preloaded.line(0)) : undefined;
-  return { header: first?.type === "session" ? first : null, preloaded };
+  const [native, line] = call(() => binding.openSession(normalizePath(path)));
+  const header = line === null ? undefined : JSON.parse(line);
+  return { header: header?.type === "session" ? header : null, preloaded: { native, header } };
 }
 
 /**
- * Writes `forkFrom`'s copy of the loaded `source`: the new header, then every non-header
- * entry as JSON.stringify(JSON.parse(line)). Lines that are already canonical go through as
- * bytes; the rest are re-serialised here. Returns the new file's core session where the core
- * made it from the source's index (else undefined: the file is loaded).
+ * `forkFrom`'s copy, in one read of the source (`forkSession`): `prepare()` runs between the
+ * source's load and the write, as the reference's steps there do, and returns the new file
+ * and its header. The new file's entries are the source's parsed non-header entries as
+ * `JSON.stringify(JSON.parse(line))`, canonicalised in the core. Returns the new file's
+ * core session, or null when the source is missing or not a session.
  */
-function writeFork(path, header, source) {
-  const positions = source.entries();
-  const canonical = binding.canonicalLines(source, positions);
-  const overridePos = [];
-  const overrideText = [];
-  for (let i = 0; i < positions.length; i++) {
-    if (!canonical[i]) {
-      overridePos.push(positions[i]);
-      overrideText.push(JSON.stringify(JSON.parse(source.line(positions[i]))));
-    }
-  }
-  const written = call(() =>
-    binding.writeSessionFile(
-      path,
-      `${JSON.stringify(header)}\n`,
-      source,
-      positions,
-      Uint32Array.from(overridePos),
-      overrideText,
-      true,
-    ),
+function writeFork(sourcePath, prepare) {
+  return call(() =>
+    binding.forkSession(normalizePath(sourcePath), () => {
+      const { file, header } = prepare();
+      return [file, `${JSON.stringify(header)}\n`];
+    }),
   );
-  return written ?? undefined;
 }
 
 module.exports = { SYNC_APPENDS, backupBeforeMigration, commitEntry, readOpenHeader, stringifyLines, writeFork };

@@ -12,21 +12,18 @@ const { binding, call } = require("./native.js");
 const { keyOf } = require("./keys.js");
 const { nowIso, uuidv7 } = require("./ids.js");
 const { Entries } = require("./entries.js");
-const { branchFromLines, branchedEntries } = require("./branching.js");
+const { branchedEntries } = require("./branching.js");
 const { newSessionParts } = require("./header.js");
 const { CURRENT_SESSION_VERSION, migrateToCurrentVersion } = require("./migrate.js");
 const { APP_NAME, getDefaultSessionDirPath, normalizePath, resolvePath, samePath } = require("./paths.js");
 const persistence = require("./persistence.js");
 const { buildTree } = require("./tree.js");
-// The reference's free functions (getDefaultSessionDir, assertValidSessionId); named `context` while
-// forkFrom, rewritten on another branch, still says so.
-const context = require("./free-functions.js");
+const { assertValidSessionId, getDefaultSessionDir } = require("./free-functions.js");
 const classContext = require("./class-context.js");
 const { getCurrentSystemMessage } = require("./messages.js");
 const listing = require("./listing.js");
 
 const { NativeSession } = binding;
-const { assertValidSessionId } = context;
 const { SYNC_APPENDS, stringifyLines } = persistence;
 
 class SessionManager {
@@ -120,7 +117,7 @@ class SessionManager {
   #setSessionFile(sessionFile, preloaded) {
     this.#sessionFile = resolvePath(sessionFile);
     if (existsSync(this.#sessionFile)) {
-      const loaded = preloaded ?? call(() => NativeSession.load(normalizePath(this.#sessionFile)));
+      const loaded = preloaded?.native ?? call(() => NativeSession.load(normalizePath(this.#sessionFile)));
       if (loaded.status !== "loaded") {
         const explicitPath = this.#sessionFile;
         if (statSync(explicitPath).size > 0) {
@@ -132,7 +129,7 @@ class SessionManager {
         this.#flushed = true;
         return;
       }
-      this.#loadNative(loaded);
+      this.#loadNative(loaded, preloaded?.header);
       this.#flushed = true;
     } else {
       const explicitPath = this.#sessionFile;
@@ -141,10 +138,15 @@ class SessionManager {
     }
   }
 
-  /** `_loadEntries` for a loaded file: its first entry is the header. */
-  #loadNative(native) {
-    this.#entries.adopt(native);
-    const header = this.#obj(0);
+  /**
+   * `_loadEntries` for a loaded file: its first entry is the header (`header`, when the
+   * caller parsed it already).
+   */
+  #loadNative(native, header = undefined) {
+    const objs = new Array(native.count());
+    if (header !== undefined) objs[0] = header;
+    this.#entries.adopt(native, objs);
+    header = this.#obj(0);
     this.#sessionId = header.id;
     const version = header?.version ?? 1;
     if (!(version >= CURRENT_SESSION_VERSION)) {
@@ -540,9 +542,10 @@ class SessionManager {
 
   createBranchedSession(leafId) {
     if (this.#persist) {
-      const done = this.#createBranchedFromLines(leafId);
+      const done = this.#createBranchedInCore(leafId);
       if (done !== undefined) return done;
     }
+    // Entries JS holds as objects, odd paths, or no conversation: branching.js says why.
     const previousSessionFile = this.#sessionFile;
     const path = this.getBranch(leafId);
     if (path.length === 0) throw new Error(`Entry ${leafId} not found`);
@@ -569,30 +572,38 @@ class SessionManager {
     return fresh.file;
   }
 
-  /** `createBranchedSession` on the path's lines as bytes (`branchFromLines`), if it can. */
-  #createBranchedFromLines(leafId) {
-    const branched = branchFromLines(
-      this.#core(),
-      this.#entries,
-      leafId ?? this.#leafId,
-      this.getSessionDir(),
-      this.#cwd,
-      this.#sessionFile,
+  /**
+   * `createBranchedSession` in one core call (`branchedSession`): the path's lines are read
+   * once, rewritten and written with the re-created labels. Returns the new file, or
+   * undefined for the JS path (`branchedEntries`).
+   */
+  #createBranchedInCore(leafId) {
+    let fresh;
+    const next = call(() =>
+      this.#core().branchedSession(keyOf(leafId ?? this.#leafId), (path) => {
+        // Only lines nobody has parsed: a JS object may hold what its line does not (values
+        // built in JS, or a caller's changes), and the reference copies the objects.
+        for (const p of path) if (this.#entries.isMaterialised(p)) return null;
+        fresh = newSessionParts(this.getSessionDir(), this.#cwd, this.#sessionFile, uuidv7());
+        return [fresh.file, `${JSON.stringify(fresh.header)}\n`];
+      }),
     );
-    if (branched === undefined) return undefined;
-    this.#sessionId = branched.id;
-    this.#sessionFile = branched.file;
-    this.#entries.adopt(branched.next, branched.objs);
+    if (next === null) return undefined;
+    this.#sessionId = fresh.id;
+    this.#sessionFile = fresh.file;
+    const objs = new Array(next.count());
+    objs[0] = fresh.header;
+    this.#entries.adopt(next, objs);
     this.#leafId = this.#entries.lastEntryId();
     this.#flushed = true;
-    return branched.file;
+    return fresh.file;
   }
 
   // ---------------------------------------------------------------------------
   // Construction and discovery
 
   static create(cwd, sessionDir, options) {
-    const dir = sessionDir ? normalizePath(sessionDir) : context.getDefaultSessionDir(cwd);
+    const dir = sessionDir ? normalizePath(sessionDir) : getDefaultSessionDir(cwd);
     return new SessionManager(cwd, dir, undefined, true, options);
   }
 
@@ -600,16 +611,16 @@ class SessionManager {
     const resolvedPath = resolvePath(path);
     let header = null;
     let preloaded;
+    const dir = sessionDir ? normalizePath(sessionDir) : resolve(resolvedPath, "..");
     if (cwdOverride === undefined && existsSync(resolvedPath)) {
-      ({ header, preloaded } = persistence.readOpenHeader(resolvedPath));
+      ({ header, preloaded } = persistence.readOpenHeader(resolvedPath, !existsSync(dir)));
     }
     const cwd = cwdOverride ?? (header ? listing.getSessionHeaderCwd(header) : undefined) ?? process.cwd();
-    const dir = sessionDir ? normalizePath(sessionDir) : resolve(resolvedPath, "..");
     return new SessionManager(cwd, dir, resolvedPath, true, undefined, preloaded);
   }
 
   static continueRecent(cwd, sessionDir) {
-    const dir = sessionDir ? normalizePath(sessionDir) : context.getDefaultSessionDir(cwd);
+    const dir = sessionDir ? normalizePath(sessionDir) : getDefaultSessionDir(cwd);
     const filterCwd = sessionDir !== undefined && !samePath(dir, getDefaultSessionDirPath(cwd));
     const mostRecent = listing.findMostRecentSession(dir, filterCwd ? cwd : undefined);
     if (mostRecent) return new SessionManager(cwd, dir, mostRecent, true);
@@ -623,16 +634,20 @@ class SessionManager {
   static forkFrom(sourcePath, targetCwd, sessionDir, options) {
     const resolvedSourcePath = resolvePath(sourcePath);
     const resolvedTargetCwd = resolvePath(targetCwd);
-    const source = call(() => NativeSession.load(normalizePath(resolvedSourcePath)));
-    if (source.status !== "loaded") {
+    let dir;
+    let fresh;
+    // The reference's steps between its load of the source and its write, in its order.
+    const written = persistence.writeFork(resolvedSourcePath, () => {
+      dir = sessionDir ? normalizePath(sessionDir) : getDefaultSessionDir(resolvedTargetCwd);
+      if (!existsSync(dir)) mkdirSync(dir, { recursive: true });
+      if (options?.id !== undefined) assertValidSessionId(options.id);
+      fresh = newSessionParts(dir, resolvedTargetCwd, resolvedSourcePath, options?.id ?? uuidv7());
+      return fresh;
+    });
+    if (written === null) {
       throw new Error(`Cannot fork: source session file is empty or invalid: ${resolvedSourcePath}`);
     }
-    const dir = sessionDir ? normalizePath(sessionDir) : context.getDefaultSessionDir(resolvedTargetCwd);
-    if (!existsSync(dir)) mkdirSync(dir, { recursive: true });
-    if (options?.id !== undefined) assertValidSessionId(options.id);
-    const fresh = newSessionParts(dir, resolvedTargetCwd, resolvedSourcePath, options?.id ?? uuidv7());
-    const written = persistence.writeFork(fresh.file, fresh.header, source);
-    return new SessionManager(resolvedTargetCwd, dir, fresh.file, true, undefined, written);
+    return new SessionManager(resolvedTargetCwd, dir, fresh.file, true, undefined, { native: written });
   }
 
   static findById(cwd, id, sessionDir) {

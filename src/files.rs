@@ -54,6 +54,40 @@ pub fn read_header(path: String) -> Result<HeaderRead> {
     })
 }
 
+/// `open`'s read of a session file: the file loaded (see `NativeSession.load`) and, when it
+/// is a session, its header line, in one read.
+#[napi(ts_return_type = "[NativeSession, string | null]")]
+pub fn open_session(path: String) -> Result<(NativeSession, Option<String>)> {
+    let native = NativeSession::load(path)?;
+    let header = guard(|| native.session().store().line(0).map_err(|e| CoreError::io(e, "read", None)))?;
+    let header =
+        header.filter(|_| !native.session().tree().is_empty()).map(|l| String::from_utf8_lossy(&l).into_owned());
+    Ok((native, header))
+}
+
+/// `forkFrom`: the session at `source` copied after the header line `prepare()` gives, to
+/// the file it names (`[file, headerLine]`), in one read of the source (see
+/// `Session::fork`). `prepare` runs the reference's steps between its load and its write
+/// (it may throw; its exception is this call's). Null when the source is missing or not a
+/// session.
+#[napi(ts_args_type = "source: string, prepare: () => [string, string]")]
+pub fn fork_session(source: String, prepare: Function<(), (String, String)>) -> Result<Option<NativeSession>> {
+    let mut thrown = None;
+    let forked = guard(|| {
+        Session::fork(Path::new(&source), &mut || match prepare.call(()) {
+            Ok((file, header)) => Some((file.into(), header.into_bytes())),
+            Err(e) => {
+                thrown = Some(e);
+                None
+            }
+        })
+    });
+    if let Some(e) = thrown {
+        return Err(e);
+    }
+    Ok(forked?.map(NativeSession::opened))
+}
+
 /// Whether each line is already what `JSON.stringify(JSON.parse(line))` would write.
 #[napi]
 pub fn canonical_lines(session: &NativeSession, positions: Uint32Array) -> Result<Vec<bool>> {

@@ -198,6 +198,13 @@ pub fn jsonl_names_descending(dir: String) -> Result<Option<Vec<String>>> {
     guard(|| Ok(discovery::jsonl_names_descending(Path::new(&dir))))
 }
 
+/// `listAll`'s discovery in one call (see `discovery::all_sessions`): the session files
+/// under `root`, in the order the reference scans them; null where the facade must find them.
+#[napi]
+pub fn discover_all(root: String, prefix: String, sep: String, collate_known: bool) -> Result<Option<Vec<String>>> {
+    guard(|| Ok(discovery::all_sessions(Path::new(&root), &prefix, &sep, collate_known)))
+}
+
 /// `a.localeCompare(b)` as -1, 0 or 1 for printable ASCII names under the locales the facade
 /// allows (see `discovery::collate_ascii`): `listAll`'s ties.
 #[napi]

@@ -43,6 +43,15 @@ impl NativeSession {
         NativeSession { s, status: LoadStatus::Loaded }
     }
 
+    /// A file as `Session::open` found it (`status` says which).
+    pub(super) fn opened(o: Opened) -> NativeSession {
+        match o {
+            Opened::Missing => NativeSession { s: Session::new(), status: LoadStatus::Missing },
+            Opened::NotSession => NativeSession { s: Session::new(), status: LoadStatus::NotSession },
+            Opened::Session(s) => NativeSession::wrap(*s),
+        }
+    }
+
     fn tree(&self) -> &Tree {
         self.s.tree()
     }
@@ -63,13 +72,7 @@ impl NativeSession {
     /// Loads a file like `loadEntriesFromFile` (see `status`).
     #[napi(factory)]
     pub fn load(path: String) -> Result<NativeSession> {
-        guard(|| {
-            Ok(match Session::open(Path::new(&path))? {
-                Opened::Missing => NativeSession { s: Session::new(), status: LoadStatus::Missing },
-                Opened::NotSession => NativeSession { s: Session::new(), status: LoadStatus::NotSession },
-                Opened::Session(s) => NativeSession::wrap(*s),
-            })
-        })
+        guard(|| Ok(NativeSession::opened(Session::open(Path::new(&path))?)))
     }
 
     #[napi(getter)]
@@ -263,19 +266,33 @@ impl NativeSession {
         })
     }
 
-    /// `createBranchedSession`, step 1 (see `Session::prepare_branch`). Returns
-    /// `[idsJson, conversation]`, or null when the facade must build the branch in JS.
-    #[napi]
-    pub fn branched_lines(&mut self, path: Uint32Array) -> Result<Option<(String, bool)>> {
-        guard(|| self.s.prepare_branch(&path))
-    }
-
-    /// `createBranchedSession`, step 2 (see `Session::commit_branch`).
-    #[napi]
-    pub fn commit_branched(&mut self, path: String, prefix: String, suffix: String) -> Result<NativeSession> {
-        guard(|| {
-            Ok(NativeSession::wrap(self.s.commit_branch(Path::new(&path), prefix.as_bytes(), suffix.as_bytes())?))
-        })
+    /// `createBranchedSession` from `leaf` in one pass (see `Session::branch_session`):
+    /// `prepare(path)` gets the path's positions and returns `[file, headerLine]`, or null
+    /// to decline (it may throw: its exception is this call's). Null when the facade builds
+    /// the branch in JS.
+    #[napi(ts_args_type = "leaf: string, prepare: (path: Uint32Array) => [string, string] | null")]
+    pub fn branched_session(
+        &self,
+        leaf: String,
+        prepare: Function<Uint32Array, Option<(String, String)>>,
+    ) -> Result<Option<NativeSession>> {
+        let mut thrown = None;
+        let made = guard(|| {
+            self.s.branch_session(
+                &Key::decode(&leaf),
+                &mut |path| match prepare.call(Uint32Array::new(path.to_vec())) {
+                    Ok(answer) => answer.map(|(file, header)| (file.into(), header.into_bytes())),
+                    Err(e) => {
+                        thrown = Some(e);
+                        None
+                    }
+                },
+            )
+        });
+        if let Some(e) = thrown {
+            return Err(e);
+        }
+        Ok(made?.map(NativeSession::wrap))
     }
 
     /// Flat `[node, parent (-1: root)]` per non-header item, in order.

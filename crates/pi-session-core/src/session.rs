@@ -51,8 +51,6 @@ pub struct Session {
     append: Option<AppendHandle>,
     /// Batches of lines read from other writers (numbers their object-id keys).
     ingests: u64,
-    /// The rewritten path of a `createBranchedSession` in progress (see `prepare_branch`).
-    branched: Option<crate::branch::Branched>,
 }
 
 impl Session {
@@ -68,6 +66,23 @@ impl Session {
             Loaded::NotSession => Opened::NotSession,
             Loaded::Session { skeletons, store, len } => {
                 Opened::Session(Box::new(Session::indexed(path, skeletons, store, len)))
+            }
+        })
+    }
+
+    /// `forkFrom`: copies the session at `source` to the file `prepare` names, after its
+    /// header line, in one read of the source (see `store::fork`). `None` when the source is
+    /// missing or not a session, or `prepare` stopped; else the new file as `open` finds it
+    /// (not a session when the given header is not one: the reference's load then refuses it).
+    pub fn fork(source: &Path, prepare: &mut dyn FnMut() -> store::NewFile) -> Result<Option<Opened>> {
+        Ok(match store::fork(source, prepare)? {
+            store::Forked::Missing | store::Forked::NotSession | store::Forked::Stopped => None,
+            store::Forked::Written { path, skeletons, store, len } => {
+                own_writes::replaced(&path, len);
+                if !skeletons.first().is_some_and(crate::header::is_header) {
+                    return Ok(Some(Opened::NotSession));
+                }
+                Some(Opened::Session(Box::new(Session::indexed(&path, skeletons, store, len))))
             }
         })
     }
@@ -250,57 +265,20 @@ impl Session {
         )))
     }
 
-    /// `createBranchedSession`, step 1: rewrites the loaded lines of the path `positions`
-    /// (see `branch`) and keeps the text for `commit_branch`. `None` when the facade must
-    /// build the branch in JS.
-    pub fn prepare_branch(&mut self, positions: &[u32]) -> Result<Option<(String, bool)>> {
-        self.branched = None;
-        let Some(mut b) = crate::branch::branched_lines(&self.tree, &self.store, positions)
-            .map_err(|e| Error::io(e, "read", None))?
-        else {
+    /// `createBranchedSession` of the path from the entry `leaf` (see `branch::write_branch`):
+    /// the new file's session, or `None` where the facade builds the branch in JS.
+    pub fn branch_session(
+        &self,
+        leaf: &crate::entry::Key,
+        prepare: &mut dyn FnMut(&[u32]) -> store::NewFile,
+    ) -> Result<Option<Session>> {
+        let path = self.tree.branch(leaf)?;
+        if path.is_empty() {
             return Ok(None);
-        };
-        let answer = (std::mem::take(&mut b.ids_json), b.conversation);
-        self.branched = Some(b);
-        Ok(Some(answer))
-    }
-
-    /// `createBranchedSession`, step 2: writes `prefix` (the header line), the kept text and
-    /// `suffix` (label lines) to `path` atomically, and returns the new session indexed from
-    /// that file.
-    pub fn commit_branch(&mut self, path: &Path, prefix: &[u8], suffix: &[u8]) -> Result<Session> {
-        let b = self.branched.take().ok_or_else(|| Error::Msg("no branched path prepared".into()))?;
-        let replaced = |p| b.rewritten.get(&p).map(Vec::as_slice);
-        let mut missing = None;
-        let mut write = |f: &File| {
-            std::io::Write::write_all(&mut &*f, prefix)?;
-            missing = self.store.write_to(&b.kept, replaced, f)?.err();
-            std::io::Write::write_all(&mut &*f, suffix)
-        };
-        let len = store::replace_with(path, &mut write, &mut || Ok(()))?;
-        if let Some(p) = missing {
-            return Err(Error::Msg(format!("entry {p} has no stored line")));
         }
-        own_writes::replaced(path, len);
-        if let Some(made) = self.indexed_copy(path, (prefix, suffix), &b.kept, replaced, len)? {
-            return Ok(made);
-        }
-        // A small file: index it as `open` does (lines read back from the file when needed,
-        // a parallel parse) instead of keeping a second copy of the text in memory.
-        if let Loaded::Session { skeletons, store, len: read } = store::load(path)?
-            && read == len
-        {
-            return Ok(Session::indexed(path, skeletons, store, len));
-        }
-        // Changed under us between the write and the read: index what we wrote.
-        let body = match self.store.render(&b.kept, replaced).map_err(|e| Error::io(e, "read", None))? {
-            Ok(body) => body,
-            Err(p) => return Err(Error::Msg(format!("entry {p} has no stored line"))),
-        };
-        let mut s = Session::new();
-        s.known = Some((path.to_path_buf(), len));
-        s.ingest(&[prefix, &body, suffix].concat());
-        Ok(s)
+        let Some(w) = crate::branch::write_branch(&self.tree, &self.store, &path, prepare)? else { return Ok(None) };
+        own_writes::replaced(&w.path, w.len);
+        Ok(Some(Session::indexed(&w.path, w.skeletons, w.store, w.len)))
     }
 
     /// The lines of every entry, one per line, as ASCII (non-ASCII escaped as `\uXXXX`):
@@ -670,21 +648,6 @@ mod tests {
         let all: Vec<u32> = (0..loaded.tree().len() as u32).collect();
         for &p in &all {
             assert_eq!(made.tree().get(p), loaded.tree().get(p), "skeleton {p}");
-        }
-        assert_eq!(made.store().joined_ascii(&all).unwrap(), loaded.store().joined_ascii(&all).unwrap());
-        assert_eq!(made.known, loaded.known);
-        // createBranchedSession over the whole path, with a label line after it.
-        let mut source = source;
-        assert!(source.prepare_branch(&positions).unwrap().is_some());
-        let branched = src.with_file_name("branch.jsonl");
-        let suffix = b"{\"type\":\"label\",\"id\":\"l2\",\"parentId\":\"e5999\",\"timestamp\":\"2024-01-01T00:00:02.000Z\",\"targetId\":\"e5\",\"label\":\"x\"}\n";
-        let made = source.commit_branch(&branched, prefix.as_bytes(), suffix).unwrap();
-        let loaded = opened(&branched);
-        assert_eq!(made.tree().len(), positions.len() + 1, "the path without its label, the header and the new label");
-        let all: Vec<u32> = (0..loaded.tree().len() as u32).collect();
-        assert_eq!(made.tree().len(), loaded.tree().len());
-        for &p in &all {
-            assert_eq!(made.tree().get(p), loaded.tree().get(p), "branched skeleton {p}");
         }
         assert_eq!(made.store().joined_ascii(&all).unwrap(), loaded.store().joined_ascii(&all).unwrap());
         assert_eq!(made.known, loaded.known);

@@ -94,6 +94,216 @@ pub fn load(path: &Path) -> Result<Loaded> {
     Ok(Loaded::Session { skeletons, store, len })
 }
 
+/// The new file a caller names (`fork`, `branch::write_branch`) and its header line (with
+/// its newline); `None` to stop.
+pub type NewFile = Option<(PathBuf, Vec<u8>)>;
+
+/// `forkFrom`'s copy of a session file, made by `fork`.
+pub enum Forked {
+    Missing,
+    NotSession,
+    /// The source is a session, and `prepare` declined to go on (the caller knows why).
+    Stopped,
+    /// The copy at `path`, indexed as `load` would index it (`len` bytes).
+    Written {
+        path: PathBuf,
+        skeletons: Vec<Skeleton>,
+        store: LineStore,
+        len: u64,
+    },
+}
+
+/// Read size of `fork`'s scan for the first entry (kept small: those bytes are read once
+/// more when the copy is written only where hard links are missing).
+const FORK_FIRST_READ: usize = 64 << 10;
+
+/// `forkFrom`'s copy in one read of the source: the source is read as `loadEntriesFromFile`
+/// reads it (missing, not a session, the newline repair of a torn last line: before
+/// anything else is written), then `prepare()` names the new file and gives its header
+/// line (it runs the caller's steps between the load and the write, and returns `None` to
+/// stop), then every parsed non-header entry of the source is written after the header as
+/// `JSON.stringify(JSON.parse(line))`: canonical lines as they are, the others re-serialised
+/// here (`json::stringify_parsed`). The new file is written atomically with `wx` semantics,
+/// and indexed on the way (its lines stay in it when it is large, as after `load`).
+pub fn fork(source: &Path, prepare: &mut dyn FnMut() -> NewFile) -> Result<Forked> {
+    use std::io::{Read, SeekFrom};
+    if fs::symlink_metadata(source).is_err() && fs::metadata(source).is_err() {
+        return Ok(Forked::Missing);
+    }
+    let mut file = platform::open_read(source).map_err(|e| Error::io(e, "open", Some(source)))?;
+    let read_err = |e| Error::io(e, "read", None);
+    // The first parsed entry decides: read until it is complete.
+    let mut buf = Vec::new();
+    let mut unique = 1u64 << 40;
+    let mut scanned = 0;
+    let mut eof = false;
+    let header_end = loop {
+        if let Some(nl) = memchr::memchr(b'\n', &buf[scanned..]) {
+            let line = &buf[scanned..scanned + nl];
+            scanned += nl + 1;
+            match parse_line_lossy(line, &mut unique) {
+                Some((sk, _)) if is_header(&sk) => break scanned,
+                Some(_) => return Ok(Forked::NotSession),
+                None => continue,
+            }
+        }
+        if eof {
+            // A last line without its newline.
+            return match parse_line_lossy(&buf[scanned..], &mut unique) {
+                Some((sk, _)) if is_header(&sk) => break buf.len(),
+                _ => Ok(Forked::NotSession),
+            };
+        }
+        let at = buf.len();
+        buf.resize(at + FORK_FIRST_READ, 0);
+        let n = read_full(&mut file, &mut buf[at..]).map_err(read_err)?;
+        buf.truncate(at + n);
+        eof = n == 0;
+    };
+    // The reference's repair, before the caller's steps: a newline after a torn last line.
+    let size = file.metadata().map_err(|e| Error::io(e, "fstat", None))?.len();
+    let torn = size > 0 && {
+        let mut last = [0u8];
+        let mut probe = platform::open_read(source).map_err(|e| Error::io(e, "open", Some(source)))?;
+        probe.seek(SeekFrom::Start(size - 1)).and_then(|_| probe.read_exact(&mut last)).map_err(read_err)?;
+        last[0] != b'\n'
+    };
+    if torn {
+        append_bytes(source, b"\n", false)?;
+    }
+    let Some((path, header)) = prepare() else { return Ok(Forked::Stopped) };
+    let Some(header_sk) = header.strip_suffix(b"\n").and_then(|h| Skeleton::parse_line(h, &mut unique)) else {
+        return Err(Error::Msg("fork: the new header is not one JSON line".into()));
+    };
+    let mut after = Some(buf.split_off(header_end.min(buf.len())));
+    let mut copy = IndexedCopy::default();
+    let len = write_file_with(&path, WriteMode::Exclusive, &mut |f| {
+        copy = IndexedCopy::default();
+        let mut w = std::io::BufWriter::with_capacity(1 << 20, f);
+        copy.line(&mut w, &header[..header.len() - 1], Some(header_sk.clone()))?;
+        // What was read already, then the rest (read again from the header's end only when
+        // the file has to be written a second time).
+        let mut pending = match after.take() {
+            Some(bytes) => bytes,
+            None => {
+                file.seek(SeekFrom::Start(header_end as u64))?;
+                Vec::new()
+            }
+        };
+        let mut chunk = vec![0u8; CHUNK];
+        loop {
+            let mut start = 0;
+            while let Some(nl) = memchr::memchr(b'\n', &pending[start..]) {
+                copy.entry(&mut w, &pending[start..start + nl], &mut unique)?;
+                start += nl + 1;
+            }
+            pending.drain(..start);
+            let n = read_full(&mut file, &mut chunk)?;
+            if n == 0 {
+                break;
+            }
+            pending.extend_from_slice(&chunk[..n]);
+        }
+        // A torn last line that grew after the repair (a live writer): as the reference's
+        // final `pending`.
+        copy.entry(&mut w, &pending, &mut unique)?;
+        w.flush()
+    })?;
+    let (skeletons, store) = copy.finish(&path)?;
+    Ok(Forked::Written { path, skeletons, store, len })
+}
+
+/// A new session file being written (`fork`, `branch::write_branch`), indexed as it goes.
+#[derive(Default)]
+pub struct IndexedCopy {
+    skeletons: Vec<Skeleton>,
+    store: LineStore,
+    off: u64,
+    /// The bytes written, while the copy is smaller than `FILE_BACKED_MIN`.
+    small: Option<Vec<u8>>,
+}
+
+impl IndexedCopy {
+    /// The skeletons and lines of the file written at `path`: a small file keeps its lines
+    /// in memory, as `load` keeps a small file's; a large one reads them back from the file.
+    pub fn finish(self, path: &Path) -> Result<(Vec<Skeleton>, LineStore)> {
+        let IndexedCopy { skeletons, mut store, small, .. } = self;
+        if let Some(small) = small {
+            let mut mem = LineStore::new();
+            for p in 0..store.len() as u32 {
+                let Span::File { off, len } = store.span(p) else { continue };
+                let span = mem.keep(&small[off as usize..(off + len) as usize]);
+                mem.push(span);
+            }
+            store = mem;
+        } else {
+            store.set_file(platform::open_read(path).map_err(|e| Error::io(e, "open", Some(path)))?);
+        }
+        Ok((skeletons, store))
+    }
+
+    /// Writes one line of the copy (with its newline) and indexes it.
+    pub fn line(&mut self, w: &mut impl Write, line: &[u8], sk: Option<Skeleton>) -> std::io::Result<()> {
+        let Some(sk) = sk else { return Ok(()) };
+        if self.off == 0 {
+            self.small = Some(Vec::new());
+        }
+        w.write_all(line)?;
+        w.write_all(b"\n")?;
+        self.store.push(Span::File { off: self.off, len: line.len() as u64 });
+        self.skeletons.push(sk);
+        self.off += line.len() as u64 + 1;
+        if let Some(small) = &mut self.small {
+            small.extend_from_slice(line);
+            small.push(b'\n');
+            if small.len() as u64 >= FILE_BACKED_MIN {
+                self.small = None;
+            }
+        }
+        Ok(())
+    }
+
+    /// A source line: written as `JSON.stringify(JSON.parse(line))` if it parses to an
+    /// entry that is not a header (as the reference's loop writes it).
+    fn entry(&mut self, w: &mut impl Write, raw: &[u8], unique: &mut u64) -> std::io::Result<()> {
+        let Some((sk, line)) = parse_line_lossy(raw, unique) else { return Ok(()) };
+        if sk.ty == crate::entry::EntryType::Session {
+            return Ok(());
+        }
+        if crate::json::canonical_members(&line, |_, _, _| {}) {
+            return self.line(w, &line, Some(sk));
+        }
+        let text =
+            crate::json::stringify_parsed(&line).ok_or_else(|| std::io::Error::other("a parsed line did not parse"))?;
+        self.line(w, &text, Some(sk))
+    }
+}
+
+/// A line as the loader reads it: invalid UTF-8 decoded to U+FFFD, skipped (`None`) when
+/// blank, malformed or falsy; its skeleton and (repaired) text.
+fn parse_line_lossy<'a>(raw: &'a [u8], unique: &mut u64) -> Option<(Skeleton, std::borrow::Cow<'a, [u8]>)> {
+    let line: std::borrow::Cow<[u8]> = match simdutf8::basic::from_utf8(raw) {
+        Ok(_) => raw.into(),
+        Err(_) => String::from_utf8_lossy(raw).into_owned().into_bytes().into(),
+    };
+    let sk = Skeleton::parse_line(&line, unique)?;
+    Some((sk, line))
+}
+
+/// Reads until `buf` is full or the file ends; the bytes read.
+fn read_full(file: &mut File, buf: &mut [u8]) -> std::io::Result<usize> {
+    let mut n = 0;
+    while n < buf.len() {
+        match std::io::Read::read(file, &mut buf[n..]) {
+            Ok(0) => break,
+            Ok(k) => n += k,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(n)
+}
+
 /// Skeletons and line locations accumulated over the chunks of a file or text.
 pub struct Parsed {
     pub skeletons: Vec<Skeleton>,

@@ -209,3 +209,180 @@ fn next_is_low_escape(raw: &[u8], i: usize) -> bool {
             .and_then(|h| u16::from_str_radix(h, 16).ok())
             .is_some_and(|u| (0xdc00..=0xdfff).contains(&u))
 }
+
+/// `JSON.stringify(JSON.parse(text))` of a JSON text (valid UTF-8), the bytes the reference
+/// writes when it re-serialises a parsed line (`forkFrom`, `createBranchedSession`):
+/// whitespace dropped, numbers as ECMAScript prints them (`Infinity` as `null`), strings
+/// with minimal escapes, and in each object the array-index keys first in ascending order,
+/// then the others in order, a repeated key keeping its first place and its last value.
+/// One pass over the tokens, like the scanner (no nesting depth overflows the stack); an
+/// object is rebuilt only when it has a repeated or array-index key. `None` when the text
+/// is not valid JSON.
+pub fn stringify_parsed(text: &[u8]) -> Option<Vec<u8>> {
+    stringify_parsed_lossy(text).map(|(out, _)| out)
+}
+
+/// `stringify_parsed`, and whether parsing the result gives other values than parsing
+/// `text` does: a number that is `-0` or beyond the doubles (`Infinity`) prints as `0` or
+/// `null`, where the object of `text` holds `-0` or `Infinity`.
+pub fn stringify_parsed_lossy(text: &[u8]) -> Option<(Vec<u8>, bool)> {
+    let mut lossy = false;
+    /// An object being written: where it starts in `out`, and per member the ranges of
+    /// its key text and its value (`usize::MAX` until the value ends).
+    struct Obj {
+        start: usize,
+        members: Vec<(Vec<u16>, usize, usize, usize)>,
+    }
+    parse_document(text)?;
+    let mut out = Vec::with_capacity(text.len());
+    let mut stack: Vec<Option<Obj>> = Vec::new();
+    let mut expect_key = false;
+    let mut string = String::new();
+    let mut units = Vec::new();
+    // The value just written ends a member of the object around it.
+    let value_done = |stack: &mut Vec<Option<Obj>>, at: usize| {
+        if let Some(Some(o)) = stack.last_mut()
+            && let Some(m) = o.members.last_mut()
+            && m.3 == usize::MAX
+        {
+            m.3 = at;
+        }
+    };
+    let mut i = 0;
+    while i < text.len() {
+        match text[i] {
+            b' ' | b'\t' | b'\n' | b'\r' => i += 1,
+            b'{' => {
+                stack.push(Some(Obj { start: out.len(), members: Vec::new() }));
+                out.push(b'{');
+                expect_key = true;
+                i += 1;
+            }
+            b'[' => {
+                stack.push(None);
+                out.push(b'[');
+                expect_key = false;
+                i += 1;
+            }
+            b']' => {
+                stack.pop();
+                out.push(b']');
+                value_done(&mut stack, out.len());
+                i += 1;
+            }
+            b'}' => {
+                if let Some(Some(o)) = stack.pop() {
+                    finish_object(o.start, o.members, &mut out);
+                }
+                value_done(&mut stack, out.len());
+                i += 1;
+            }
+            b',' => {
+                out.push(b',');
+                expect_key = matches!(stack.last(), Some(Some(_)));
+                i += 1;
+            }
+            b':' => {
+                out.push(b':');
+                i += 1;
+            }
+            b'"' => {
+                let end = scan_string(text, i)?;
+                units.clear();
+                crate::json::decode_utf16_into(&text[i + 1..end - 1], &mut units);
+                string.clear();
+                stringify_utf16(&units, &mut string);
+                let at = out.len();
+                out.extend_from_slice(string.as_bytes());
+                if expect_key {
+                    if let Some(Some(o)) = stack.last_mut() {
+                        // The value starts after the `:`.
+                        o.members.push((units.clone(), at, out.len() + 1, usize::MAX));
+                    }
+                    expect_key = false;
+                } else {
+                    value_done(&mut stack, out.len());
+                }
+                i = end;
+            }
+            b't' | b'n' | b'f' => {
+                let len = if text[i] == b'f' { 5 } else { 4 };
+                out.extend_from_slice(&text[i..i + len]);
+                value_done(&mut stack, out.len());
+                i += len;
+            }
+            _ => {
+                let end = scan_number(text, i)?;
+                let n = number_value(&text[i..end]);
+                if n == 0.0 {
+                    out.push(b'0'); // -0 prints as 0
+                    lossy |= n.is_sign_negative();
+                } else if n.is_finite() {
+                    out.extend_from_slice(ryu_js::Buffer::new().format_finite(n).as_bytes());
+                } else {
+                    out.extend_from_slice(b"null");
+                    lossy = true;
+                }
+                value_done(&mut stack, out.len());
+                i = end;
+            }
+        }
+    }
+    Some((out, lossy))
+}
+
+/// Closes the object written at `start..` in `out`; rebuilds it when V8 would order or
+/// merge its keys: array-index keys first, ascending; a repeated key at its first place
+/// with its last value.
+fn finish_object(start: usize, members: Vec<(Vec<u16>, usize, usize, usize)>, out: &mut Vec<u8>) {
+    let mut seen = std::collections::HashSet::new();
+    let plain = members.iter().all(|(k, ..)| index_key(k).is_none() && seen.insert(k.as_slice()));
+    if plain {
+        out.push(b'}');
+        return;
+    }
+    // (key text range, value range) per distinct key, in first-seen order.
+    /// Per distinct key: its array index, where its key text and its value are in `out`.
+    type Kept = (Option<u64>, (usize, usize), (usize, usize));
+    let mut kept: Vec<Kept> = Vec::new();
+    let mut at: std::collections::HashMap<&[u16], usize> = std::collections::HashMap::new();
+    for (k, key_start, value_start, value_end) in &members {
+        let value = (*value_start, *value_end);
+        match at.get(k.as_slice()) {
+            Some(&i) => kept[i].2 = value,
+            None => {
+                at.insert(k, kept.len());
+                kept.push((index_key(k), (*key_start, value_start - 1), value));
+            }
+        }
+    }
+    kept.sort_by_key(|(index, ..)| index.map_or((1, 0), |n| (0, n)));
+    let mut text = Vec::with_capacity(out.len() - start + 1);
+    text.push(b'{');
+    for (i, (_, key, value)) in kept.iter().enumerate() {
+        if i > 0 {
+            text.push(b',');
+        }
+        text.extend_from_slice(&out[key.0..key.1]);
+        text.push(b':');
+        text.extend_from_slice(&out[value.0..value.1]);
+    }
+    text.push(b'}');
+    out.truncate(start);
+    out.extend_from_slice(&text);
+}
+
+/// The value of an array-index key ("0" or [1-9][0-9]* below 2^32 - 1), given as UTF-16 units.
+fn index_key(k: &[u16]) -> Option<u64> {
+    if k.is_empty() || k.len() > 10 || (k.len() > 1 && k[0] == u16::from(b'0')) {
+        return None;
+    }
+    let mut n = 0u64;
+    for &u in k {
+        if !(u16::from(b'0')..=u16::from(b'9')).contains(&u) {
+            return None;
+        }
+        n = n * 10 + u64::from(u - u16::from(b'0'));
+    }
+    (n < 4_294_967_295).then_some(n)
+}

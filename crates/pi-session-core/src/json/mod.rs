@@ -15,7 +15,7 @@ mod decode;
 mod scan;
 mod value;
 
-pub use canonical::{canonical_members, is_canonical, stringify_utf16};
+pub use canonical::{canonical_members, is_canonical, stringify_parsed, stringify_parsed_lossy, stringify_utf16};
 pub use decode::{
     Decoded, decode_latin1_into, decode_string, decode_utf16, decode_utf16_into, escape_unit, scan_decode,
 };

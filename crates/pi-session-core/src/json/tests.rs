@@ -142,3 +142,35 @@ fn string_round_trip() {
     assert!(decode_string(br"\ud800").is_err());
     assert_eq!(decode_string(br"x\u0041").unwrap(), "xA");
 }
+
+#[test]
+fn stringify_parsed_is_json_stringify_of_json_parse() {
+    // (text, what node prints for JSON.stringify(JSON.parse(text)))
+    for (text, want) in [
+        (r#"{"a": 1}"#, r#"{"a":1}"#),
+        (r#"{"a":1.0}"#, r#"{"a":1}"#),
+        (r#"{"a":1e2}"#, r#"{"a":100}"#),
+        (r#"{"a":-0}"#, r#"{"a":0}"#),
+        (r#"{"a":1,"b":3,"a":2}"#, r#"{"a":2,"b":3}"#),
+        (r#"{"b":1,"2":0,"10":1,"1":2,"4294967295":5,"01":6}"#, r#"{"1":2,"2":0,"10":1,"b":1,"4294967295":5,"01":6}"#),
+        (r#"{"a":"\u00e9"}"#, r#"{"a":"é"}"#),
+        (r#"{"a":"\/"}"#, r#"{"a":"/"}"#),
+        (r#"{"a":"\uD800x"}"#, r#"{"a":"\ud800x"}"#),
+        (r#"{"a":"\ud83d\ude00"}"#, r#"{"a":"😀"}"#),
+        (r#"[1, 2 ,{ "x" : [ ] } ]"#, r#"[1,2,{"x":[]}]"#),
+        (r#"{} "#, r#"{}"#),
+        (
+            r#"{"a":1E400,"b":-1e-400,"c":1e21,"d":123456789012345678901234567890}"#,
+            r#"{"a":null,"b":0,"c":1e+21,"d":1.2345678901234568e+29}"#,
+        ),
+        (r#"{"\u0031":1,"a":{"\u0062":"\u0001\t\u007f"}}"#, r#"{"1":1,"a":{"b":"\u0001\t"}}"#),
+        (r#""\uDC00\uD800""#, r#""\udc00\ud800""#),
+        (r#"{"__proto__":1}"#, r#"{"__proto__":1}"#),
+        (r#"{"a":0.1e1,"b":5e-7,"c":1.5e-7}"#, r#"{"a":1,"b":5e-7,"c":1.5e-7}"#),
+    ] {
+        assert_eq!(String::from_utf8(stringify_parsed(text.as_bytes()).unwrap()).unwrap(), want, "{text}");
+    }
+    let deep = "[ ".repeat(100_000) + &"]".repeat(100_000);
+    assert_eq!(stringify_parsed(deep.as_bytes()).unwrap(), ("[".repeat(100_000) + &"]".repeat(100_000)).into_bytes());
+    assert!(stringify_parsed(b"{").is_none());
+}

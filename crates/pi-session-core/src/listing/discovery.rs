@@ -92,6 +92,66 @@ fn first_lookup(dir: &Path) -> bool {
     true
 }
 
+/// `listAll`'s discovery in one call: the folders of `root` (directories and symbolic links,
+/// as `readdir(root, { withFileTypes: true })` tells them), the `.jsonl` files of each (a
+/// folder that cannot be read has none), newest first by `stat` mtime (none: last), equal
+/// times in `b.localeCompare(a)` order of the file names. Paths are `prefix + folder`
+/// (`join(root, folder)`) and `folder + sep + name`. The listing index of the folders is
+/// preloaded meanwhile. An unreadable `root` has no files. `None` when the facade must do
+/// it: a name that is not UTF-8, or a tie that only ICU can order (`collate_known` false,
+/// or a name that is not printable ASCII).
+pub fn all_sessions(root: &Path, prefix: &str, sep: &str, collate_known: bool) -> Option<Vec<String>> {
+    let Ok(entries) = std::fs::read_dir(root) else { return Some(Vec::new()) };
+    let mut names = Vec::new();
+    for e in entries {
+        let e = e.ok()?;
+        let ft = e.file_type().ok()?;
+        names.push((e.file_name(), ft.is_dir() || ft.is_symlink()));
+    }
+    platform::sort_as_readdir(&mut names);
+    let mut dirs = Vec::new();
+    for (name, folder) in names {
+        if folder {
+            dirs.push(format!("{prefix}{}", name.into_string().ok()?));
+        }
+    }
+    index::preload(dirs.iter().map(PathBuf::from).collect());
+    // (path, mtime or -Infinity, where its name starts)
+    let mut files: Vec<(String, f64, usize)> = Vec::new();
+    for dir in &dirs {
+        // In Node's readdir order, with each file's stat (symlinks followed).
+        let Ok(found) = platform::jsonl_stats(Path::new(dir)) else { continue };
+        for (name, stamp) in found {
+            let name = name.into_string().ok()?;
+            let path = format!("{dir}{sep}{name}");
+            let at = path.len() - name.len();
+            files.push((path, stamp.map_or(f64::NEG_INFINITY, |s| s.mtime_ms), at));
+        }
+    }
+    let mut needs_icu = false;
+    // The reference's comparator: `(b.mtime - a.mtime) || b.name.localeCompare(a.name)`.
+    files.sort_by(|a, b| {
+        let d = b.1 - a.1;
+        if d < 0.0 {
+            return Ordering::Less;
+        }
+        if d > 0.0 {
+            return Ordering::Greater;
+        }
+        let (na, nb) = (&a.0.as_bytes()[a.2..], &b.0.as_bytes()[b.2..]);
+        let printable = |n: &[u8]| n.iter().all(|b| (0x20..0x7F).contains(b));
+        if !collate_known || !printable(na) || !printable(nb) {
+            needs_icu = true;
+            return Ordering::Equal;
+        }
+        collate_ascii(nb, na)
+    });
+    if needs_icu {
+        return None;
+    }
+    Some(files.into_iter().map(|f| f.0).collect())
+}
+
 /// The `.jsonl` names of `dir` in `b.localeCompare(a)` order for an English default locale
 /// (the facade decides that), when every one is printable ASCII: V8 orders those by the
 /// fixed weights of [`collate_ascii`], not by ICU. `None` when a name is anything else or

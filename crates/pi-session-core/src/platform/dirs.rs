@@ -79,6 +79,13 @@ pub fn jsonl_stats(dir: &std::path::Path) -> io::Result<Vec<(std::ffi::OsString,
     Ok(found.into_iter().map(|(_, name, st)| (name, st)).collect())
 }
 
+/// Puts names read from one directory in Node's `readdir` order (see `jsonl_stats`).
+pub fn sort_as_readdir(names: &mut [(std::ffi::OsString, bool)]) {
+    if !cfg!(windows) {
+        names.sort_unstable_by(|a, b| name_bytes(&a.0).cmp(&name_bytes(&b.0)));
+    }
+}
+
 /// The `.jsonl` names in `dir` in Node's `readdirSync` order (see `jsonl_stats`), without
 /// their stats.
 pub fn jsonl_names(dir: &std::path::Path) -> io::Result<Vec<std::ffi::OsString>> {
