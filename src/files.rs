@@ -1,7 +1,6 @@
 //! Whole-file operations of the facade: `loadEntriesFromFile`, header discovery, the
 //! migration backup, and writing a session's lines as a new file (`forkFrom`).
 
-use std::collections::HashMap;
 use std::path::Path;
 
 use napi::bindgen_prelude::*;
@@ -12,7 +11,6 @@ use crate::native_session::NativeSession;
 use pi_session_core::error::Error as CoreError;
 use pi_session_core::header::HeaderScan;
 use pi_session_core::session::{Opened, Session};
-use pi_session_core::store::WriteMode;
 
 /// `loadEntriesFromFile`: the entries' lines, one per line, as ASCII (see
 /// `Session::all_lines_ascii`); null when the file is missing or not a session (the
@@ -88,38 +86,8 @@ pub fn fork_session(source: String, prepare: Function<(), (String, String)>) -> 
     Ok(forked?.map(NativeSession::opened))
 }
 
-/// Whether each line is already what `JSON.stringify(JSON.parse(line))` would write.
-#[napi]
-pub fn canonical_lines(session: &NativeSession, positions: Uint32Array) -> Result<Vec<bool>> {
-    guard(|| session.session().canonical(&positions))
-}
-
 /// Copies a session file to a backup path before a migration rewrite.
 #[napi]
 pub fn backup_file(from: String, to: String) -> Result<()> {
     guard(|| std::fs::copy(&from, &to).map(|_| ()).map_err(|e| CoreError::io(e, "copyfile", Some(Path::new(&to)))))
-}
-
-/// Writes `prefix`, then each position's line (or its override text), one per line, as one
-/// atomic file (`exclusive`: fail if it exists, like `openSync(path, "wx")`). Returns the new
-/// file's session where the core makes it without reading the file again (else `null`:
-/// load it).
-#[napi]
-pub fn write_session_file(
-    path: String,
-    prefix: String,
-    session: &NativeSession,
-    positions: Uint32Array,
-    override_pos: Uint32Array,
-    override_text: Vec<String>,
-    exclusive: bool,
-) -> Result<Option<NativeSession>> {
-    guard(|| {
-        let overrides: HashMap<u32, &str> =
-            override_pos.iter().copied().zip(override_text.iter().map(String::as_str)).collect();
-        let mode = if exclusive { WriteMode::Exclusive } else { WriteMode::Replace };
-        let written =
-            session.session().write_lines(Path::new(&path), prefix.as_bytes(), &positions, &overrides, mode)?;
-        Ok(written.map(NativeSession::wrap))
-    })
 }

@@ -287,104 +287,6 @@ impl Session {
         let all: Vec<u32> = (0..self.tree.len() as u32).collect();
         self.store.joined_ascii(&all).map_err(|e| Error::io(e, "read", None))
     }
-
-    /// Whether each line is already what `JSON.stringify(JSON.parse(line))` would write.
-    pub fn canonical(&self, positions: &[u32]) -> Result<Vec<bool>> {
-        // Loaded lines are valid JSON (`Skeleton::parse_line`): only their form is checked.
-        let form = |line: &[u8]| crate::json::canonical_members(line, |_, _, _| {});
-        let checked = self.store.map_lines(positions, form).map_err(|e| Error::io(e, "read", None))?;
-        Ok(checked.into_iter().map(|c| c == Some(true)).collect())
-    }
-
-    /// Writes `prefix` (the new header line), then each position's line (or its text in
-    /// `overrides`), one per line, as a new file at `path`, atomically (`forkFrom`). The
-    /// loaded lines go file to file (see `LineStore::write_to`): a fork costs about what
-    /// copying the file costs. Returns the new file's session where it can be made without
-    /// reading the file again (see `indexed_copy`).
-    pub fn write_lines(
-        &self,
-        path: &Path,
-        prefix: &[u8],
-        positions: &[u32],
-        overrides: &std::collections::HashMap<u32, &str>,
-        mode: WriteMode,
-    ) -> Result<Option<Session>> {
-        let replaced = |p| overrides.get(&p).map(|t| t.as_bytes());
-        let mut missing = None;
-        let len = store::write_file_with(path, mode, &mut |f| {
-            std::io::Write::write_all(&mut &*f, prefix)?;
-            missing = self.store.write_to(positions, replaced, f)?.err();
-            Ok(())
-        })?;
-        if let Some(p) = missing {
-            return Err(Error::Msg(format!("entry {p} has no stored line")));
-        }
-        own_writes::replaced(path, len);
-        self.indexed_copy(path, (prefix, b""), positions, replaced, len)
-    }
-
-    /// What `store::load` makes of a file written as `prefix` (one header line), the lines
-    /// of `positions` (or their `replaced` text) and `suffix` (whole lines), from this
-    /// session's index: a line kept as it was keeps its skeleton; a replaced one and the
-    /// prefix's and suffix's are parsed (keys of object values numbered apart from the
-    /// loaded ones). `None` for a file small enough to be held in memory (reading it costs
-    /// little), or lines that are not as described.
-    fn indexed_copy<'a>(
-        &'a self,
-        path: &Path,
-        (prefix, suffix): (&[u8], &[u8]),
-        positions: &[u32],
-        replaced: impl Fn(u32) -> Option<&'a [u8]>,
-        len: u64,
-    ) -> Result<Option<Session>> {
-        let Some(header) = prefix.strip_suffix(b"\n").filter(|h| !h.contains(&b'\n')) else {
-            return Ok(None);
-        };
-        // Above any `unique` of a load (`Parsed::add`: batch << 40).
-        let mut unique = 1u64 << 62;
-        let Some(header_sk) = Skeleton::parse_line(header, &mut unique).filter(crate::header::is_header) else {
-            return Ok(None);
-        };
-        if len < store::FILE_BACKED_MIN {
-            return Ok(None);
-        }
-        let mut skeletons = Vec::with_capacity(positions.len() + 1);
-        let mut lines = LineStore::new();
-        skeletons.push(header_sk);
-        lines.push(Span::File { off: 0, len: header.len() as u64 });
-        let mut off = prefix.len() as u64;
-        for &p in positions {
-            let (sk, line_len) = match (replaced(p), self.store.span(p)) {
-                (Some(t), _) => match Skeleton::parse_line(t, &mut unique) {
-                    Some(sk) => (sk, t.len() as u64),
-                    None => return Ok(None),
-                },
-                (None, Span::File { len, .. } | Span::Mem { len, .. }) => (self.tree.get(p).clone(), len),
-                (None, Span::None) => return Ok(None),
-            };
-            lines.push(Span::File { off, len: line_len });
-            skeletons.push(sk);
-            off += line_len + 1;
-        }
-        if !suffix.is_empty() {
-            let Some(whole) = suffix.strip_suffix(b"\n") else {
-                return Ok(None);
-            };
-            for line in whole.split(|&b| b == b'\n') {
-                let Some(sk) = Skeleton::parse_line(line, &mut unique) else {
-                    return Ok(None);
-                };
-                lines.push(Span::File { off, len: line.len() as u64 });
-                skeletons.push(sk);
-                off += line.len() as u64 + 1;
-            }
-        }
-        if off != len {
-            return Ok(None);
-        }
-        lines.set_file(platform::open_read(path).map_err(|e| Error::io(e, "open", Some(path)))?);
-        Ok(Some(Session::indexed(path, skeletons, lines, len)))
-    }
 }
 
 /// The byte ranges this process wrote to each file, by device and inode. Adjacent ranges
@@ -608,9 +510,9 @@ mod tests {
         assert_eq!(std::fs::read_to_string(&p).unwrap().lines().count(), 3);
     }
 
-    /// `write_lines`' session of the new file is what loading that file gives: the same
-    /// skeletons and lines, with lines replaced, repaired (invalid UTF-8) and kept in memory
-    /// among them; a small file is left to be loaded.
+    /// `fork`'s session of the new file is what loading that file gives: the same skeletons
+    /// and lines, with lines re-serialised (not canonical), repaired (invalid UTF-8) and kept in
+    /// memory among them.
     #[test]
     fn a_fork_indexes_its_file_as_a_load_would() {
         let src = tmp("fork-index");
@@ -627,6 +529,8 @@ mod tests {
             let line = format!(
                 "{{\"type\":\"message\",\"id\":\"{id}\",\"parentId\":{parent},\"timestamp\":\"2024-01-01T00:00:01.000Z\",\"message\":{{\"role\":\"user\",\"content\":\"{body}\"}}}}\n"
             );
+            // e3 is valid JSON but not canonical: the fork writes it re-serialised.
+            let line = if i == 3 { line.replacen("\"type\":", "\"type\": ", 1) } else { line };
             let mut bytes = line.into_bytes();
             if let Some(at) = bytes.windows(3).position(|w| w == b"BAD") {
                 bytes.splice(at..at + 3, [0xff]);
@@ -635,14 +539,12 @@ mod tests {
             parent = format!("\"{id}\"");
         }
         std::fs::write(&src, &text).unwrap();
-        let source = opened(&src);
-        let positions: Vec<u32> = (1..source.tree().len() as u32).collect();
-        let replaced_text = "{\"type\":\"message\",\"id\":\"e3\",\"parentId\":\"e2\",\"timestamp\":\"2024-01-01T00:00:01.000Z\",\"message\":{\"role\":\"user\",\"content\":\"new\"}}";
-        let overrides = std::collections::HashMap::from([(4u32, replaced_text)]);
         let prefix = HEADER.replace("\"s1\"", "\"s2\"");
         let out = src.with_file_name("fork.jsonl");
-        let made =
-            source.write_lines(&out, prefix.as_bytes(), &positions, &overrides, WriteMode::Exclusive).unwrap().unwrap();
+        let made = match Session::fork(&src, &mut || Some((out.clone(), prefix.as_bytes().to_vec()))).unwrap() {
+            Some(Opened::Session(s)) => *s,
+            _ => panic!("not forked"),
+        };
         let loaded = opened(&out);
         assert_eq!(made.tree().len(), loaded.tree().len());
         let all: Vec<u32> = (0..loaded.tree().len() as u32).collect();
@@ -651,14 +553,9 @@ mod tests {
         }
         assert_eq!(made.store().joined_ascii(&all).unwrap(), loaded.store().joined_ascii(&all).unwrap());
         assert_eq!(made.known, loaded.known);
-        // A small file is left to the facade's load.
-        let small = src.with_file_name("small.jsonl");
-        let few = &positions[..3];
-        assert!(
-            source
-                .write_lines(&small, prefix.as_bytes(), few, &Default::default(), WriteMode::Exclusive)
-                .unwrap()
-                .is_none()
-        );
+        // The line that was not canonical is written as `JSON.stringify(JSON.parse(line))`.
+        let written = std::fs::read_to_string(&out).unwrap();
+        assert!(written.contains("{\"type\":\"message\",\"id\":\"e3\",\"parentId\":\"e2\""), "e3 re-serialised");
+        assert!(!written.contains("\"type\": \"message\""));
     }
 }

@@ -202,60 +202,6 @@ pub fn read_exact_at(file: &File, buf: &mut [u8], offset: u64) -> io::Result<()>
     }
 }
 
-/// Copies `len` bytes of `from` at `offset` to the cursor of `to`, without moving `from`'s
-/// cursor. On Linux the kernel copies them (`copy_file_range`: no pass through this process,
-/// a reflink where the file system shares extents); elsewhere, or where the kernel refuses
-/// (another file system, an old kernel), through `buf` in chunks.
-pub fn copy_range(from: &File, offset: u64, len: u64, to: &File, buf: &mut Vec<u8>) -> io::Result<()> {
-    let (mut offset, mut left) = (offset, len);
-    #[cfg(target_os = "linux")]
-    {
-        use std::os::fd::AsRawFd;
-        while left > 0 {
-            // `off64_t` (glibc) and `off_t` (musl) are both 64 bits on Linux.
-            let mut off_in = offset as i64;
-            let chunk = left.min(1 << 30) as usize;
-            // SAFETY: two open descriptors; `off_in` is a valid pointer and the out offset null
-            // (the cursor of `to` advances).
-            let n = unsafe {
-                libc::copy_file_range(from.as_raw_fd(), &mut off_in, to.as_raw_fd(), std::ptr::null_mut(), chunk, 0)
-            };
-            match n {
-                0 => return Err(io::Error::from(io::ErrorKind::UnexpectedEof)),
-                n if n > 0 => {
-                    offset += n as u64;
-                    left -= n as u64;
-                }
-                _ => {
-                    let e = io::Error::last_os_error();
-                    if e.kind() == io::ErrorKind::Interrupted {
-                        continue;
-                    }
-                    let unsupported = matches!(
-                        e.raw_os_error(),
-                        Some(libc::ENOSYS | libc::EXDEV | libc::EINVAL | libc::EOPNOTSUPP | libc::EPERM)
-                    );
-                    if !unsupported {
-                        return Err(e);
-                    }
-                    break;
-                }
-            }
-        }
-    }
-    while left > 0 {
-        let n = left.min(1 << 20) as usize;
-        if buf.len() < n {
-            buf.resize(n, 0);
-        }
-        read_exact_at(from, &mut buf[..n], offset)?;
-        io::Write::write_all(&mut &*to, &buf[..n])?;
-        offset += n as u64;
-        left -= n as u64;
-    }
-    Ok(())
-}
-
 /// Node's `stats.mtimeMs`: seconds × 1000 + nanoseconds / 1e6, as a double.
 pub fn mtime_ms(meta: &Metadata) -> f64 {
     #[cfg(unix)]
@@ -547,48 +493,3 @@ pub const OPEN_FILES_BLOCK_RENAME: bool = cfg!(windows);
 /// network shares, older Windows), a deleted file that is still open stays in its folder,
 /// and cannot be created again, until its last handle closes.
 pub const HOLD_APPEND_HANDLE: bool = !cfg!(windows);
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// `copy_range` into a file (the kernel's copy on Linux) and into a pipe (which the
-    /// kernel refuses, so the bytes go through the buffer), more than one chunk long.
-    #[test]
-    fn copy_range_copies_the_range() {
-        let dir = std::env::temp_dir();
-        let src = dir.join(format!("psn-copy-{}", uuid::Uuid::new_v4()));
-        let data: Vec<u8> = (0..3_000_000u32).map(|i| (i * 7 % 251) as u8).collect();
-        std::fs::write(&src, &data).unwrap();
-        let from = File::open(&src).unwrap();
-        let (at, len) = (12_345u64, 2_500_000u64);
-        let want = &data[at as usize..(at + len) as usize];
-        let dst = dir.join(format!("psn-copy-{}", uuid::Uuid::new_v4()));
-        let to = File::create(&dst).unwrap();
-        io::Write::write_all(&mut &to, b"ab").unwrap();
-        copy_range(&from, at, len, &to, &mut Vec::new()).unwrap();
-        drop(to);
-        let got = std::fs::read(&dst).unwrap();
-        assert!(got[..2] == *b"ab" && got[2..] == *want, "file copy differs");
-        #[cfg(unix)]
-        {
-            use std::os::fd::FromRawFd;
-            let mut fds = [0; 2];
-            // SAFETY: `fds` has room for the two descriptors.
-            assert_eq!(unsafe { libc::pipe(fds.as_mut_ptr()) }, 0);
-            // SAFETY: both descriptors were just opened and are owned here alone.
-            let (mut r, w) = unsafe { (File::from_raw_fd(fds[0]), File::from_raw_fd(fds[1])) };
-            let reader = std::thread::spawn(move || {
-                let mut got = Vec::new();
-                io::Read::read_to_end(&mut r, &mut got).unwrap();
-                got
-            });
-            copy_range(&from, at, len, &w, &mut Vec::new()).unwrap();
-            drop(w);
-            assert!(reader.join().unwrap() == *want, "pipe copy differs");
-        }
-        for f in [src, dst] {
-            std::fs::remove_file(f).unwrap();
-        }
-    }
-}
