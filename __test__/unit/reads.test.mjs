@@ -6,7 +6,7 @@ import { mkdirSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { generateSession } from "../../bench/gen.mjs";
+import { generateSession } from "../../support/gen.mjs";
 import { makeTempRoot } from "../helpers/tmp.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
