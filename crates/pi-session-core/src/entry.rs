@@ -219,9 +219,9 @@ impl Skeleton {
         Some(Skeleton::from_members(src, &members, message_role, unique))
     }
 
-    /// The skeleton of a parsed top-level value. Non-objects have every field undefined.
-    pub fn from_value(src: &[u8], v: Value, unique: &mut u64) -> Skeleton {
-        let mut sk = Skeleton {
+    /// Every field undefined: what a value without members gives.
+    fn blank() -> Skeleton {
+        Skeleton {
             ty: EntryType::Other,
             id: Key::Undefined,
             parent: Key::Undefined,
@@ -230,7 +230,12 @@ impl Skeleton {
             role: Role::Other,
             retained_tail: false,
             time: None,
-        };
+        }
+    }
+
+    /// The skeleton of a parsed top-level value. Non-objects have every field undefined.
+    pub fn from_value(src: &[u8], v: Value, unique: &mut u64) -> Skeleton {
+        let mut sk = Skeleton::blank();
         if v.kind != Kind::Object {
             // `entry.timestamp` of a primitive or array is undefined: new Date(undefined) is NaN.
             sk.time = Some(f64::NAN);
@@ -249,16 +254,7 @@ impl Skeleton {
         message_role: Option<Option<Value>>,
         unique: &mut u64,
     ) -> Skeleton {
-        let mut sk = Skeleton {
-            ty: EntryType::Other,
-            id: Key::Undefined,
-            parent: Key::Undefined,
-            target: Key::Undefined,
-            label_truthy: false,
-            role: Role::Other,
-            retained_tail: false,
-            time: None,
-        };
+        let mut sk = Skeleton::blank();
         let mut ty = None;
         let mut message = None;
         let mut target = None;
