@@ -16,17 +16,19 @@ const { NativeSession } = binding;
  * Puts the strings carried beside a piece of lines back into the parsed objects:
  * `patchText` lists `line, path, which, start, end` per string; the string is
  * `start..end` of the Latin-1 text (`which` 0) or the UTF-16 one (1), as a slice that
- * shares its characters. Each path ends at the `""` that `JSON.parse` made in its place, in
+ * shares its characters, or `mapped[start]` (`which` 2: a string whose bytes stay in the
+ * mapped session file). Each path ends at the `""` that `JSON.parse` made in its place, in
  * an object without duplicate keys, so the result is the object of the original line.
  */
-function putBack(objs, missing, first, latin1, utf16, patchText) {
+function putBack(objs, missing, first, [, latin1, utf16, patchText, mapped]) {
   const p = JSON.parse(`[${patchText}]`);
   for (let j = 0; j < p.length; j += 5) {
     let o = objs[missing[first + p[j]]];
     const path = p[j + 1];
     const last = path.length - 1;
     for (let d = 0; d < last; d++) o = o[path[d]];
-    o[path[last]] = (p[j + 2] === 0 ? latin1 : utf16).slice(p[j + 3], p[j + 4]);
+    const which = p[j + 2];
+    o[path[last]] = which === 2 ? mapped[p[j + 3]] : (which === 0 ? latin1 : utf16).slice(p[j + 3], p[j + 4]);
   }
 }
 
@@ -78,10 +80,19 @@ class Entries {
   at(pos) {
     let e = this.#objs[pos];
     if (e === undefined) {
-      e = JSON.parse(call(() => this.#native.line(pos)));
+      e = this.#parse(pos);
       this.#objs[pos] = e;
     }
     return e;
+  }
+
+  /** A new object from the line at `pos` (one whose strings stay in the file comes as a piece). */
+  #parse(pos) {
+    const text = call(() => this.#native.line(pos));
+    if (text !== null) return JSON.parse(text);
+    const got = {};
+    this.#parseInto(got, [pos]);
+    return got[pos];
   }
 
   /** Objects at many positions; unparsed lines cross from the core in pieces. */
@@ -101,17 +112,23 @@ class Entries {
     // while this one parses the pieces before.
     // Long escaped strings come out of the lines already decoded and are put back at
     // their paths: V8 copies a string far faster than `JSON.parse` decodes one.
-    const pieces = call(() => this.#native.linesAsciiPieces(Uint32Array.from(missing)));
+    this.#parseInto(objs, missing);
+    for (let i = 0; i < positions.length; i++) out[i] = objs[positions[i]];
+    return out;
+  }
+
+  /** Sets `objs[positions[i]]` to the object parsed from each position's line. */
+  #parseInto(objs, positions) {
+    const pieces = call(() => this.#native.linesAsciiPieces(Uint32Array.from(positions)));
     let k = 0;
     for (let piece; (piece = call(() => pieces.next())) !== null; ) {
       const first = k;
       const lines = piece[0].split("\n");
-      for (let i = 0; i < lines.length; i++) objs[missing[k++]] = JSON.parse(lines[i]);
-      if (piece[3] !== null) putBack(objs, missing, first, piece[1], piece[2], piece[3]);
+      for (let i = 0; i < lines.length; i++) objs[positions[k++]] = JSON.parse(lines[i]);
+      if (piece[3] !== null) putBack(objs, positions, first, piece);
     }
-    if (k !== missing.length) throw new Error(`pi-session-native internal error: ${missing.length - k} lines not read`);
-    for (let i = 0; i < positions.length; i++) out[i] = objs[positions[i]];
-    return out;
+    if (k !== positions.length)
+      throw new Error(`pi-session-native internal error: ${positions.length - k} lines not read`);
   }
 
   /**
@@ -160,7 +177,7 @@ class Entries {
     // Read the id without caching the object: entries nobody has asked for stay unparsed,
     // which keeps `createBranchedSession`'s byte path available for them.
     const known = this.#objs[last];
-    return (known !== undefined ? known : JSON.parse(call(() => this.#native.line(last)))).id;
+    return (known !== undefined ? known : this.#parse(last)).id;
   }
 
   /** Adds an entry the facade built (indexed when the core is next asked). */

@@ -313,6 +313,31 @@ impl<T> AsRef<[T]> for SharedUnits<T> {
     }
 }
 
+/// Units that stay in a mapped session file (`splice::MAPPED_MIN`): the string holds the
+/// mapping, which is unmapped when the last such string is collected.
+pub struct MappedUnits {
+    /// Held, not read: it keeps `ptr` mapped.
+    #[allow(dead_code)]
+    map: std::sync::Arc<pi_session_core::platform::Mapping>,
+    ptr: *const u8,
+    len: usize,
+}
+
+impl MappedUnits {
+    /// `len` bytes at `off` of `map`, if mapped.
+    pub fn new(map: &std::sync::Arc<pi_session_core::platform::Mapping>, off: u64, len: usize) -> Option<MappedUnits> {
+        Some(MappedUnits { ptr: map.at(off, len)?, map: map.clone(), len })
+    }
+}
+
+impl AsRef<[u8]> for MappedUnits {
+    fn as_ref(&self) -> &[u8] {
+        // SAFETY: `ptr..ptr + len` lies in `map` (checked by `Mapping::at`), which this
+        // value keeps mapped; the mapping is read-only.
+        unsafe { std::slice::from_raw_parts(self.ptr, self.len) }
+    }
+}
+
 /// Bytes held by the strings handed to V8 without a copy (`linesAsciiPieces`, `InfoScanner.take`)
 /// that V8 has not collected yet (for tests: they must all be freed once collected). V8
 /// accounts for them itself, as external memory (`process.memoryUsage().external`).

@@ -6,7 +6,7 @@ use std::path::Path;
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
-use crate::ffi::{Copied, Text, external_string, guard, js_array, js_null, napi_ok, pos_or_minus};
+use crate::ffi::{Copied, MappedUnits, Text, external_string, guard, js_array, js_null, napi_ok, pos_or_minus};
 use pi_session_core::entry::{Key, Skeleton};
 use pi_session_core::error::Error as CoreError;
 use pi_session_core::session::{Commit, Opened, Session};
@@ -98,10 +98,14 @@ impl NativeSession {
         })
     }
 
-    /// Raw line of one item, or null.
+    /// Raw line of one item, or null: when it has none, and when it holds strings that
+    /// stay in the mapped file (`linesAsciiPieces` reads those without reading the strings).
     #[napi]
     pub fn line(&self, pos: u32) -> Result<Option<String>> {
         guard(|| {
+            if self.s.store().mapped_strings(pos).is_some() {
+                return Ok(None);
+            }
             let line = self.s.store().line(pos).map_err(|e| CoreError::io(e, "read", None))?;
             Ok(line.map(|l| String::from_utf8_lossy(&l).into_owned()))
         })
@@ -330,12 +334,13 @@ pub struct AsciiPieces {
 
 #[napi]
 impl AsciiPieces {
-    /// The next piece, or null after the last: `[text, latin1, utf16, patches]`. `text`
-    /// holds one line per entry (ASCII). When long strings were taken out of the lines
-    /// (see `splice`), `latin1` and `utf16` hold them end to end (`utf16` null when
+    /// The next piece, or null after the last: `[text, latin1, utf16, patches, mapped]`.
+    /// `text` holds one line per entry (ASCII). When long strings were taken out of the
+    /// lines (see `splice`), `latin1` and `utf16` hold them end to end (`utf16` null when
     /// empty) and `patches` (JSON text without brackets) lists `line, path, which, start,
-    /// end` for each; otherwise all three are null.
-    #[napi(ts_return_type = "[string, string | null, string | null, string | null] | null")]
+    /// end` for each; otherwise all three are null. `which` 2 names `mapped[start]`, a
+    /// string whose bytes stay in the mapped session file (null when there are none).
+    #[napi(ts_return_type = "[string, string | null, string | null, string | null, string[] | null] | null")]
     pub fn next(&self) -> Result<Option<PieceJs<'_>>> {
         guard(|| {
             let piece = self.pieces.next_piece().map_err(|e| CoreError::io(e, "read", None))?;
@@ -368,13 +373,23 @@ impl ToNapiValue for PieceJs<'_> {
         // SAFETY: Node-API calls on the current env (this conversion's contract).
         unsafe {
             let null = js_null(env)?;
-            let mut out = [latin1(&piece.text)?, null, null, null];
+            let mut out = [latin1(&piece.text)?, null, null, null, null];
             if !piece.ex.is_empty() {
                 out[1] = external_string(env, std::mem::take(&mut piece.ex.latin1))?;
                 out[3] = latin1(&piece.ex.patches)?;
                 if !piece.ex.utf16.is_empty() {
                     out[2] = external_string(env, std::mem::take(&mut piece.ex.utf16))?;
                 }
+            }
+            if let (false, Some(map)) = (piece.ex.mapped.is_empty(), piece.map.as_ref()) {
+                let mut strings = Vec::with_capacity(piece.ex.mapped.len());
+                for &(off, len) in &piece.ex.mapped {
+                    let units = MappedUnits::new(map, off, len as usize).ok_or_else(|| {
+                        napi::Error::from_reason("pi-session-native internal error: string not mapped")
+                    })?;
+                    strings.push(external_string(env, units)?);
+                }
+                out[4] = js_array(env, &strings)?;
             }
             let array = js_array(env, &out)?;
             pieces.recycle(piece);

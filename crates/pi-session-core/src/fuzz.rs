@@ -48,7 +48,7 @@ pub fn exercise(data: &[u8]) {
         // string taken out.
         if doc.is_some() {
             let (mut out, mut ex) = (Vec::new(), crate::splice::Extracted::default());
-            if crate::splice::splice_line(line, 0, &mut out, &mut ex) {
+            if crate::splice::splice_line(line, 0, &mut out, &mut ex, &[]) {
                 assert!(json::parse_document(&out).is_some(), "a spliced line parses");
                 let patches = [b"[".as_slice(), &ex.patches, b"]"].concat();
                 assert!(json::parse_document(&patches).is_some(), "patches parse");

@@ -4,7 +4,9 @@
 
 use std::fs::File;
 use std::io;
+use std::sync::Arc;
 
+use crate::platform::Mapping;
 use crate::splice::Extracted;
 
 /// Location of one item's line.
@@ -22,12 +24,20 @@ pub enum Span {
     },
 }
 
+/// A long plain string of a line: `(start, end)` in the line, quotes included.
+pub type Plain = (u32, u32);
+
 /// Line texts by item position.
 #[derive(Debug, Default)]
 pub struct LineStore {
     file: Option<File>,
     mem: Vec<u8>,
     spans: Vec<Span>,
+    /// The long plain strings of file lines (`splice::plain_strings`), by position (sorted):
+    /// read around, never read, while `map` is set.
+    plain: Vec<(u32, Box<[Plain]>)>,
+    /// The file mapped, when it has such strings: JS strings point into it.
+    map: Option<Arc<Mapping>>,
 }
 
 /// Reads that are closer than this are merged into one `pread`.
@@ -42,8 +52,32 @@ impl LineStore {
 
     /// Keeps `file` open to read `Span::File` lines from. Reads go to this descriptor, so a
     /// file renamed or unlinked later still reads back the bytes that were loaded.
+    /// A file with long plain strings (`add_plain`) is also mapped, where the platform
+    /// allows: see `Mapping`.
     pub fn set_file(&mut self, file: File) {
+        if !self.plain.is_empty() {
+            self.map = file.metadata().ok().and_then(|m| Mapping::new(&file, m.len())).map(Arc::new);
+        }
+        if self.map.is_none() {
+            self.plain = Vec::new();
+        }
         self.file = Some(file);
+    }
+
+    /// Records the long plain strings of the file line at `pos` (positions in order).
+    pub fn add_plain(&mut self, pos: u32, strings: Vec<Plain>) {
+        self.plain.push((pos, strings.into_boxed_slice()));
+    }
+
+    /// The long plain strings of the line at `pos` that stay in the mapped file.
+    pub fn mapped_strings(&self, pos: u32) -> Option<&[Plain]> {
+        self.map.as_ref()?;
+        self.plain.binary_search_by_key(&pos, |p| p.0).ok().map(|k| &*self.plain[k].1)
+    }
+
+    /// The mapping JS strings point into (see `Piece::map`).
+    pub fn mapping(&self) -> Option<&Arc<Mapping>> {
+        self.map.as_ref()
     }
 
     /// Reads every line still in the file into memory and closes the file, so that this
@@ -68,6 +102,9 @@ impl LineStore {
             off += len;
         }
         self.file = None;
+        // Live strings keep their own hold on the mapping.
+        self.map = None;
+        self.plain = Vec::new();
         Ok(())
     }
 
@@ -190,23 +227,92 @@ impl LineStore {
     }
 
     /// `joined_spliced` into the buffers of `piece` (cleared first), reading through `buf`.
+    /// Lines with long plain strings in a mapped file are read around those strings, which
+    /// go to `piece.ex.mapped` (`splice::MAPPED_MIN`).
     fn splice_into(&self, positions: &[u32], buf: &mut Vec<u8>, piece: &mut Piece) -> io::Result<()> {
         piece.clear();
-        let Piece { text: out, ex } = piece;
+        piece.map = self.map.clone();
+        let Piece { text: out, ex, .. } = piece;
         out.reserve(usize::try_from(self.text_len(positions) / 4).unwrap_or(0));
         let mut spliced = Vec::new();
-        self.for_each_in(positions, buf, |i, line| {
-            if i > 0 {
-                out.push(b'\n');
-            }
-            let line = line.unwrap_or(b"");
+        let mut add = |i: usize, line: &[u8], holes: &[(u32, u32)], ex: &mut Extracted| {
             spliced.clear();
-            if crate::splice::splice_line(line, i as u32, &mut spliced, ex) {
+            if crate::splice::splice_line(line, i as u32, &mut spliced, ex, holes) {
+                if i > 0 {
+                    out.push(b'\n');
+                }
                 crate::text::escape_to_ascii(&spliced, out);
-            } else {
+                true
+            } else if holes.is_empty() {
+                if i > 0 {
+                    out.push(b'\n');
+                }
                 crate::text::escape_to_ascii(line, out);
+                true
+            } else {
+                false
             }
-        })
+        };
+        let (mut reduced, mut holes) = (Vec::new(), Vec::new());
+        let mut i = 0;
+        while i < positions.len() {
+            let j =
+                (i..positions.len()).find(|&k| self.mapped_strings(positions[k]).is_some()).unwrap_or(positions.len());
+            self.for_each_in(&positions[i..j], buf, |k, line| {
+                add(i + k, line.unwrap_or(b""), &[], ex);
+            })?;
+            if j == positions.len() {
+                break;
+            }
+            let mapped_at = ex.mapped.len();
+            if !(self.read_around(positions[j], &mut reduced, &mut holes, ex)? && add(j, &reduced, &holes, ex)) {
+                // Not spliceable (see `splice_line`): the whole line, its strings copied.
+                ex.mapped.truncate(mapped_at);
+                self.for_each_in(&positions[j..=j], buf, |_, line| {
+                    add(j, line.unwrap_or(b""), &[], ex);
+                })?;
+            }
+            i = j + 1;
+        }
+        Ok(())
+    }
+
+    /// The file line at `pos` with each of its mapped strings replaced by `""` (at
+    /// `holes`, their places in `ex.mapped`), read around them; false when a string is
+    /// outside the mapping.
+    fn read_around(
+        &self,
+        pos: u32,
+        reduced: &mut Vec<u8>,
+        holes: &mut Vec<(u32, u32)>,
+        ex: &mut Extracted,
+    ) -> io::Result<bool> {
+        reduced.clear();
+        holes.clear();
+        let (Span::File { off, len }, Some(strings), Some(map), Some(file)) =
+            (self.span(pos), self.mapped_strings(pos), self.map.as_ref(), self.file.as_ref())
+        else {
+            return Ok(false);
+        };
+        let read = |from: u64, to: u64, reduced: &mut Vec<u8>| {
+            let at = reduced.len();
+            reduced.resize(at + (to - from) as usize, 0);
+            crate::platform::read_exact_at(file, &mut reduced[at..], off + from)
+        };
+        let mut from = 0u64;
+        for &(start, end) in strings {
+            let (units_at, units) = (off + u64::from(start) + 1, end - start - 2);
+            if u64::from(end) > len || map.at(units_at, units as usize).is_none() {
+                return Ok(false);
+            }
+            read(from, u64::from(start), reduced)?;
+            holes.push((reduced.len() as u32, ex.mapped.len() as u32));
+            reduced.extend_from_slice(b"\"\"");
+            ex.mapped.push((units_at, units));
+            from = u64::from(end);
+        }
+        read(from, len, reduced)?;
+        Ok(true)
     }
 
     /// The bytes of the lines at `positions` with a newline after each.
@@ -243,13 +349,20 @@ impl LineStore {
         }
         // A store of just these lines that the thread owns: the same file (a duplicate
         // descriptor: reads are positioned) and copies of the in-memory lines.
-        let mut own = LineStore { file: self.file.as_ref().map(File::try_clone).transpose()?, ..LineStore::default() };
-        for &p in positions {
+        let mut own = LineStore {
+            file: self.file.as_ref().map(File::try_clone).transpose()?,
+            map: self.map.clone(),
+            ..LineStore::default()
+        };
+        for (i, &p) in positions.iter().enumerate() {
             let span = match self.span(p) {
                 Span::Mem { off, len } => own.keep(&self.mem[off as usize..(off + len) as usize]),
                 other => other,
             };
             own.push(span);
+            if let Some(strings) = self.mapped_strings(p) {
+                own.add_plain(i as u32, strings.to_vec());
+            }
         }
         let mut bounds = vec![0u32];
         let mut acc = 0usize;
@@ -308,6 +421,8 @@ impl LineStore {
 pub struct Piece {
     pub text: Vec<u8>,
     pub ex: Extracted,
+    /// The mapping that `ex.mapped` points into (set when there is one).
+    pub map: Option<Arc<Mapping>>,
 }
 
 impl Piece {
@@ -316,6 +431,8 @@ impl Piece {
         self.ex.latin1.clear();
         self.ex.utf16.clear();
         self.ex.patches.clear();
+        self.ex.mapped.clear();
+        self.map = None;
     }
 }
 

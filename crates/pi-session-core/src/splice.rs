@@ -19,6 +19,48 @@ use crate::json::{scan_decode, scan_string};
 /// more than `JSON.parse` spends on them.
 pub const MIN_RAW: usize = 256;
 
+/// Plain string values at least this long (raw bytes: ASCII, no escape, so the file's
+/// bytes are the string's Latin-1 units) are not read at all when their file is mapped:
+/// JS gets an external string over the mapping (see `lines::LineStore::set_file`).
+pub const MAPPED_MIN: usize = 32 << 10;
+
+/// The string values of an object line that `MAPPED_MIN` admits: `(start, end)` in the
+/// line, quotes included. Keys are never taken (a string followed by `:`); nor is a line
+/// that is not an object. `line` must be valid JSON (the loader checked it).
+pub fn plain_strings(line: &[u8]) -> Vec<(u32, u32)> {
+    let mut found = Vec::new();
+    if line.len() < MAPPED_MIN || line.get(crate::json::skip_whitespace(line, 0)) != Some(&b'{') {
+        return found;
+    }
+    // Outside strings a valid line has no quote, so each quote found opens a string.
+    let mut i = 0;
+    while let Some(q) = memchr::memchr(b'"', &line[i..]) {
+        let start = i + q;
+        // The first quote or backslash after the opening one: a quote first means a string
+        // without escapes (the common case for images: one SIMD search, no second pass).
+        let end = match memchr::memchr2(b'"', b'\\', &line[start + 1..]) {
+            Some(k) if line[start + 1 + k] == b'"' => start + k + 2,
+            _ => match scan_string(line, start) {
+                Some(end) => {
+                    i = end;
+                    continue;
+                }
+                None => return Vec::new(),
+            },
+        };
+        i = end;
+        let raw = &line[start + 1..end - 1];
+        let is_key = line.get(crate::json::skip_whitespace(line, end)) == Some(&b':');
+        if raw.len() >= MAPPED_MIN && !is_key && raw.is_ascii() {
+            match (u32::try_from(start), u32::try_from(end)) {
+                (Ok(s), Ok(e)) => found.push((s, e)),
+                _ => return Vec::new(),
+            }
+        }
+    }
+    found
+}
+
 /// The strings taken out of a run of lines, decoded and concatenated: those whose code
 /// units all fit in a byte as Latin-1, the others as UTF-16. JS makes one string of each
 /// and slices it (a slice shares its parent's characters), which costs V8 much less than
@@ -29,8 +71,11 @@ pub struct Extracted {
     pub utf16: Vec<u16>,
     /// `[line, [path…], which, start, end, …]` as JSON text (ASCII) without the brackets:
     /// `start..end` of the Latin-1 text (`which` 0) or the UTF-16 one (1) goes at `path`
-    /// in the object of `line`.
+    /// in the object of `line`; with `which` 2, `mapped[start]` goes there.
     pub patches: Vec<u8>,
+    /// Plain strings left in the file (see `MAPPED_MIN`): `(offset, length)` of their
+    /// units in the mapped file.
+    pub mapped: Vec<(u64, u32)>,
 }
 
 impl Extracted {
@@ -50,7 +95,7 @@ struct Cut {
     start: usize,
     end: usize,
     path: Vec<u8>,
-    /// 0: `Extracted::latin1`, 1: `Extracted::utf16`.
+    /// 0: `Extracted::latin1`, 1: `Extracted::utf16`, 2: `Extracted::mapped` (`from`).
     which: u8,
     from: usize,
     to: usize,
@@ -59,13 +104,16 @@ struct Cut {
 /// Writes `line` to `out` with its long escaped string values replaced by `""`, and adds
 /// those strings to `ex` (patches name the line `index`). Returns false, writing nothing,
 /// when the line must go whole (see the module docs); `line` must be valid JSON.
-pub fn splice_line(line: &[u8], index: u32, out: &mut Vec<u8>, ex: &mut Extracted) -> bool {
+///
+/// `holes`: `(at, k)` where the line holds `""` in place of a string left in the file,
+/// `ex.mapped[k]` (in order); such a line cannot go whole (the caller reads it whole then).
+pub fn splice_line(line: &[u8], index: u32, out: &mut Vec<u8>, ex: &mut Extracted, holes: &[(u32, u32)]) -> bool {
     // Cheap rejections first: short lines, invalid UTF-8 (decoded lossily by the reader).
-    if line.len() < MIN_RAW || simdutf8::basic::from_utf8(line).is_err() {
+    if (line.len() < MIN_RAW && holes.is_empty()) || simdutf8::basic::from_utf8(line).is_err() {
         return false;
     }
     let (latin1_at, utf16_at) = (ex.latin1.len(), ex.utf16.len());
-    let cuts = match find_cuts(line, ex) {
+    let cuts = match find_cuts(line, ex, holes) {
         Some(cuts) if !cuts.is_empty() => cuts,
         _ => {
             ex.latin1.truncate(latin1_at);
@@ -92,7 +140,7 @@ pub fn splice_line(line: &[u8], index: u32, out: &mut Vec<u8>, ex: &mut Extracte
 
 /// One pass over `line`: the long string values, decoded into `ex` as they are scanned
 /// (the caller drops what was decoded when this returns `None`: the line goes whole).
-fn find_cuts(line: &[u8], ex: &mut Extracted) -> Option<Vec<Cut>> {
+fn find_cuts(line: &[u8], ex: &mut Extracted, mut holes: &[(u32, u32)]) -> Option<Vec<Cut>> {
     let mut cuts = Vec::new();
     let mut stack: Vec<Frame> = Vec::new();
     let mut expect_key = false;
@@ -135,6 +183,12 @@ fn find_cuts(line: &[u8], ex: &mut Extracted) -> Option<Vec<Cut>> {
                 i = end;
             }
             b'"' if stack.is_empty() => i = scan_string(line, i)?,
+            b'"' if holes.first().is_some_and(|&(at, _)| at as usize == i) => {
+                let k = holes[0].1 as usize;
+                holes = &holes[1..];
+                cuts.push(Cut { start: i, end: i + 2, path: path_json(&stack), which: 2, from: k, to: 0 });
+                i += 2;
+            }
             b'"' => {
                 // Decoded while scanned; kept if long enough.
                 let (latin1_at, utf16_at) = (ex.latin1.len(), ex.utf16.len());
@@ -152,7 +206,7 @@ fn find_cuts(line: &[u8], ex: &mut Extracted) -> Option<Vec<Cut>> {
             _ => i += 1, // `:`, whitespace, and the bytes of numbers and literals
         }
     }
-    Some(cuts)
+    holes.is_empty().then_some(cuts)
 }
 
 /// The path to the current value as a JSON array of keys and indices (ASCII: non-ASCII
@@ -196,7 +250,7 @@ mod tests {
         .replace("a\nb", "a\\nb");
         let mut out = Vec::new();
         let mut ex = Extracted::default();
-        assert!(splice_line(line.as_bytes(), 7, &mut out, &mut ex));
+        assert!(splice_line(line.as_bytes(), 7, &mut out, &mut ex, &[]));
         let out = String::from_utf8(out).unwrap();
         assert_eq!(
             out,
@@ -231,11 +285,11 @@ mod tests {
         ] {
             let mut out = Vec::new();
             let mut ex = Extracted::default();
-            assert!(!splice_line(line.as_bytes(), 0, &mut out, &mut ex), "{line}");
+            assert!(!splice_line(line.as_bytes(), 0, &mut out, &mut ex, &[]), "{line}");
             assert!(out.is_empty() && ex.is_empty() && ex.latin1.is_empty() && ex.utf16.is_empty(), "{line}");
         }
         let mut bad = format!(r#"{{"a":"{a}"}}"#).into_bytes();
         bad[3] = 0xff; // invalid UTF-8
-        assert!(!splice_line(&bad, 0, &mut Vec::new(), &mut Extracted::default()));
+        assert!(!splice_line(&bad, 0, &mut Vec::new(), &mut Extracted::default(), &[]));
     }
 }

@@ -25,6 +25,8 @@ struct Line {
     sk: Skeleton,
     start: usize,
     len: usize,
+    /// `splice::plain_strings` of a file-backed line.
+    plain: Vec<(u32, u32)>,
 }
 
 /// Result of reading a file the way `loadEntriesFromFile` does.
@@ -330,10 +332,10 @@ impl Parsed {
             None
         };
         let parts = match split {
-            None => vec![parse_range(work, unique_base)],
+            None => vec![parse_range(work, unique_base, self.file_backed)],
             Some(mid) => std::thread::scope(|sc| {
-                let second = sc.spawn(|| parse_range(&work[mid..], unique_base + (1 << 39)));
-                let first = parse_range(&work[..mid], unique_base);
+                let second = sc.spawn(|| parse_range(&work[mid..], unique_base + (1 << 39), self.file_backed));
+                let first = parse_range(&work[..mid], unique_base, self.file_backed);
                 let mut second = second.join().unwrap_or_default();
                 for l in second.1.iter_mut().filter(|l| l.start < EXTRA_FLAG) {
                     l.start += mid;
@@ -347,6 +349,9 @@ impl Parsed {
                     let s = l.start - EXTRA_FLAG;
                     self.store.keep(&extra[s..s + l.len])
                 } else if self.file_backed {
+                    if !l.plain.is_empty() {
+                        self.store.add_plain(self.store.len() as u32, l.plain);
+                    }
                     Span::File { off: base + l.start as u64, len: l.len as u64 }
                 } else {
                     self.store.keep(&work[l.start..l.start + l.len])
@@ -370,8 +375,9 @@ pub fn parse_text(text: &[u8], batch: u64) -> Parsed {
 const EXTRA_FLAG: usize = 1 << 62;
 
 /// Parses the lines of `buf`. Invalid UTF-8 lines are repaired into a side buffer (their
-/// `start` is `EXTRA_FLAG + offset` there).
-fn parse_range(buf: &[u8], unique_base: u64) -> (Vec<u8>, Vec<Line>) {
+/// `start` is `EXTRA_FLAG + offset` there). `file_backed`: also finds the long plain
+/// strings of the lines that stay in the file.
+fn parse_range(buf: &[u8], unique_base: u64, file_backed: bool) -> (Vec<u8>, Vec<Line>) {
     let mut extra = Vec::new();
     let mut lines = Vec::new();
     let mut unique = unique_base;
@@ -391,7 +397,8 @@ fn parse_range(buf: &[u8], unique_base: u64) -> (Vec<u8>, Vec<Line>) {
         };
         // `if (entry)`: malformed lines and null, false, 0 and "" are skipped.
         if let Some(sk) = Skeleton::parse_line(line, &mut unique) {
-            lines.push(Line { sk, start: at, len: line.len() });
+            let plain = if file_backed && at < EXTRA_FLAG { crate::splice::plain_strings(line) } else { Vec::new() };
+            lines.push(Line { sk, start: at, len: line.len(), plain });
         }
         start = end + 1;
     }
