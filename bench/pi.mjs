@@ -146,11 +146,11 @@ function copySession(src, dst, cwd) {
   }
 }
 
-/** Run pi once; { ms, rssMB, code, stdout, stderr }. */
+/** Run pi once; { ms, rssMB, cpuS (user + system, with /usr/bin/time), code, stdout, stderr }. */
 function runOnce(impl, args, { env = {}, cwd } = {}) {
   const side = sides[impl];
   const [cmd, a] = commandOf(impl, args);
-  const full = TIME ? [TIME, ["-f", "%M", cmd, ...a]] : [cmd, a];
+  const full = TIME ? [TIME, ["-f", "%M %U %S", cmd, ...a]] : [cmd, a];
   return new Promise((resolve, reject) => {
     const t0 = performance.now();
     const child = spawn(full[0], full[1], {
@@ -176,13 +176,16 @@ function runOnce(impl, args, { env = {}, cwd } = {}) {
       const ms = performance.now() - t0;
       if (poll) clearInterval(poll);
       let rssKB = hwm;
+      let cpuS = null;
       if (TIME) {
         const lines = stderr.trimEnd().split("\n");
-        rssKB = Number(lines.pop());
+        const [kb, user, sys] = lines.pop().split(" ").map(Number);
+        rssKB = kb;
+        cpuS = user + sys;
         stderr = lines.join("\n");
       }
       if (code !== 0) reject(new Error(`${impl} ${args.join(" ")} exited ${code}: ${stderr.slice(-500)}`));
-      else resolve({ ms, rssMB: rssKB / 1024, stdout, stderr });
+      else resolve({ ms, rssMB: rssKB / 1024, cpuS, stdout, stderr });
     });
   });
 }
@@ -335,6 +338,7 @@ if (!PROFILE_ONLY) {
         const r = await flows[flow](impl);
         record(`${flow}.ms`, impl, r.ms);
         if (r.rssMB) record(`${flow}.rss`, impl, r.rssMB);
+        if (flow === "printTurn" && r.cpuS !== null && r.cpuS !== undefined) record(`${flow}.cpu`, impl, r.cpuS * 1000);
       }
     }
     log(
@@ -357,6 +361,7 @@ const LABEL = {
   "startup.rss": "peak RSS of that",
   "printTurn.ms": `print turn on ${printName} (\`--session L.jsonl -p\`)`,
   "printTurn.rss": "peak RSS of that turn",
+  "printTurn.cpu": "CPU time (user + system) of that turn",
   "resume.ms": `\`pi -r\` picker (tmux), ${COUNT} sessions, until all are loaded`,
   "resumeIn.ms": `in-session \`/resume\` (tmux), ${COUNT} sessions, from Enter until all are loaded`,
 };

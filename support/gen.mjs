@@ -1209,6 +1209,18 @@ export function generateDemo(root, { seed = 42, cwd = "/home/dev/src/demo-app" }
 // ---------------------------------------------------------------------------
 
 export const SIZES = { S: 1 * MB, M: 20 * MB, L: 100 * MB };
+
+/**
+ * The image-heavy shape users report (pi #9613: a 2.6 GB session, mostly screenshots): every
+ * user prompt carries a base64 screenshot of ~3 MB (raw 1.6–3 MB, median 2.2 MB), and a
+ * compaction comes every ~40 prompts (~9 entries a prompt) and keeps the last few, so the
+ * context holds a handful of images while the file holds hundreds. `generateSession` options.
+ */
+export const IMAGE_SESSION_SHAPE = {
+  imageChance: 1,
+  imageBytes: [2.2 * MB, 1.6 * MB, 3 * MB],
+  compactionEvery: [300, 420],
+};
 export const BENCH_CWD = "/home/dev/src/pi-bench-app";
 
 function readJson(p) {
