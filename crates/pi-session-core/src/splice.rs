@@ -21,45 +21,9 @@ pub const MIN_RAW: usize = 256;
 
 /// Plain string values at least this long (raw bytes: ASCII, no escape, so the file's
 /// bytes are the string's Latin-1 units) are not read at all when their file is mapped:
-/// JS gets an external string over the mapping (see `lines::LineStore::set_file`).
+/// JS gets an external string over the mapping (see `lines::LineStore::set_file`). The
+/// loader finds them (`json::collect_plain`).
 pub const MAPPED_MIN: usize = 32 << 10;
-
-/// The string values of an object line that `MAPPED_MIN` admits: `(start, end)` in the
-/// line, quotes included. Keys are never taken (a string followed by `:`); nor is a line
-/// that is not an object. `line` must be valid JSON (the loader checked it).
-pub fn plain_strings(line: &[u8]) -> Vec<(u32, u32)> {
-    let mut found = Vec::new();
-    if line.len() < MAPPED_MIN || line.get(crate::json::skip_whitespace(line, 0)) != Some(&b'{') {
-        return found;
-    }
-    // Outside strings a valid line has no quote, so each quote found opens a string.
-    let mut i = 0;
-    while let Some(q) = memchr::memchr(b'"', &line[i..]) {
-        let start = i + q;
-        // The first quote or backslash after the opening one: a quote first means a string
-        // without escapes (the common case for images: one SIMD search, no second pass).
-        let end = match memchr::memchr2(b'"', b'\\', &line[start + 1..]) {
-            Some(k) if line[start + 1 + k] == b'"' => start + k + 2,
-            _ => match scan_string(line, start) {
-                Some(end) => {
-                    i = end;
-                    continue;
-                }
-                None => return Vec::new(),
-            },
-        };
-        i = end;
-        let raw = &line[start + 1..end - 1];
-        let is_key = line.get(crate::json::skip_whitespace(line, end)) == Some(&b':');
-        if raw.len() >= MAPPED_MIN && !is_key && raw.is_ascii() {
-            match (u32::try_from(start), u32::try_from(end)) {
-                (Ok(s), Ok(e)) => found.push((s, e)),
-                _ => return Vec::new(),
-            }
-        }
-    }
-    found
-}
 
 /// The strings taken out of a run of lines, decoded and concatenated: those whose code
 /// units all fit in a byte as Latin-1, the others as UTF-16. JS makes one string of each
@@ -236,6 +200,72 @@ mod tests {
 
     fn long(s: &str) -> String {
         s.repeat(MIN_RAW / s.len() + 1)
+    }
+
+    /// The oracle for `json::collect_plain`, by another method: the string values of an object line that `MAPPED_MIN` admits: `(start, end)` in the
+    /// line, quotes included. Keys are never taken (a string followed by `:`); nor is a line
+    /// that is not an object. `line` must be valid JSON (the loader checked it).
+    pub fn plain_strings(line: &[u8]) -> Vec<(u32, u32)> {
+        let mut found = Vec::new();
+        if line.len() < MAPPED_MIN || line.get(crate::json::skip_whitespace(line, 0)) != Some(&b'{') {
+            return found;
+        }
+        // Outside strings a valid line has no quote, so each quote found opens a string.
+        let mut i = 0;
+        while let Some(q) = memchr::memchr(b'"', &line[i..]) {
+            let start = i + q;
+            // The first quote or backslash after the opening one: a quote first means a string
+            // without escapes (the common case for images: one SIMD search, no second pass).
+            let end = match memchr::memchr2(b'"', b'\\', &line[start + 1..]) {
+                Some(k) if line[start + 1 + k] == b'"' => start + k + 2,
+                _ => match scan_string(line, start) {
+                    Some(end) => {
+                        i = end;
+                        continue;
+                    }
+                    None => return Vec::new(),
+                },
+            };
+            i = end;
+            let raw = &line[start + 1..end - 1];
+            let is_key = line.get(crate::json::skip_whitespace(line, end)) == Some(&b':');
+            if raw.len() >= MAPPED_MIN && !is_key && raw.is_ascii() {
+                match (u32::try_from(start), u32::try_from(end)) {
+                    (Ok(s), Ok(e)) => found.push((s, e)),
+                    _ => return Vec::new(),
+                }
+            }
+        }
+        found
+    }
+
+    #[test]
+    fn the_loader_scan_finds_the_long_plain_values() {
+        let big = |c: char, n: usize| c.to_string().repeat(n);
+        let plain = big('A', MAPPED_MIN);
+        let lines = [
+            format!(
+                r#"{{"type":"message","message":{{"content":[{{"type":"image","data":"{plain}","mimeType":"image/png"}}]}}}}"#
+            ),
+            format!(
+                r#"{{"a" : "{plain}" , "b":[ "{plain}", {{"c":"{plain}"}} ], "d":"{}"}}"#,
+                big('B', MAPPED_MIN - 1)
+            ),
+            // A long key, an escape, a non-ASCII byte, an escape or non-ASCII text right after.
+            format!(r#"{{"{plain}":1,"e":"{plain}\n","f":"{plain}é","g":"{plain}","h":"x\ny","i":"{plain}","j":"é"}}"#),
+            format!(r#"["{plain}"]"#),
+            format!(r#""{plain}""#),
+        ];
+        for line in &lines {
+            let (sk, found) =
+                crate::json::collect_plain(|| crate::entry::Skeleton::parse_line(line.as_bytes(), &mut 0));
+            assert!(sk.is_some(), "{line:.80}");
+            let object = line.starts_with('{');
+            assert_eq!(if object { found } else { Vec::new() }, plain_strings(line.as_bytes()), "{line:.80}");
+        }
+        assert_eq!(plain_strings(lines[0].as_bytes()).len(), 1);
+        assert_eq!(plain_strings(lines[1].as_bytes()).len(), 3);
+        assert_eq!(plain_strings(lines[2].as_bytes()).len(), 2);
     }
 
     #[test]

@@ -396,8 +396,16 @@ fn parse_range(buf: &[u8], unique_base: u64, file_backed: bool) -> (Vec<u8>, Vec
             }
         };
         // `if (entry)`: malformed lines and null, false, 0 and "" are skipped.
-        if let Some(sk) = Skeleton::parse_line(line, &mut unique) {
-            let plain = if file_backed && at < EXTRA_FLAG { crate::splice::plain_strings(line) } else { Vec::new() };
+        // The long plain strings of a line that stays in the file are found by its scan.
+        let (sk, plain) = if file_backed && at < EXTRA_FLAG && line.len() >= crate::splice::MAPPED_MIN {
+            let (sk, plain) = crate::json::collect_plain(|| Skeleton::parse_line(line, &mut unique));
+            // Only an object's values (a bare string line is not spliced).
+            let object = line.get(crate::json::skip_whitespace(line, 0)) == Some(&b'{');
+            (sk, if object { plain } else { Vec::new() })
+        } else {
+            (Skeleton::parse_line(line, &mut unique), Vec::new())
+        };
+        if let Some(sk) = sk {
             lines.push(Line { sk, start: at, len: line.len(), plain });
         }
         start = end + 1;

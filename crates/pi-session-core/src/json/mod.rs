@@ -20,7 +20,8 @@ pub use decode::{
     Decoded, decode_latin1_into, decode_string, decode_utf16, decode_utf16_into, escape_unit, scan_decode,
 };
 pub use scan::{
-    for_each_element, for_each_member, parse_document, scan_object_members, scan_string, scan_value, skip_whitespace,
+    collect_plain, for_each_element, for_each_member, parse_document, scan_object_members, scan_string, scan_value,
+    skip_whitespace,
 };
 pub use value::{Kind, Value, number_value};
 

@@ -30,6 +30,48 @@ pub(super) fn find_string_special(s: &[u8]) -> Option<usize> {
     end
 }
 
+thread_local! {
+    /// Where `scan_value_string` puts the long plain string values it meets while a loader
+    /// collects them (`collect_plain`).
+    static PLAIN_SINK: std::cell::RefCell<Option<Vec<(u32, u32)>>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Runs `f` (a scan of one line) and returns its result with the line's string values of
+/// at least `crate::splice::MAPPED_MIN` raw bytes that are plain (ASCII, no escape: the
+/// bytes are the string's Latin-1 units): `(start, end)`, quotes included. Found by the
+/// scan itself, in the same pass (no second read of the bytes). Keys are not values.
+pub fn collect_plain<T>(f: impl FnOnce() -> T) -> (T, Vec<(u32, u32)>) {
+    PLAIN_SINK.with(|sink| *sink.borrow_mut() = Some(Vec::new()));
+    let out = f();
+    let found = PLAIN_SINK.with(|sink| sink.borrow_mut().take()).unwrap_or_default();
+    (out, found)
+}
+
+/// `scan_string` for a string in value position: records it with `collect_plain` when it
+/// is long and plain.
+#[inline]
+fn scan_value_string(s: &[u8], i: usize) -> Option<usize> {
+    #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
+    let (end, plain) = scan_string_blocks_flagged(s, i)?;
+    #[cfg(not(all(target_arch = "x86_64", not(feature = "portable"))))]
+    let (end, plain) = (scan_string_portable(s, i)?, true);
+    if end - i >= crate::splice::MAPPED_MIN + 2 && plain {
+        let raw = &s[i + 1..end - 1];
+        // The portable scanner does not tell: checked here (long strings only).
+        #[cfg(not(all(target_arch = "x86_64", not(feature = "portable"))))]
+        if !raw.is_ascii() || memchr::memchr(b'\\', raw).is_some() {
+            return Some(end);
+        }
+        let _ = raw;
+        PLAIN_SINK.with(|sink| {
+            if let (Some(found), Ok(start), Ok(end)) = (&mut *sink.borrow_mut(), u32::try_from(i), u32::try_from(end)) {
+                found.push((start, end));
+            }
+        });
+    }
+    Some(end)
+}
+
 /// Scans a string starting at the opening quote; returns the index after the closing quote.
 pub fn scan_string(s: &[u8], i: usize) -> Option<usize> {
     #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
@@ -53,6 +95,16 @@ pub fn scan_string(s: &[u8], i: usize) -> Option<usize> {
 #[cfg(target_arch = "x86_64")]
 #[cfg_attr(feature = "portable", allow(dead_code))]
 pub(super) fn scan_string_blocks(s: &[u8], start: usize) -> Option<usize> {
+    scan_string_blocks_flagged(s, start).map(|(end, _)| end)
+}
+
+/// `scan_string_blocks`, and whether the string is plain: no backslash, no byte above
+/// ASCII (computed from the same loads; unused flags cost nothing once inlined). Strings
+/// of 16 bytes or fewer may say false.
+#[cfg(target_arch = "x86_64")]
+#[cfg_attr(feature = "portable", allow(dead_code))]
+#[inline(always)]
+fn scan_string_blocks_flagged(s: &[u8], start: usize) -> Option<(usize, bool)> {
     use std::arch::x86_64::{__m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_min_epu8, _mm_movemask_epi8, _mm_set1_epi8};
     debug_assert_eq!(s[start], b'"');
     let mut i = start + 1;
@@ -68,15 +120,17 @@ pub(super) fn scan_string_blocks(s: &[u8], start: usize) -> Option<usize> {
         let first = quote | other;
         if first != 0 && first & quote & first.wrapping_neg() != 0 {
             // The first special byte is a quote: the string ends there.
-            return Some(i + first.trailing_zeros() as usize + 1);
+            return Some((i + first.trailing_zeros() as usize + 1, false));
         }
     }
     // Whether the first byte of the next block is escaped by a run of backslashes that
     // ends the block before.
     let mut carry = 0u64;
+    // Any backslash or non-ASCII byte in the string so far.
+    let mut impure = false;
     while i + 64 <= s.len() {
-        if let Some(end) = string_block(s, i, &s[i..i + 64], &mut carry) {
-            return end;
+        if let Some(end) = string_block(s, i, &s[i..i + 64], &mut carry, &mut impure) {
+            return end.map(|e| (e, !impure));
         }
         i += 64;
     }
@@ -84,7 +138,7 @@ pub(super) fn scan_string_blocks(s: &[u8], start: usize) -> Option<usize> {
     // no closing quote.
     let mut padded = [b' '; 64];
     padded[..s.len() - i].copy_from_slice(&s[i..]);
-    string_block(s, i, &padded, &mut carry).flatten()
+    string_block(s, i, &padded, &mut carry, &mut impure).flatten().map(|e| (e, !impure))
 }
 
 /// Escape characters: 1 where `\\c` is a valid escape, 2 for `u` (four hex digits follow).
@@ -105,10 +159,10 @@ const ESCAPES: [u8; 256] = {
 /// end of `s`). `Some(result)` when the string ends in it (or is invalid), `None` to go on.
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
-fn string_block(s: &[u8], i: usize, block: &[u8], carry: &mut u64) -> Option<Option<usize>> {
+fn string_block(s: &[u8], i: usize, block: &[u8], carry: &mut u64, impure: &mut bool) -> Option<Option<usize>> {
     use std::arch::x86_64::{__m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_min_epu8, _mm_movemask_epi8, _mm_set1_epi8};
     debug_assert_eq!(block.len(), 64);
-    let (mut quote, mut backslash, mut control) = (0u64, 0u64, 0u64);
+    let (mut quote, mut backslash, mut control, mut high) = (0u64, 0u64, 0u64, 0u64);
     for k in 0..4 {
         // SAFETY: SSE2 is part of x86_64; `block` holds 64 bytes, so the load reads
         // `block[16 * k..16 * k + 16]`.
@@ -118,10 +172,14 @@ fn string_block(s: &[u8], i: usize, block: &[u8], carry: &mut u64) -> Option<Opt
             quote |= mask(_mm_cmpeq_epi8(v, _mm_set1_epi8(b'"' as i8)));
             backslash |= mask(_mm_cmpeq_epi8(v, _mm_set1_epi8(b'\\' as i8)));
             control |= mask(_mm_cmpeq_epi8(_mm_min_epu8(v, _mm_set1_epi8(0x1f)), v));
+            high |= mask(v);
         }
     }
     let escaped = if backslash == 0 && *carry == 0 { 0 } else { escaped_bytes(backslash, carry) };
     let stop = (quote & !escaped) | control;
+    // Backslashes and non-ASCII bytes before the end (`stop & stop.wrapping_neg()` is the
+    // first stop; every byte of the block when there is none).
+    *impure |= (backslash | high) & (stop & stop.wrapping_neg()).wrapping_sub(1) != 0;
     // Every escape before the end must be a valid one.
     let mut escapes = if stop == 0 { escaped } else { escaped & stop.wrapping_sub(1) & !stop };
     while escapes != 0 {
@@ -254,7 +312,7 @@ pub fn scan_value(s: &[u8], i: usize) -> Option<Value> {
         _ => return None,
     };
     let end = match kind {
-        Kind::String => scan_string(s, i)?,
+        Kind::String => scan_value_string(s, i)?,
         Kind::Number => scan_number(s, i)?,
         Kind::True => scan_literal(s, i, b"true")?,
         Kind::False => scan_literal(s, i, b"false")?,
@@ -290,7 +348,7 @@ fn scan_container(s: &[u8], mut i: usize) -> Option<usize> {
                     continue 'value;
                 }
             }
-            b'"' => i = scan_string(s, i)?,
+            b'"' => i = scan_value_string(s, i)?,
             b't' => i = scan_literal(s, i, b"true")?,
             b'f' => i = scan_literal(s, i, b"false")?,
             b'n' => i = scan_literal(s, i, b"null")?,

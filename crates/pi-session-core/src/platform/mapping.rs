@@ -12,6 +12,12 @@
 //! that was there before (or the default action). Rewrites by this library never touch
 //! the mapped bytes: they go to a temp file renamed over the session, and the mapping keeps
 //! the old inode. An in-place rewrite by another program shows through (documented).
+//!
+//! Pages a string's reader faulted in stay mapped, and so count in the process's RSS, until
+//! unmapped: a thread drops them from every mapping every `TRIM_EVERY` (`MADV_DONTNEED`:
+//! the page cache keeps them, and the next read maps them again with a minor fault). So
+//! sending a context of 25 images to the model costs the process their bytes for the
+//! moment it reads them, not for the rest of its life.
 
 use std::fs::File;
 
@@ -52,6 +58,8 @@ impl Mapping {
             if ptr == libc::MAP_FAILED {
                 return None;
             }
+            start_trimmer();
+            let _held = sigbus::LIVE.lock().unwrap_or_else(|e| e.into_inner());
             let Some(slot) = sigbus::register(ptr as usize, len) else {
                 // SAFETY: the mapping just made, not shared with anything yet.
                 unsafe { libc::munmap(ptr, len) };
@@ -95,12 +103,40 @@ impl Drop for Mapping {
     fn drop(&mut self) {
         #[cfg(unix)]
         {
+            // Under the trimmer's lock: it never advises an address that is being unmapped
+            // (and may be mapped again by someone else).
+            let _held = sigbus::LIVE.lock().unwrap_or_else(|e| e.into_inner());
             sigbus::unregister(self.slot);
             // SAFETY: our own mapping of `len` bytes, no longer in the fault table; nothing
             // reads it any more (every string over it is gone: they hold this value).
             unsafe { libc::munmap(self.ptr.cast(), self.len) };
         }
     }
+}
+
+/// How often the pages read through the mappings are dropped from the process (see the
+/// module docs).
+#[cfg(unix)]
+const TRIM_EVERY: std::time::Duration = std::time::Duration::from_millis(20);
+
+/// Starts the thread that drops read pages from the live mappings (once).
+#[cfg(unix)]
+fn start_trimmer() {
+    static STARTED: std::sync::Once = std::sync::Once::new();
+    STARTED.call_once(|| {
+        let _ = std::thread::Builder::new().name("pi-session-trim".into()).spawn(|| {
+            loop {
+                std::thread::sleep(TRIM_EVERY);
+                let _held = sigbus::LIVE.lock().unwrap_or_else(|e| e.into_inner());
+                for (start, len) in sigbus::live() {
+                    // SAFETY: a live mapping of ours (registered, and not unmapped while
+                    // the lock is held); MADV_DONTNEED on a shared read-only file mapping
+                    // only unmaps pages, which the next read maps again from the file.
+                    unsafe { libc::madvise(start as *mut libc::c_void, len, libc::MADV_DONTNEED) };
+                }
+            }
+        });
+    });
 }
 
 /// The SIGBUS safety net: a fixed table of live mappings (read by the handler without
@@ -112,6 +148,9 @@ mod sigbus {
 
     /// Live mappings at most (each loaded session file holds one while its strings live).
     const SLOTS: usize = 4096;
+    /// Held while a mapping is registered or unregistered and unmapped, and while the
+    /// trimmer advises them (the fault handler reads the table without it).
+    pub static LIVE: std::sync::Mutex<()> = std::sync::Mutex::new(());
     static STARTS: [AtomicUsize; SLOTS] = [const { AtomicUsize::new(0) }; SLOTS];
     static LENS: [AtomicUsize; SLOTS] = [const { AtomicUsize::new(0) }; SLOTS];
     /// The disposition before ours, for faults that are not ours.
@@ -149,6 +188,14 @@ mod sigbus {
     pub fn unregister(slot: usize) {
         LENS[slot].store(0, Ordering::Release);
         STARTS[slot].store(0, Ordering::Release);
+    }
+
+    /// Every registered mapping: `(start, len)`.
+    pub fn live() -> impl Iterator<Item = (usize, usize)> {
+        (0..SLOTS).filter_map(|slot| {
+            let start = STARTS[slot].load(Ordering::Acquire);
+            (start != 0 && start != usize::MAX).then(|| (start, LENS[slot].load(Ordering::Acquire)))
+        })
     }
 
     /// The mapping that holds `addr`: `(start, len)`.
