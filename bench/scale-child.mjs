@@ -70,6 +70,14 @@ const OPS = {
     },
     sig: ({ sm, ctx }) => ({ ...openSig(sm), ...contextSig(ctx) }),
   },
+  // What pi does on every turn of a resumed session: every entry of the branch, and the list.
+  materialise: {
+    run: (SM) => {
+      const sm = SM.open(P.file, P.tmp);
+      return { branch: sm.getBranch(), entries: sm.getEntries() };
+    },
+    sig: ({ branch, entries }) => ({ branch: branch.length, entries: hashEach(entries.map((e) => e.id)) }),
+  },
   branch: {
     prepare: (SM) => SM.open(P.file, P.tmp),
     run: (_SM, sm) => sm.getBranch(),

@@ -36,7 +36,14 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { compareSigs } from "./agree.mjs";
 import { canDropCaches } from "./fresh.mjs";
-import { BENCH_CWD, generateAgentDir, generateFolder, generateSession, hashSeed } from "../support/gen.mjs";
+import {
+  BENCH_CWD,
+  generateAgentDir,
+  generateFolder,
+  generateSession,
+  hashSeed,
+  IMAGE_SESSION_SHAPE,
+} from "../support/gen.mjs";
 import { describeOurs, oursBuildId, snapshotOurs } from "./impls.mjs";
 import { esc, fmt, machineInfo } from "./report.mjs";
 
@@ -82,6 +89,7 @@ const PI = ONLY.includes("pi") && (LADDER.pi || argv.includes("--only"));
 const FOLDER_AVG = 200 * KB;
 /** listAll: 10 sessions per project. */
 const PER_PROJECT = 10;
+const KINDS = opt("--kinds", "text,image,image-compacted").split(",");
 const IMAGE_OPTS = {
   imageChance: 1,
   imageBytes: [1.5 * MB, 0.75 * MB, 4.5 * MB], // raw; the base64 is 1–6 MB, 2 MB typical
@@ -189,7 +197,7 @@ function sessionData(kind, bytes) {
       targetBytes: bytes,
       cwd: BENCH_CWD,
       startMs: Date.UTC(2026, 0, 5, 9),
-      ...(kind === "image" ? IMAGE_OPTS : {}),
+      ...(kind === "image" ? IMAGE_OPTS : kind === "image-compacted" ? IMAGE_SESSION_SHAPE : {}),
     });
     renameSync(`${file}.tmp`, file);
     const st = statSync(file);
@@ -466,6 +474,12 @@ function sessionCases(kind, bytes) {
       { ...base, op: "branch", label: "first getBranch() after open", params: { ...p, op: "branch" } },
       {
         ...base,
+        op: "materialise",
+        label: "open + getBranch() + getEntries()",
+        params: { ...p, op: "materialise" },
+      },
+      {
+        ...base,
         op: "append",
         label: "1,000 appendMessage after open",
         params: { ...p, op: "append" },
@@ -506,8 +520,9 @@ for (const p of AGENTS) {
   log(`agent dir: ${meta}`);
   for (const c of cases) if (!OPS_PICK || OPS_PICK.includes(c.op)) runCase(c);
 }
-for (const kind of ["text", "image"]) {
-  for (const b of SESSIONS) {
+for (const kind of KINDS) {
+  // The compacted image shape from 100 MB up (smaller ones hold a few images).
+  for (const b of SESSIONS.filter((b) => kind !== "image-compacted" || b >= 100 * MB)) {
     const { cases, meta } = sessionCases(kind, b);
     datasets.push(meta);
     log(`session: ${meta}`);
@@ -521,9 +536,11 @@ for (const kind of ["text", "image"]) {
 let piText = null;
 if (PI) {
   const text1g = sessionData("text", GB);
+  const image1g = sessionData("image-compacted", GB);
   const runs = [
     ["--flows", "resume", "--sessions", "5000"],
     ["--flows", "printTurn", "--print-session", text1g.file],
+    ["--flows", "printTurn", "--print-session", image1g.file],
   ];
   piText = [];
   for (const a of runs) {
@@ -576,7 +593,7 @@ const SETS_FILE = join(DATA, `datasets-${SMALL ? "small" : "ladder"}.json`);
 const allSets = MERGE && !SMALL ? [...new Set([...(readJson(SETS_FILE) ?? []), ...datasets])] : datasets;
 writeFileSync(SETS_FILE, JSON.stringify(allSets));
 
-const GROUPS = ["folders", "agents", "text sessions", "image sessions"];
+const GROUPS = ["folders", "agents", "text sessions", "image sessions", "image-compacted sessions"];
 const byOp = new Map();
 for (const r of allRows) {
   const k = `${r.group}|${r.op}`;
@@ -612,7 +629,7 @@ L.push(
   "",
 );
 L.push(
-  `Data (seeded, \`support/gen.mjs\`, cached in \`.bench-data/scale-v1/\`): ${allSets.join("; ")}. Folders: log-normal sizes around ${FOLDER_AVG / KB} KB a session; agent dirs: ${PER_PROJECT} sessions a project. Image sessions: every user prompt carries a 1–6 MB base64 image, no compaction (the whole file is context). Written files go to a temp dir.`,
+  `Data (seeded, \`support/gen.mjs\`, cached in \`.bench-data/scale-v1/\`): ${allSets.join("; ")}. Folders: log-normal sizes around ${FOLDER_AVG / KB} KB a session; agent dirs: ${PER_PROJECT} sessions a project. Image sessions: every user prompt carries a 1–6 MB base64 image, no compaction (the whole file is context). Image-compacted sessions: the shape users report (\`IMAGE_SESSION_SHAPE\`): a ~3 MB screenshot a prompt and a compaction every ~40 prompts, so the context holds a handful of the file's images. Written files go to a temp dir.`,
   "",
 );
 if (!DROP && !SMALL) L.push("The page cache could not be dropped (not root): no cold-cache rows.", "");
