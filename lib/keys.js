@@ -22,14 +22,6 @@ function keyOf(value) {
 }
 
 /**
- * `new Date(timestamp).getTime()`. It throws where the reference's getTree comparator throws (a
- * timestamp like `{ "toString": 1 }` has no primitive value), so the TypeError is not swallowed.
- */
-function timeOf(timestamp) {
-  return new Date(timestamp).getTime();
-}
-
-/**
  * Pushes what the core needs of `entry` onto `out`, as JS sees its values (see
  * `Skeleton::from_facts`, which derives the skeleton): type, role, the id keys, timestamp,
  * label truthiness, whether retainedTail is an array. `entry.type` is read first, so that a
@@ -81,4 +73,4 @@ class PendingSkeletons {
   }
 }
 
-module.exports = { PendingSkeletons, factsOf, keyOf, timeOf };
+module.exports = { PendingSkeletons, factsOf, keyOf };

@@ -2,29 +2,24 @@
 // The SessionManager class: the surface of pi 1.6.0, over the native core.
 //
 // The core answers index, path, tree and context questions with positions; `Entries`
-// (entries.js) turns positions into the entry objects. This file shapes the reference's
-// API over them: appends, persistence timing, branching, construction. What it writes and
-// how is in persistence.js, the tree's nodes in tree.js, branched sessions in branching.js.
+// (entries.js) turns positions into the entry objects. This file shapes the reference's API
+// over them: appends, persistence timing, branching, construction. What it writes and how is in
+// persistence.js, the context's messages in context.js, the tree and branched paths in tree.js.
 
 const { existsSync, mkdirSync, statSync } = require("node:fs");
 const { resolve } = require("node:path");
-const { binding, call } = require("./native.js");
+const { binding, call, uuidv7 } = require("./native.js");
 const { keyOf } = require("./keys.js");
-const { nowIso, uuidv7 } = require("./ids.js");
 const { Entries } = require("./entries.js");
-const { branchedEntries } = require("./branching.js");
-const { newSessionParts } = require("./header.js");
-const { CURRENT_SESSION_VERSION, migrateToCurrentVersion } = require("./migrate.js");
-const { APP_NAME, getDefaultSessionDirPath, normalizePath, resolvePath, samePath } = require("./paths.js");
+const { branchedEntries, buildTree } = require("./tree.js");
+const paths = require("./paths.js");
 const persistence = require("./persistence.js");
-const { buildTree } = require("./tree.js");
-const { assertValidSessionId, getDefaultSessionDir } = require("./free-functions.js");
-const classContext = require("./class-context.js");
-const { getCurrentSystemMessage } = require("./messages.js");
+const context = require("./context.js");
 const listing = require("./listing.js");
 
 const { NativeSession } = binding;
-const { SYNC_APPENDS, stringifyLines } = persistence;
+const { APP_NAME, getDefaultSessionDir, getDefaultSessionDirPath, normalizePath, resolvePath, samePath } = paths;
+const { SYNC_APPENDS, assertValidSessionId, newSessionParts, nowIso, stringifyLines } = persistence;
 
 class SessionManager {
   /** `fileEntries`, `byId` and the core index behind them. */
@@ -55,24 +50,16 @@ class SessionManager {
     }
   }
 
-  // ---------------------------------------------------------------------------
-  // Entry objects and the index
+  // ---- Entry objects and the index
 
   /** The core session, with every pending entry indexed. */
   #core() {
     return this.#entries.core();
   }
 
-  #obj(pos) {
-    return this.#entries.at(pos);
-  }
-
-  #objsAt(positions) {
-    return this.#entries.atMany(positions);
-  }
-
-  #allObjs() {
-    return this.#entries.all();
+  /** The fields every appended entry starts with, in the reference's order. */
+  #head(type) {
+    return { type, id: this.#newId(), parentId: this.#leafId, timestamp: nowIso() };
   }
 
   /** The id for the entry being appended (`generateId(this.byId)`). */
@@ -106,8 +93,7 @@ class SessionManager {
     this.#leafId = this.#entries.lastEntryId();
   }
 
-  // ---------------------------------------------------------------------------
-  // Session files
+  // ---- Session files
 
   /** Switch to a different session file (used for resume and branching) */
   setSessionFile(sessionFile) {
@@ -146,12 +132,12 @@ class SessionManager {
     const objs = new Array(native.count());
     if (header !== undefined) objs[0] = header;
     this.#entries.adopt(native, objs);
-    header = this.#obj(0);
+    header = this.#entries.at(0);
     this.#sessionId = header.id;
     const version = header?.version ?? 1;
-    if (!(version >= CURRENT_SESSION_VERSION)) {
-      const entries = this.#allObjs();
-      migrateToCurrentVersion(entries);
+    if (!(version >= persistence.CURRENT_SESSION_VERSION)) {
+      const entries = this.#entries.all();
+      persistence.migrateToCurrentVersion(entries);
       if (this.#persist && this.#sessionFile) persistence.backupBeforeMigration(this.#sessionFile, version);
       this.#replaceFromText(entries, stringifyLines(entries), false);
       return;
@@ -164,29 +150,25 @@ class SessionManager {
     const header = entries.find((e) => e.type === "session");
     if (header) {
       this.#sessionId = header.id;
-      if (migrateToCurrentVersion(entries)) this.#rewriteFile();
+      if (persistence.migrateToCurrentVersion(entries)) this.#rewriteFile();
       this.#resetTo(entries);
     } else {
       this.newSession(options);
-      this.#resetTo(this.#allObjs().concat(entries));
+      this.#resetTo(this.#entries.all().concat(entries));
     }
   }
 
   /** Atomic replacement of the whole file (`_rewriteFile`). */
   #rewriteFile() {
     if (!this.#persist || !this.#sessionFile) return;
-    const text = stringifyLines(this.#allObjs());
+    const text = stringifyLines(this.#entries.all());
     call(() => this.#core().writeAll(this.#sessionFile, text, false));
   }
 
   newSession(options) {
     if (options?.id !== undefined) assertValidSessionId(options.id);
-    const { id, header, file } = newSessionParts(
-      this.getSessionDir(),
-      this.#cwd,
-      options?.parentSession,
-      options?.id ?? uuidv7(),
-    );
+    const dir = this.getSessionDir();
+    const { id, header, file } = newSessionParts(dir, this.#cwd, options?.parentSession, options?.id ?? uuidv7());
     this.#sessionId = id;
     this.#resetTo([header]);
     this.#flushed = false;
@@ -219,8 +201,8 @@ class SessionManager {
   }
 
   #hasConversation() {
-    const found = this.#core().hasConversation();
-    if (typeof found === "number") classContext.throwMessageMissingInHasConversation(this.#obj(found));
+    const { found, messageMissingAt: at } = this.#core().hasConversation();
+    if (at !== undefined) context.throwMessageMissingInHasConversation(this.#entries.at(at));
     return found;
   }
 
@@ -234,7 +216,7 @@ class SessionManager {
       if (!this.#hasConversation()) return;
       // Serialised before the file is created: a value JSON cannot hold throws here
       // and leaves no half-written file behind (the reference would).
-      const text = stringifyLines(this.#allObjs());
+      const text = stringifyLines(this.#entries.all());
       call(() => this.#core().writeAll(this.#sessionFile, text, true));
       this.#flushed = true;
       // The file exists now: from here on the core checks ids and writes the appends.
@@ -284,52 +266,22 @@ class SessionManager {
     return entry;
   }
 
-  // ---------------------------------------------------------------------------
-  // Appends
+  // ---- Appends
 
   appendMessage(message) {
-    return this.#append(() => ({
-      type: "message",
-      id: this.#newId(),
-      parentId: this.#leafId,
-      timestamp: nowIso(),
-      message,
-    })).id;
+    return this.#append(() => ({ ...this.#head("message"), message })).id;
   }
 
   appendThinkingLevelChange(thinkingLevel) {
-    return this.#append(() => ({
-      type: "thinking_level_change",
-      id: this.#newId(),
-      parentId: this.#leafId,
-      timestamp: nowIso(),
-      thinkingLevel,
-    })).id;
+    return this.#append(() => ({ ...this.#head("thinking_level_change"), thinkingLevel })).id;
   }
 
   appendModelChange(provider, modelId) {
-    return this.#append(() => ({
-      type: "model_change",
-      id: this.#newId(),
-      parentId: this.#leafId,
-      timestamp: nowIso(),
-      provider,
-      modelId,
-    })).id;
+    return this.#append(() => ({ ...this.#head("model_change"), provider, modelId })).id;
   }
 
   appendUsage(kind, provider, model, usage, note) {
-    return this.#append(() => ({
-      type: "usage",
-      id: this.#newId(),
-      parentId: this.#leafId,
-      timestamp: nowIso(),
-      kind,
-      provider,
-      model,
-      usage,
-      ...(note ? { note } : {}),
-    }));
+    return this.#append(() => ({ ...this.#head("usage"), kind, provider, model, usage, ...(note ? { note } : {}) }));
   }
 
   /**
@@ -340,22 +292,20 @@ class SessionManager {
   appendCompaction(summary, firstKeptEntryId, tokensBefore, details, fromHook, usage) {
     const retainedTail = arguments[6];
     return this.#append(() => {
-      const timestamp = nowIso();
-      const systemMessage = getCurrentSystemMessage(this.buildSessionProjection().messages);
-      const id = this.#newId();
+      const systemMessage = context.getCurrentSystemMessage(this.buildSessionProjection().messages);
+      const head = this.#head("compaction");
       return {
-        type: "compaction",
-        id,
-        parentId: this.#leafId,
-        timestamp,
+        ...head,
         summary,
-        firstKeptEntryId: firstKeptEntryId ?? id,
+        firstKeptEntryId: firstKeptEntryId ?? head.id,
         tokensBefore,
         ...(retainedTail !== undefined ? { retainedTail } : {}),
         details,
         usage,
         fromHook,
-        ...(systemMessage ? { systemMessage: { ...systemMessage, timestamp: new Date(timestamp).getTime() } } : {}),
+        ...(systemMessage
+          ? { systemMessage: { ...systemMessage, timestamp: new Date(head.timestamp).getTime() } }
+          : {}),
       };
     }).id;
   }
@@ -373,13 +323,7 @@ class SessionManager {
 
   appendSessionInfo(name) {
     const sanitizedName = name.replace(/[\r\n]+/g, " ").trim();
-    return this.#append(() => ({
-      type: "session_info",
-      id: this.#newId(),
-      parentId: this.#leafId,
-      timestamp: nowIso(),
-      name: sanitizedName,
-    })).id;
+    return this.#append(() => ({ ...this.#head("session_info"), name: sanitizedName })).id;
   }
 
   getSessionName() {
@@ -388,12 +332,9 @@ class SessionManager {
     // The reference's own code: a TypeError's text quotes the expression
     // (`entry.name?.trim is not a function` for a name that is not a string), and Bun's
     // transpiler inlines a variable used once (JavaScriptCore then quotes
-    // `this.#obj(pos).name?.trim`), but not this one.
-    const entry = this.#obj(pos);
-    if (entry.type === "session_info") {
-      return entry.name?.trim() || undefined;
-    }
-    return undefined;
+    // `this.#entries.at(pos).name?.trim`), but not this one.
+    const entry = this.#entries.at(pos);
+    return entry.type === "session_info" ? entry.name?.trim() || undefined : undefined;
   }
 
   appendCustomMessageEntry(customType, content, display, details) {
@@ -410,27 +351,19 @@ class SessionManager {
   }
 
   appendContextEdit(targetId, replacement) {
-    classContext.assertEditReplacement(replacement);
+    context.assertEditReplacement(replacement);
     return this.#append(() => {
       const target = this.getEntry(targetId);
       if (!target) throw new Error(`Entry ${targetId} not found`);
       if (!this.getBranch().some((entry) => entry.id === targetId)) {
         throw new Error(`Entry ${targetId} is not on the active branch`);
       }
-      const normalizedReplacement = classContext.editReplacementFor(target, targetId, replacement);
-      return {
-        type: "context_edit",
-        id: this.#newId(),
-        parentId: this.#leafId,
-        timestamp: nowIso(),
-        targetId,
-        replacement: normalizedReplacement,
-      };
+      const normalizedReplacement = context.editReplacementFor(target, targetId, replacement);
+      return { ...this.#head("context_edit"), targetId, replacement: normalizedReplacement };
     }).id;
   }
 
-  // ---------------------------------------------------------------------------
-  // Tree traversal
+  // ---- Tree traversal
 
   getLeafId() {
     return this.#leafId;
@@ -442,16 +375,16 @@ class SessionManager {
 
   getEntry(id) {
     const pos = this.#core().lookup(keyOf(id));
-    return pos < 0 ? undefined : this.#obj(pos);
+    return pos < 0 ? undefined : this.#entries.at(pos);
   }
 
   getChildren(parentId) {
-    return this.#objsAt(this.#core().children(keyOf(parentId)));
+    return this.#entries.atMany(this.#core().children(keyOf(parentId)));
   }
 
   getLabel(id) {
     const pos = this.#core().label(keyOf(id));
-    return pos < 0 ? undefined : this.#obj(pos).label;
+    return pos < 0 ? undefined : this.#entries.at(pos).label;
   }
 
   appendLabelChange(targetId, label) {
@@ -459,32 +392,25 @@ class SessionManager {
     // write fails, which is where the reference sets labelsById.
     return this.#append(() => {
       if (!this.#entries.has(targetId)) throw new Error(`Entry ${targetId} not found`);
-      return {
-        type: "label",
-        id: this.#newId(),
-        parentId: this.#leafId,
-        timestamp: nowIso(),
-        targetId,
-        label,
-      };
+      return { ...this.#head("label"), targetId, label };
     }).id;
   }
 
   getBranch(fromId) {
     const startId = fromId ?? this.#leafId;
-    return this.#objsAt(call(() => this.#core().branch(keyOf(startId))));
+    return this.#entries.atMany(call(() => this.#core().branch(keyOf(startId))));
   }
 
   buildContextEntries() {
     const positions = call(() => this.#core().contextEntries(keyOf(this.#leafId)));
-    if (typeof positions === "number") classContext.throwMessageMissing(this.#obj(positions));
-    return this.#objsAt(positions);
+    if (typeof positions === "number") context.throwMessageMissing(this.#entries.at(positions));
+    return this.#entries.atMany(positions);
   }
 
   buildSessionProjection() {
     const plan = call(() => this.#core().contextPlan(keyOf(this.#leafId)));
-    if (typeof plan === "number") classContext.throwMessageMissing(this.#obj(plan));
-    return classContext.projectPlan(plan, this.#entries);
+    if (typeof plan === "number") context.throwMessageMissing(this.#entries.at(plan));
+    return context.projectPlan(plan, this.#entries);
   }
 
   buildSessionContext() {
@@ -494,7 +420,7 @@ class SessionManager {
 
   getHeader() {
     const pos = this.#core().header();
-    return pos < 0 ? null : this.#obj(pos);
+    return pos < 0 ? null : this.#entries.at(pos);
   }
 
   getEntryCount() {
@@ -502,15 +428,14 @@ class SessionManager {
   }
 
   getEntries() {
-    return this.#entries.likeFileEntries(this.#objsAt(this.#core().entries()));
+    return this.#entries.likeFileEntries(this.#entries.atMany(this.#core().entries()));
   }
 
   getTree() {
     return buildTree(this.#core(), this.#entries);
   }
 
-  // ---------------------------------------------------------------------------
-  // Branching
+  // ---- Branching
 
   branch(branchFromId) {
     if (!this.#entries.has(branchFromId)) throw new Error(`Entry ${branchFromId} not found`);
@@ -526,17 +451,7 @@ class SessionManager {
       if (branchFromId !== null && !this.#entries.has(branchFromId)) throw new Error(`Entry ${branchFromId} not found`);
       const fromId = this.#leafId ?? "root";
       this.#leafId = branchFromId;
-      return {
-        type: "branch_summary",
-        id: this.#newId(),
-        parentId: branchFromId,
-        timestamp: nowIso(),
-        fromId,
-        summary,
-        details,
-        usage,
-        fromHook,
-      };
+      return { ...this.#head("branch_summary"), fromId, summary, details, usage, fromHook };
     }).id;
   }
 
@@ -545,18 +460,11 @@ class SessionManager {
       const done = this.#createBranchedInCore(leafId);
       if (done !== undefined) return done;
     }
-    // Entries JS holds as objects, odd paths, or no conversation: branching.js says why.
-    const previousSessionFile = this.#sessionFile;
+    // Entries JS holds as objects, odd paths, or no conversation: tree.js says why.
+    const parent = this.#persist ? this.#sessionFile : undefined;
     const path = this.getBranch(leafId);
     if (path.length === 0) throw new Error(`Entry ${leafId} not found`);
-    const fresh = branchedEntries(
-      path,
-      this.#core(),
-      this.#entries,
-      this.getSessionDir(),
-      this.#cwd,
-      this.#persist ? previousSessionFile : undefined,
-    );
+    const fresh = branchedEntries(path, this.#core(), this.#entries, this.getSessionDir(), this.#cwd, parent);
     const { entries } = fresh;
     this.#resetTo(entries);
     this.#sessionId = fresh.id;
@@ -599,8 +507,7 @@ class SessionManager {
     return fresh.file;
   }
 
-  // ---------------------------------------------------------------------------
-  // Construction and discovery
+  // ---- Construction and discovery
 
   static create(cwd, sessionDir, options) {
     const dir = sessionDir ? normalizePath(sessionDir) : getDefaultSessionDir(cwd);

@@ -1,36 +1,69 @@
 "use strict";
-// The exported free functions of pi 1.6.0's session-manager module: a JS copy of the reference
-// that stays, because they take and return the caller's own objects (identity matters; the core
-// holds no objects). The class answers the same questions with the core (class-context.js); these
-// run on what the caller hands in. The seed format's compaction `retainedTail` is honoured as a
-// checkpoint.
+// Context messages. The exported free functions (`buildSessionContext`, ...) are the reference's
+// own code, kept in JS because they take and return the caller's objects (identity matters; the
+// core holds none), with the seed format's compaction `retainedTail` honoured as a checkpoint. The
+// class asks the core which entries form its context (`tree::context_plan`) and builds their
+// messages here from its objects (`projectPlan`). pi's message constructors (`core/messages.js`)
+// and pi-ai's system-message replay (`utils/transcript.js`) come with them, key order included.
 
-const { existsSync, mkdirSync } = require("node:fs");
-const { getAgentDir, getDefaultSessionDirPath } = require("./paths.js");
-const { CURRENT_SESSION_VERSION, migrateSessionEntries, migrateToCurrentVersion } = require("./migrate.js");
-const { createBranchSummaryMessage, createCompactionSummaryMessage, createCustomMessage } = require("./messages.js");
-
-function assertValidSessionId(id) {
-  if (!/^[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?$/.test(id)) {
-    throw new Error(
-      "Session id must be non-empty, contain only alphanumeric characters, '-', '_', and '.', and start and end with an alphanumeric character",
-    );
-  }
+function createBranchSummaryMessage(summary, fromId, timestamp) {
+  return { role: "branchSummary", summary, fromId, timestamp: new Date(timestamp).getTime() };
 }
 
-function parseSessionEntries(content) {
-  const entries = [];
-  const lines = content.trim().split("\n");
-  for (const line of lines) {
-    if (!line.trim()) continue;
-    try {
-      const entry = JSON.parse(line);
-      entries.push(entry);
-    } catch {
-      // Skip malformed lines
+function createCompactionSummaryMessage(summary, tokensBefore, timestamp) {
+  return { role: "compactionSummary", summary: summary, tokensBefore, timestamp: new Date(timestamp).getTime() };
+}
+
+function createCustomMessage(customType, content, display, details, timestamp) {
+  return { role: "custom", customType, content, display, details, timestamp: new Date(timestamp).getTime() };
+}
+
+function contentText(content, separator = "\n") {
+  if (typeof content === "string") return content;
+  return content
+    .filter((block) => block.type === "text")
+    .map((block) => block.text)
+    .join(separator);
+}
+
+function isSystemMessage(message) {
+  return message.role === "system";
+}
+
+function getCurrentTools(messages) {
+  const tools = new Map();
+  for (const message of messages) {
+    if (!isSystemMessage(message)) continue;
+    for (const tool of message.toolsRemoved ?? []) tools.delete(tool.name);
+    for (const tool of message.toolsAdded ?? []) tools.set(tool.name, tool);
+  }
+  return [...tools.values()];
+}
+
+/** pi-ai `getCurrentSystemMessage`: every system message replayed into one. */
+function getCurrentSystemMessage(messages) {
+  const content = [];
+  const sections = new Map();
+  let timestamp;
+  for (const message of messages) {
+    if (!isSystemMessage(message)) continue;
+    timestamp ??= message.timestamp;
+    const text = contentText(message.content);
+    if (text.length > 0) content.push(text);
+    for (const [name, value] of Object.entries(message.sections ?? {})) {
+      if (value === null) sections.delete(name);
+      else sections.set(name, value);
     }
   }
-  return entries;
+  const tools = getCurrentTools(messages);
+  if (timestamp === undefined && tools.length === 0) return undefined;
+  return {
+    role: "system",
+    content: content.join("\n\n"),
+    ...(sections.size > 0 ? { sections: Object.fromEntries(sections) } : {}),
+    ...(tools.length > 0 ? { toolsAdded: tools } : {}),
+    timestamp: timestamp ?? 0,
+  };
 }
 
 function getLatestCompactionEntry(entries) {
@@ -198,24 +231,93 @@ function buildSessionContext(entries, leafId, byId) {
   return { messages, thinkingLevel, model };
 }
 
-function getDefaultSessionDir(cwd, agentDir = getAgentDir()) {
-  const sessionDir = getDefaultSessionDirPath(cwd, agentDir);
-  if (!existsSync(sessionDir)) mkdirSync(sessionDir, { recursive: true });
-  return sessionDir;
+/** `appendContextEdit`'s first check, on the replacement alone. */
+function assertEditReplacement(replacement) {
+  if (
+    replacement !== null &&
+    (typeof replacement !== "object" ||
+      !("content" in replacement) ||
+      (typeof replacement.content !== "string" && !Array.isArray(replacement.content)))
+  ) {
+    throw new Error("Context edit replacement must be null or contain string/array content");
+  }
+}
+
+/**
+ * The replacement a context edit of `target` stores: string content becomes a text block for
+ * the roles whose content is an array (as `projectContextEntry` reads it). Throws for a target
+ * that contributes no editable model content.
+ */
+function editReplacementFor(target, targetId, replacement) {
+  const editable =
+    target.type === "custom_message" ||
+    (target.type === "message" &&
+      (target.message.role === "user" || target.message.role === "assistant" || target.message.role === "toolResult"));
+  if (!editable) throw new Error(`Entry ${targetId} does not contribute editable model content`);
+  const targetRole = target.type === "message" ? target.message.role : "custom";
+  return replacement !== null &&
+    (targetRole === "assistant" || targetRole === "toolResult") &&
+    typeof replacement.content === "string"
+    ? { content: [{ type: "text", text: replacement.content }] }
+    : replacement;
+}
+
+/**
+ * Throws the TypeError the reference throws where the core found a message entry without a
+ * message (`MessageMissing` in tree.rs): the same property read, so the engine words it. Its
+ * text may quote the expression (JavaScriptCore's does), so the variable is named as in the
+ * reference: `entry` in the context functions, `e` in `_hasConversation` (the next function).
+ */
+function throwMessageMissing(entry) {
+  void entry.message.role;
+  throw new Error("pi-session-native internal error: the core reported a missing message that is there");
+}
+
+function throwMessageMissingInHasConversation(e) {
+  void e.message.role;
+  throw new Error("pi-session-native internal error: the core reported a missing message that is there");
+}
+
+/**
+ * The class's projection from the core's context plan `[thinking, model, (position, edit,
+ * noMessages)…]`: the core chose the entries, this builds their messages from the objects
+ * (`at(position)`, `atMany(positions)`).
+ */
+function projectPlan(plan, entries) {
+  let thinkingLevel = "off";
+  if (plan[0] >= 0) thinkingLevel = entries.at(plan[0]).thinkingLevel;
+  let model = null;
+  if (plan[1] >= 0) {
+    const e = entries.at(plan[1]);
+    model =
+      e.type === "model_change"
+        ? { provider: e.provider, modelId: e.modelId }
+        : { provider: e.message.provider, modelId: e.message.model };
+  }
+  const positions = [];
+  for (let i = 2; i < plan.length; i += 3) positions.push(plan[i]);
+  const sources = entries.atMany(positions);
+  return projection(
+    sources,
+    (k) => plan[4 + 3 * k] === 1,
+    (k) => (plan[3 + 3 * k] >= 0 ? entries.at(plan[3 + 3 * k]) : undefined),
+    thinkingLevel,
+    model,
+  );
 }
 
 module.exports = {
-  CURRENT_SESSION_VERSION,
-  assertValidSessionId,
+  assertEditReplacement,
   buildContextEntries,
   buildSessionContext,
   buildSessionProjection,
-  getDefaultSessionDir,
+  contentText,
+  editReplacementFor,
+  getCurrentSystemMessage,
   getLatestCompactionEntry,
-  migrateSessionEntries,
-  migrateToCurrentVersion,
-  parseSessionEntries,
   projectContextEntry,
-  projection,
+  projectPlan,
   sessionEntryToContextMessages,
+  throwMessageMissing,
+  throwMessageMissingInHasConversation,
 };
