@@ -92,16 +92,14 @@ function buildSessionPath(entries, leafId, byId) {
   const limit = index.size + entries.length + 1;
   let current = leaf;
   while (current) {
-    if (path.length > limit) throw cycleError(current);
+    if (path.length > limit) {
+      throw new Error(`Session tree has a cycle in its parent chain at entry ${JSON.stringify(String(current?.id))}`);
+    }
     path.push(current);
     current = current.parentId ? index.get(current.parentId) : undefined;
   }
   path.reverse();
   return path;
-}
-
-function cycleError(entry) {
-  return new Error(`Session tree has a cycle in its parent chain at entry ${JSON.stringify(String(entry?.id))}`);
 }
 
 function getSessionContextSettings(path) {

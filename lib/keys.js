@@ -1,7 +1,7 @@
 "use strict";
 // How JS values cross into the core: Map keys (ids, parent ids, targets) as tagged strings,
-// and the facts of an entry object that the facade built or was handed, from which the core
-// derives its skeleton.
+// and the facts of an entry object the facade built or was handed, from which the core derives
+// its skeleton. Reading them is JS: they are JS values, read as the reference reads them.
 
 /** A JS value as a core key with `SameValueZero` semantics (objects match nothing). */
 function keyOf(value) {

@@ -309,6 +309,24 @@ async function scanInfos(paths, onLoaded, signal, responsive) {
   return results;
 }
 
+/**
+ * The sessions of `paths` (in order), with `onProgress(loaded, total, partial list or undefined)` per
+ * file as the reference calls it: files come in index order, so the first loaded is index 0.
+ */
+async function scanWithProgress(paths, everyFiles, onProgress, signal) {
+  const partialSessions = [];
+  const publish = partialListCadence(everyFiles);
+  let loaded = 0;
+  const onLoaded = (info, index) => {
+    loaded++;
+    if (info) partialSessions.push(info);
+    const publishPartial = publish(loaded, paths.length, index === 0);
+    onProgress?.(loaded, paths.length, publishPartial ? sortSessionInfos([...partialSessions]) : undefined);
+  };
+  const results = await scanInfos(paths, onLoaded, signal, onProgress !== undefined);
+  return results.filter((info) => info !== null);
+}
+
 /** `names.map((name) => join(dir, name))`, the folder part normalised once. */
 function joinAll(dir, names) {
   const prefix = join(dir, "a").slice(0, -1);
@@ -326,23 +344,7 @@ async function listSessionsFromDir(dir, onProgress, signal) {
     const names =
       (asciiOrderKnown() && binding.jsonlNamesDescending(dir)) ||
       (await readdir(dir)).filter((file) => file.endsWith(".jsonl")).sort((a, b) => b.localeCompare(a));
-    const files = joinAll(dir, names);
-    const total = files.length;
-    const partialSessions = [];
-    const publish = partialListCadence(CURRENT_SESSION_LIST_PUBLISH_INTERVAL);
-    let loaded = 0;
-    const results = await scanInfos(
-      files,
-      (info) => {
-        loaded++;
-        if (info) partialSessions.push(info);
-        const publishPartial = publish(loaded, total, loaded === 1);
-        onProgress?.(loaded, total, publishPartial ? sortSessionInfos([...partialSessions]) : undefined);
-      },
-      signal,
-      onProgress !== undefined,
-    );
-    return results.filter((info) => info !== null);
+    return await scanWithProgress(joinAll(dir, names), CURRENT_SESSION_LIST_PUBLISH_INTERVAL, onProgress, signal);
   } catch {
     signal?.throwIfAborted();
     return [];
@@ -445,24 +447,7 @@ async function listAll(sessionDirOrOnProgress, onProgressOrSignal, signal) {
       (NODE &&
         call(() => binding.discoverAll(sessionsDir, join(sessionsDir, "a").slice(0, -1), sep, asciiOrderKnown()))) ||
       (await discoverInJs(sessionsDir, abortSignal));
-    const totalFiles = paths.length;
-    let loaded = 0;
-    let firstCandidateLoaded = false;
-    const partialSessions = [];
-    const publish = partialListCadence(ALL_SESSION_LIST_PUBLISH_INTERVAL);
-    const results = await scanInfos(
-      paths,
-      (info, index) => {
-        loaded++;
-        if (index === 0) firstCandidateLoaded = true;
-        if (info) partialSessions.push(info);
-        const publishPartial = firstCandidateLoaded && publish(loaded, totalFiles, index === 0);
-        progress?.(loaded, totalFiles, publishPartial ? sortSessionInfos([...partialSessions]) : undefined);
-      },
-      abortSignal,
-      progress !== undefined,
-    );
-    return sortSessionInfos(results.filter((info) => info !== null));
+    return sortSessionInfos(await scanWithProgress(paths, ALL_SESSION_LIST_PUBLISH_INTERVAL, progress, abortSignal));
   } catch {
     abortSignal?.throwIfAborted();
     return [];

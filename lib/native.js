@@ -1,6 +1,7 @@
 "use strict";
 // The generated napi loader, the one place where core errors become JS errors, and the ids
-// the core makes (`ids.rs`: pi's entry ids and pi-ai's UUIDv7 session ids).
+// the core makes (`ids.rs`: pi's entry ids and pi-ai's UUIDv7 session ids; JS only checks an id
+// against its own sets, where the core's index does not hold the entries).
 
 const { randomUUID } = require("node:crypto");
 const { getSystemErrorMap, types } = require("node:util");

@@ -1,6 +1,7 @@
 "use strict";
-// Path rules of pi 1.6.0 (`utils/paths.js`, `config.js`), ported as they are: sessions are
-// found by these strings, so they must match byte for byte.
+// Path rules of pi 1.6.0 (`utils/paths.js`, `config.js`), ported as they are: sessions are found
+// by these strings, so they must match byte for byte, and they are Node's own answers (`path`'s
+// resolve on both platforms, `os.homedir`, `fileURLToPath`, `process.cwd`), not Rust's.
 
 const { existsSync, mkdirSync } = require("node:fs");
 const { homedir } = require("node:os");

@@ -31,8 +31,6 @@ class SessionManager {
   #persist;
   #flushed = false;
   #leafId = null;
-  /** The id generated for the append in progress. */
-  #preparedId;
 
   constructor(cwd, sessionDir, sessionFile, persist, newSessionOptions, preloaded) {
     this.#cwd = resolvePath(cwd);
@@ -58,18 +56,8 @@ class SessionManager {
   }
 
   /** The fields every appended entry starts with, in the reference's order. */
-  #head(type) {
-    return { type, id: this.#newId(), parentId: this.#leafId, timestamp: nowIso() };
-  }
-
-  /** The id for the entry being appended (`generateId(this.byId)`). */
-  #newId() {
-    const id = this.#preparedId;
-    if (id !== undefined) {
-      this.#preparedId = undefined;
-      return id;
-    }
-    return this.#entries.newId();
+  #head(type, id) {
+    return { type, id, parentId: this.#leafId, timestamp: nowIso() };
   }
 
   /** Replaces `fileEntries` with JS objects and rebuilds the index (`_buildIndex`). */
@@ -77,14 +65,10 @@ class SessionManager {
     this.#leafId = this.#entries.reset(entries);
   }
 
-  /**
-   * Indexes `text` (the JSONL of `entries`) and, when this manager persists, writes it as the
-   * whole file. A manager that does not persist never writes: it migrates in memory only.
-   */
+  /** Indexes `text` (the JSONL of `entries`) and writes it as the whole file when this persists. */
   #replaceFromText(entries, text, exclusive) {
     const path = this.#persist ? this.#sessionFile : null;
-    // The new text may go over the file the current core session holds open (a migration),
-    // which Windows refuses while it is open: the core lets go of it where that matters.
+    // Windows refuses to replace the file the core holds open (a migration): it lets go first.
     if (path !== null) call(() => this.#entries.releaseFile());
     this.#entries.adopt(
       call(() => NativeSession.fromText(text, path, exclusive)),
@@ -124,10 +108,7 @@ class SessionManager {
     }
   }
 
-  /**
-   * `_loadEntries` for a loaded file: its first entry is the header (`header`, when the
-   * caller parsed it already).
-   */
+  /** `_loadEntries` for a loaded file; its header is item 0 (`header`, when parsed already). */
   #loadNative(native, header = undefined) {
     const objs = new Array(native.count());
     if (header !== undefined) objs[0] = header;
@@ -206,16 +187,12 @@ class SessionManager {
     return found;
   }
 
-  /**
-   * Writes an appended entry: the whole file once the session has a conversation, else one
-   * line (kept public, as in the reference).
-   */
+  /** Writes an appended entry: the whole file at the first conversation, then one line (public, as in pi). */
   _persist(entry) {
     if (!this.#persist || !this.#sessionFile) return;
     if (!this.#flushed) {
       if (!this.#hasConversation()) return;
-      // Serialised before the file is created: a value JSON cannot hold throws here
-      // and leaves no half-written file behind (the reference would).
+      // Serialised before the file is created: a value JSON cannot hold leaves no half-written file.
       const text = stringifyLines(this.#entries.all());
       call(() => this.#core().writeAll(this.#sessionFile, text, true));
       this.#flushed = true;
@@ -231,7 +208,7 @@ class SessionManager {
   /** Builds and appends one entry (`_appendEntry`), through the file path when on disk. */
   #append(build) {
     if (this.#persist && this.#flushed && this.#sessionFile) return this.#appendToFile(build);
-    const entry = build();
+    const entry = build(this.#entries.newId());
     const previousLeafId = this.#leafId;
     this.#entries.push(entry);
     this.#leafId = entry.id;
@@ -247,21 +224,13 @@ class SessionManager {
   }
 
   /**
-   * Appends to a session file on disk (`persistence.commitEntry`), with the id the core's
-   * check asks for. Our leaf moves to the entry; another writer's entries, indexed on the
-   * way, form their own branch.
+   * Appends to a session file on disk (`persistence.commitEntry`) with an id the core accepts;
+   * the leaf moves to the entry (another writer's entries, indexed on the way, are their own branch).
    */
   #appendToFile(build) {
     // The file exists: the core is the authority on ids from here on.
     this.#entries.coreTakesIds();
-    const entry = persistence.commitEntry(this.#core(), this.#entries, this.#sessionFile, (id) => {
-      this.#preparedId = id;
-      try {
-        return build();
-      } finally {
-        this.#preparedId = undefined;
-      }
-    });
+    const entry = persistence.commitEntry(this.#core(), this.#entries, this.#sessionFile, build);
     this.#leafId = entry.id;
     return entry;
   }
@@ -269,35 +238,35 @@ class SessionManager {
   // ---- Appends
 
   appendMessage(message) {
-    return this.#append(() => ({ ...this.#head("message"), message })).id;
+    return this.#append((id) => ({ ...this.#head("message", id), message })).id;
   }
 
   appendThinkingLevelChange(thinkingLevel) {
-    return this.#append(() => ({ ...this.#head("thinking_level_change"), thinkingLevel })).id;
+    return this.#append((id) => ({ ...this.#head("thinking_level_change", id), thinkingLevel })).id;
   }
 
   appendModelChange(provider, modelId) {
-    return this.#append(() => ({ ...this.#head("model_change"), provider, modelId })).id;
+    return this.#append((id) => ({ ...this.#head("model_change", id), provider, modelId })).id;
   }
 
   appendUsage(kind, provider, model, usage, note) {
-    return this.#append(() => ({ ...this.#head("usage"), kind, provider, model, usage, ...(note ? { note } : {}) }));
+    const noteField = note ? { note } : {};
+    return this.#append((id) => ({ ...this.#head("usage", id), kind, provider, model, usage, ...noteField }));
   }
 
   /**
-   * Append a compaction summary. The optional 7th argument `retainedTail` (seed format)
-   * stores the kept messages in the entry, making it a self-contained checkpoint. It is read
-   * from `arguments` so that `appendCompaction.length` stays 6, as in pi 1.6.0.
+   * Append a compaction summary. The optional 7th argument `retainedTail` (seed format) makes it a
+   * self-contained checkpoint; read from `arguments`, so that `appendCompaction.length` stays 6.
    */
   appendCompaction(summary, firstKeptEntryId, tokensBefore, details, fromHook, usage) {
     const retainedTail = arguments[6];
-    return this.#append(() => {
+    return this.#append((id) => {
       const systemMessage = context.getCurrentSystemMessage(this.buildSessionProjection().messages);
-      const head = this.#head("compaction");
+      const head = this.#head("compaction", id);
       return {
         ...head,
         summary,
-        firstKeptEntryId: firstKeptEntryId ?? head.id,
+        firstKeptEntryId: firstKeptEntryId ?? id,
         tokensBefore,
         ...(retainedTail !== undefined ? { retainedTail } : {}),
         details,
@@ -311,40 +280,32 @@ class SessionManager {
   }
 
   appendCustomEntry(customType, data) {
-    return this.#append(() => ({
-      type: "custom",
-      customType,
-      data,
-      id: this.#newId(),
-      parentId: this.#leafId,
-      timestamp: nowIso(),
-    })).id;
+    const build = (id) => ({ type: "custom", customType, data, id, parentId: this.#leafId, timestamp: nowIso() });
+    return this.#append(build).id;
   }
 
   appendSessionInfo(name) {
     const sanitizedName = name.replace(/[\r\n]+/g, " ").trim();
-    return this.#append(() => ({ ...this.#head("session_info"), name: sanitizedName })).id;
+    return this.#append((id) => ({ ...this.#head("session_info", id), name: sanitizedName })).id;
   }
 
   getSessionName() {
     const pos = this.#core().lastSessionInfo();
     if (pos < 0) return undefined;
-    // The reference's own code: a TypeError's text quotes the expression
-    // (`entry.name?.trim is not a function` for a name that is not a string), and Bun's
-    // transpiler inlines a variable used once (JavaScriptCore then quotes
-    // `this.#entries.at(pos).name?.trim`), but not this one.
+    // The reference's expression, for the TypeError's text (`entry.name?.trim is not a function`);
+    // JavaScriptCore quotes it, and Bun's transpiler inlines a variable used once, but not this one.
     const entry = this.#entries.at(pos);
     return entry.type === "session_info" ? entry.name?.trim() || undefined : undefined;
   }
 
   appendCustomMessageEntry(customType, content, display, details) {
-    return this.#append(() => ({
+    return this.#append((id) => ({
       type: "custom_message",
       customType,
       content,
       display,
       details,
-      id: this.#newId(),
+      id,
       parentId: this.#leafId,
       timestamp: nowIso(),
     })).id;
@@ -352,14 +313,14 @@ class SessionManager {
 
   appendContextEdit(targetId, replacement) {
     context.assertEditReplacement(replacement);
-    return this.#append(() => {
+    return this.#append((id) => {
       const target = this.getEntry(targetId);
       if (!target) throw new Error(`Entry ${targetId} not found`);
       if (!this.getBranch().some((entry) => entry.id === targetId)) {
         throw new Error(`Entry ${targetId} is not on the active branch`);
       }
       const normalizedReplacement = context.editReplacementFor(target, targetId, replacement);
-      return { ...this.#head("context_edit"), targetId, replacement: normalizedReplacement };
+      return { ...this.#head("context_edit", id), targetId, replacement: normalizedReplacement };
     }).id;
   }
 
@@ -388,11 +349,10 @@ class SessionManager {
   }
 
   appendLabelChange(targetId, label) {
-    // The core applies the label to its map as the entry is indexed, and undoes it if the
-    // write fails, which is where the reference sets labelsById.
-    return this.#append(() => {
+    // The core applies the label as the entry is indexed, and undoes it if the write fails.
+    return this.#append((id) => {
       if (!this.#entries.has(targetId)) throw new Error(`Entry ${targetId} not found`);
-      return { ...this.#head("label"), targetId, label };
+      return { ...this.#head("label", id), targetId, label };
     }).id;
   }
 
@@ -447,11 +407,11 @@ class SessionManager {
   }
 
   branchWithSummary(branchFromId, summary, details, fromHook, usage) {
-    return this.#append(() => {
+    return this.#append((id) => {
       if (branchFromId !== null && !this.#entries.has(branchFromId)) throw new Error(`Entry ${branchFromId} not found`);
       const fromId = this.#leafId ?? "root";
       this.#leafId = branchFromId;
-      return { ...this.#head("branch_summary"), fromId, summary, details, usage, fromHook };
+      return { ...this.#head("branch_summary", id), fromId, summary, details, usage, fromHook };
     }).id;
   }
 
@@ -481,16 +441,14 @@ class SessionManager {
   }
 
   /**
-   * `createBranchedSession` in one core call (`branchedSession`): the path's lines are read
-   * once, rewritten and written with the re-created labels. Returns the new file, or
-   * undefined for the JS path (`branchedEntries`).
+   * `createBranchedSession` in one core call (`branchedSession`: the path's lines read once, rewritten,
+   * written with the re-created labels). Returns the new file, or undefined for the JS path.
    */
   #createBranchedInCore(leafId) {
     let fresh;
     const next = call(() =>
       this.#core().branchedSession(keyOf(leafId ?? this.#leafId), (path) => {
-        // Only lines nobody has parsed: a JS object may hold what its line does not (values
-        // built in JS, or a caller's changes), and the reference copies the objects.
+        // Only lines nobody parsed: an object may hold what its line does not (the reference copies objects).
         for (const p of path) if (this.#entries.isMaterialised(p)) return null;
         fresh = newSessionParts(this.getSessionDir(), this.#cwd, this.#sessionFile, uuidv7());
         return [fresh.file, `${JSON.stringify(fresh.header)}\n`];
