@@ -1,14 +1,14 @@
 "use strict";
 // pi-session-native: a drop-in, native SessionManager for the pi coding agent.
 // Same exports as `@earendil-works/pi-coding-agent`'s `core/session-manager` module of the pi release in
-// force (lib/profile.js; 1.6.0 by default): ours (lib/exports.js) on the native binding; where no binding
+// force (lib/profile.js; 1.6.0 by default): ours (`ours()` in lib/load.js) on the native binding; where no binding
 // loads, pi's own, with one warning (lib/load.js). Either way a name is exported only where `impl` has it
 // (`projectContextEntry`: from pi 1.5.0 on).
 
 const impl = require("./lib/load.js").load();
 
 // Written out, one assignment per name, so that Node's cjs-module-lexer finds each name (an ES
-// `import { SessionManager } from` this file). The list is pi's module's (lib/exports.js builds ours);
+// `import { SessionManager } from` this file). The list is pi's module's (lib/load.js builds ours);
 // __test__/diff/free-functions.test.mjs checks this file and index.mjs against pi's own keys.
 
 exports.CURRENT_SESSION_VERSION = impl.CURRENT_SESSION_VERSION;

@@ -8,7 +8,6 @@
 const { randomUUID } = require("node:crypto");
 const { binding, call } = require("./native.js");
 const { PendingSkeletons, keyOf } = require("./keys.js");
-const { generateId, shortId } = require("./ids.js");
 
 const { NativeSession } = binding;
 
@@ -158,13 +157,12 @@ class Entries {
     return this.#jsIds !== null ? this.#jsIds.has(id) : this.core().lookup(keyOf(id)) >= 0;
   }
 
-  /** `generateId(byId)`. */
+  /** `generateId(byId)`: checked by the core's index once it is the authority, else here. */
   newId() {
     const ids = this.#jsIds;
-    if (ids === null) return generateId((candidate) => this.has(candidate));
-    // Inlined for the in-memory hot path.
+    if (ids === null) return this.core().newId();
     for (let i = 0; i < 100; i++) {
-      const candidate = shortId();
+      const candidate = binding.shortId();
       if (!ids.has(candidate)) return candidate;
     }
     return randomUUID();

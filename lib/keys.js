@@ -1,7 +1,7 @@
 "use strict";
 // How JS values cross into the core: Map keys (ids, parent ids, targets) as tagged strings,
-// and the facts of an entry object that the facade built or was handed, from which the core
-// derives its skeleton.
+// and the facts of an entry object the facade built or was handed, from which the core derives
+// its skeleton. Reading them is JS: they are JS values, read as the reference reads them.
 
 /** A JS value as a core key with `SameValueZero` semantics (objects match nothing). */
 function keyOf(value) {
@@ -19,14 +19,6 @@ function keyOf(value) {
     default:
       return "o";
   }
-}
-
-/**
- * `new Date(timestamp).getTime()`. It throws where the reference's getTree comparator throws (a
- * timestamp like `{ "toString": 1 }` has no primitive value), so the TypeError is not swallowed.
- */
-function timeOf(timestamp) {
-  return new Date(timestamp).getTime();
 }
 
 /**
@@ -81,4 +73,4 @@ class PendingSkeletons {
   }
 }
 
-module.exports = { PendingSkeletons, factsOf, keyOf, timeOf };
+module.exports = { PendingSkeletons, factsOf, keyOf };

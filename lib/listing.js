@@ -1,30 +1,39 @@
 "use strict";
-// Session discovery and listing. The core scans files in parallel off the main thread;
-// this file orders them (`localeCompare` order, see collate.js; mtime) and shapes
-// `SessionInfo` objects and progress calls exactly as pi 1.6.0 does.
+// Session discovery and listing. The core scans files in parallel off the main thread; this
+// file orders them (`localeCompare` order, see runtime.js; mtime) and shapes `SessionInfo`
+// objects (Dates, key order, the trims) and progress calls exactly as pi 1.6.0 does.
+//
+// The one JS copy of the reference's reading of a file stays here, `buildSessionInfoSlow`: a
+// runtime whose readline splits lines elsewhere than Node's (Bun's also splits at U+2028 and
+// U+2029, runtime.js) must list each file as the reference does on that readline, which the
+// core's byte scan cannot know. Node never runs it.
 
-const { existsSync, readdirSync, statSync } = require("node:fs");
-const { readdir } = require("node:fs/promises");
+const { createReadStream, existsSync, readdirSync, statSync } = require("node:fs");
+const { readdir, stat } = require("node:fs/promises");
 const { basename, join, sep } = require("node:path");
+const { createInterface } = require("node:readline");
 const { binding, call } = require("./native.js");
 const { keyOf } = require("./keys.js");
-const { asciiOrderKnown, compare } = require("./collate.js");
-const { NODE, readlineSplitsAsNode, statMtimes } = require("./runtime.js");
-const { getDefaultSessionDirPath, getSessionsDir, normalizePath, resolvePath, samePath } = require("./paths.js");
-const { getDefaultSessionDir } = require("./free-functions.js");
-const { buildSessionInfoSlow, infoFromRow } = require("./session-info.js");
+const { NODE, asciiOrderKnown, compare, mtimeDate, readlineSplitsAsNode, statMtimes } = require("./runtime.js");
+const paths = require("./paths.js");
+const profile = require("./profile.js");
+const { contentText } = require("./context.js");
+
+const { getDefaultSessionDir, getDefaultSessionDirPath, getSessionsDir, normalizePath, resolvePath, samePath } = paths;
 
 const MAX_CONCURRENT_SESSION_DISCOVERY_LOADS = 64;
 const CURRENT_SESSION_LIST_PUBLISH_INTERVAL = 10;
 const ALL_SESSION_LIST_PUBLISH_INTERVAL = 100;
+/** Files per native scan batch at least: progress is reported between batches. */
+const SCAN_BATCH = 32;
+/** With a progress callback, the longest stretch of callbacks without a turn of the event loop. */
+const YIELD_MS = 50;
 /**
  * pi-native's one deviation (set by pi/launcher.js, never by the library): "time" publishes a
- * partial list for the first file, then at most one every PARTIAL_LIST_MS, and for the last.
- * pi's /resume picker rebuilds its whole session tree (a realpathSync per session) on every
- * partial list, so 1.6.0's one per 10 files makes that work grow as n²/10.
+ * partial list for the first file, then at most one every 100 ms, and for the last. pi's /resume
+ * picker rebuilds its whole session tree on every partial list: one per 10 files grows as n²/10.
  */
 const PARTIAL_LISTS = Symbol.for("pi-session-native.partialLists");
-const PARTIAL_LIST_MS = 100;
 
 /** Decides, per loaded file, whether its progress call carries a partial list. */
 function partialListCadence(everyFiles) {
@@ -34,16 +43,11 @@ function partialListCadence(everyFiles) {
   let last = Number.NEGATIVE_INFINITY;
   return (loaded, total, first) => {
     const now = performance.now();
-    if (!(first || loaded === total || now - last >= PARTIAL_LIST_MS)) return false;
+    if (!(first || loaded === total || now - last >= 100)) return false;
     last = now;
     return true;
   };
 }
-/** Files per native scan batch at least: progress is reported between batches (more come at
- * once when they are ready, as rows from the listing index are). */
-const SCAN_BATCH = 32;
-/** With a progress callback, the longest stretch of callbacks without a turn of the event loop. */
-const YIELD_MS = 50;
 
 function getSessionHeaderCwd(header) {
   const cwd = header.cwd;
@@ -64,8 +68,6 @@ function readHeaderForDiscovery(path) {
   }
 }
 
-const RECENT_FIRST = 8;
-
 /**
  * The session files of `dir`, newest first. On Node the core sorts them (equal mtimes in libuv's
  * readdir order, by bytes); elsewhere the runtime's readdir and stat answer (runtime.js).
@@ -80,12 +82,11 @@ function* newestFirst(dir) {
     for (const { path } of files) yield path;
     return;
   }
-  // The newest few paths first: the answer is nearly always among them, and the rest would be
-  // 1,000 strings built for nothing.
-  const first = binding.filesByMtime(dir, RECENT_FIRST);
+  // The newest 8 first: the answer is nearly always among them (not 1,000 strings for nothing).
+  const first = binding.filesByMtime(dir, 8);
   if (first === null) return;
   yield* first;
-  if (first.length < RECENT_FIRST) return;
+  if (first.length < 8) return;
   const all = binding.filesByMtime(dir, null);
   if (all !== null) yield* all.slice(first.length);
 }
@@ -142,22 +143,123 @@ function findById(cwd, id, sessionDir) {
   return undefined;
 }
 
+/**
+ * A SessionInfo from the core's scan row (`listing::Rows`): `[header, name, messageCount,
+ * lastActivity, pendingTimes, (block, start, end) of firstMessage and of allMessagesText, mtimeMs]`,
+ * each text a slice of a block of the batch (a string V8 reads in place).
+ */
+function infoFromRow(path, row, blocks) {
+  const [header, rawName, messageCount, lastActivity, pendingTimes] = row;
+  let lastActivityTime = lastActivity === null ? undefined : lastActivity;
+  for (const ts of pendingTimes) {
+    const t = new Date(ts).getTime();
+    if (!Number.isNaN(t)) lastActivityTime = Math.max(lastActivityTime ?? 0, t);
+  }
+  const name = rawName === null ? undefined : rawName.trim() || undefined;
+  const text = (k) => (row[k + 1] === row[k + 2] ? "" : blocks[row[k]].slice(row[k + 1], row[k + 2]));
+  const fileMtime = () => mtimeDate(path, row[11]);
+  return makeInfo(path, header, name, lastActivityTime, fileMtime, messageCount, text(5), text(8));
+}
+
+/** The tail of `buildSessionInfo`: the SessionInfo object, key order included. */
+function makeInfo(path, header, name, lastActivityTime, fileMtime, messageCount, firstMessage, allMessagesText) {
+  const cwd = typeof header.cwd === "string" ? header.cwd : "";
+  const parentSessionPath = header.parentSession;
+  const headerTime = typeof header.timestamp === "string" ? new Date(header.timestamp).getTime() : Number.NaN;
+  const modified =
+    typeof lastActivityTime === "number" && lastActivityTime > 0
+      ? new Date(lastActivityTime)
+      : !Number.isNaN(headerTime)
+        ? new Date(headerTime)
+        : fileMtime();
+  return {
+    path,
+    id: header.id,
+    cwd,
+    name,
+    parentSessionPath,
+    created: new Date(header.timestamp),
+    modified,
+    messageCount,
+    firstMessage: firstMessage || "(no messages)",
+    allMessagesText,
+  };
+}
+
+/**
+ * The reference's `buildSessionInfo`, for every file under a runtime whose readline splits lines
+ * elsewhere than the core does (`scanInfos`). Abort (profile switch `listingChecksAbortPerLine`):
+ * 1.6.0 checks the signal on every line and once more after the loop; 1.5.x hands it to the read
+ * stream, so a file whose read has ended is still listed. The per-line check stands for both (an
+ * abort mid-file fails the file either way), the check after the loop is 1.6.0's only. The signal
+ * never reaches the stream, so 1.5.x's crash (an 'error' nothing listens to, upstream #11956) is not
+ * reproduced. No deterministic test tells the profiles apart: the window is a few ticks of I/O.
+ */
+async function buildSessionInfoSlow(filePath, signal) {
+  try {
+    const stats = await stat(filePath);
+    let header = null;
+    let messageCount = 0;
+    let firstMessage = "";
+    const allMessages = [];
+    let name;
+    let lastActivityTime;
+    // Aborted during the stat: 1.5.x's stream fails at once, 1.6.0 at the first line or after it.
+    signal?.throwIfAborted();
+    const stream = createReadStream(filePath, { encoding: "utf8" });
+    try {
+      for await (const line of createInterface({ input: stream, crlfDelay: Number.POSITIVE_INFINITY })) {
+        signal?.throwIfAborted();
+        let entry = null;
+        try {
+          if (line.trim()) entry = JSON.parse(line);
+        } catch {}
+        if (!entry) continue;
+        if (!header) {
+          if (entry.type !== "session") return null;
+          header = entry;
+          continue;
+        }
+        if (entry.type === "session_info") name = entry.name?.trim() || undefined;
+        if (entry.type !== "message") continue;
+        messageCount++;
+        const message = entry.message;
+        // pi's isMessageWithContent, then getMessageActivityTime and extractTextContent.
+        if (typeof message.role !== "string" || !("content" in message)) continue;
+        if (message.role !== "user" && message.role !== "assistant") continue;
+        let activityTime = message.timestamp;
+        if (typeof activityTime !== "number") activityTime = new Date(entry.timestamp).getTime();
+        if (!Number.isNaN(activityTime)) lastActivityTime = Math.max(lastActivityTime ?? 0, activityTime);
+        const textContent = contentText(message.content, " ");
+        if (!textContent) continue;
+        allMessages.push(textContent);
+        if (!firstMessage && message.role === "user") firstMessage = textContent;
+      }
+    } finally {
+      stream.destroy();
+    }
+    // An abort while readline waited for the end of the file, after the last line (1.6.0 on).
+    if (profile.has("listingChecksAbortPerLine")) signal?.throwIfAborted();
+    if (!header) return null;
+    const mtime = () => stats.mtime;
+    return makeInfo(filePath, header, name, lastActivityTime, mtime, messageCount, firstMessage, allMessages.join(" "));
+  } catch {
+    signal?.throwIfAborted();
+    return null;
+  }
+}
+
 function sortSessionInfos(sessions) {
   return sessions.sort((a, b) => b.modified.getTime() - a.modified.getTime());
 }
 
 /**
- * Scans `paths` in native batches, calling `onLoaded(info, index)` in index order.
- * Resolves to the infos (null for non-sessions), in order. `responsive`: the caller
- * passed a progress callback, so the event loop gets a turn every YIELD_MS of
- * callbacks (the reference yields between files as it reads them; rows from the listing
- * index would otherwise all be reported in one stretch, and a TUI would not paint its
- * progress meanwhile).
+ * Scans `paths` in native batches, calling `onLoaded(info, index)` in index order; resolves to
+ * the infos (null for non-sessions). `responsive` (a progress callback): the event loop gets a
+ * turn every YIELD_MS of callbacks, as the reference's reads give it one, so a TUI paints.
  */
 async function scanInfos(paths, onLoaded, signal, responsive) {
   const results = new Array(paths.length);
-  // A runtime whose readline splits lines elsewhere than the core does (Bun: also at U+2028
-  // and U+2029) gets the reference's own reading of every file, on that readline.
   if (!NODE && !(await readlineSplitsAsNode())) {
     for (let index = 0; index < paths.length; index++) {
       signal?.throwIfAborted();
@@ -196,21 +298,36 @@ async function scanInfos(paths, onLoaded, signal, responsive) {
       }
       start += rows.length;
     }
-    // The listing is complete: the index is written in the background (not awaited; Node
-    // stays up until it is done). It never fails the listing.
+    // Complete: the index is written in the background (Node stays up for it); it never fails.
     complete = true;
     scanner.finish().catch(() => {});
   } finally {
     signal?.removeEventListener("abort", onAbort);
-    // Stops the core's threads if this ended early (they are done otherwise; an aborted
-    // scan leaves the index as it was).
+    // Stops the core's threads if this ended early (an aborted scan leaves the index as it was).
     if (!complete) flag.abort();
   }
   return results;
 }
 
-/** `names.map((name) => join(dir, name))`: the folder part is the same for every name of
- * it (a file name is one plain path segment), so it is normalised once. */
+/**
+ * The sessions of `paths` (in order), with `onProgress(loaded, total, partial list or undefined)` per
+ * file as the reference calls it: files come in index order, so the first loaded is index 0.
+ */
+async function scanWithProgress(paths, everyFiles, onProgress, signal) {
+  const partialSessions = [];
+  const publish = partialListCadence(everyFiles);
+  let loaded = 0;
+  const onLoaded = (info, index) => {
+    loaded++;
+    if (info) partialSessions.push(info);
+    const publishPartial = publish(loaded, paths.length, index === 0);
+    onProgress?.(loaded, paths.length, publishPartial ? sortSessionInfos([...partialSessions]) : undefined);
+  };
+  const results = await scanInfos(paths, onLoaded, signal, onProgress !== undefined);
+  return results.filter((info) => info !== null);
+}
+
+/** `names.map((name) => join(dir, name))`, the folder part normalised once. */
 function joinAll(dir, names) {
   const prefix = join(dir, "a").slice(0, -1);
   if (names.length > 0 && join(dir, names[0]) !== prefix + names[0]) return names.map((name) => join(dir, name));
@@ -223,27 +340,11 @@ async function listSessionsFromDir(dir, onProgress, signal) {
   // The index is read (decompressed) on another thread while this one lists and sorts.
   binding.preloadIndex([dir]);
   try {
-    // Read and sorted by the core when the order needs no ICU (see collate.js).
+    // Read and sorted by the core when the order needs no ICU (runtime.js).
     const names =
       (asciiOrderKnown() && binding.jsonlNamesDescending(dir)) ||
       (await readdir(dir)).filter((file) => file.endsWith(".jsonl")).sort((a, b) => b.localeCompare(a));
-    const files = joinAll(dir, names);
-    const total = files.length;
-    const partialSessions = [];
-    const publish = partialListCadence(CURRENT_SESSION_LIST_PUBLISH_INTERVAL);
-    let loaded = 0;
-    const results = await scanInfos(
-      files,
-      (info) => {
-        loaded++;
-        if (info) partialSessions.push(info);
-        const publishPartial = publish(loaded, total, loaded === 1);
-        onProgress?.(loaded, total, publishPartial ? sortSessionInfos([...partialSessions]) : undefined);
-      },
-      signal,
-      onProgress !== undefined,
-    );
-    return results.filter((info) => info !== null);
+    return await scanWithProgress(joinAll(dir, names), CURRENT_SESSION_LIST_PUBLISH_INTERVAL, onProgress, signal);
   } catch {
     signal?.throwIfAborted();
     return [];
@@ -254,8 +355,7 @@ async function list(cwd, sessionDir, onProgress, signal) {
   const dir = sessionDir ? normalizePath(sessionDir) : getDefaultSessionDir(cwd);
   const filterCwd = sessionDir !== undefined && !samePath(dir, getDefaultSessionDirPath(cwd));
   const resolvedCwd = resolvePath(cwd);
-  // Each folder's sessions share a few cwds: an absolute POSIX one resolves the same every
-  // time (no process cwd, no home dir), so it is matched once per listing.
+  // A folder's sessions share a few cwds: an absolute POSIX one is matched once per listing.
   const matched = new Map();
   const includeSession = (session) => {
     if (!filterCwd) return true;
@@ -342,30 +442,12 @@ async function listAll(sessionDirOrOnProgress, onProgressOrSignal, signal) {
   const sessionsDir = getSessionsDir();
   try {
     if (!existsSync(sessionsDir)) return [];
-    // One core call finds the files and sorts them (`discoverAll`); the JS way stays for
-    // what it cannot answer (`discoverInJs`).
+    // One core call finds and sorts the files; the JS way for what it cannot answer.
     const paths =
       (NODE &&
         call(() => binding.discoverAll(sessionsDir, join(sessionsDir, "a").slice(0, -1), sep, asciiOrderKnown()))) ||
       (await discoverInJs(sessionsDir, abortSignal));
-    const totalFiles = paths.length;
-    let loaded = 0;
-    let firstCandidateLoaded = false;
-    const partialSessions = [];
-    const publish = partialListCadence(ALL_SESSION_LIST_PUBLISH_INTERVAL);
-    const results = await scanInfos(
-      paths,
-      (info, index) => {
-        loaded++;
-        if (index === 0) firstCandidateLoaded = true;
-        if (info) partialSessions.push(info);
-        const publishPartial = firstCandidateLoaded && publish(loaded, totalFiles, index === 0);
-        progress?.(loaded, totalFiles, publishPartial ? sortSessionInfos([...partialSessions]) : undefined);
-      },
-      abortSignal,
-      progress !== undefined,
-    );
-    return sortSessionInfos(results.filter((info) => info !== null));
+    return sortSessionInfos(await scanWithProgress(paths, ALL_SESSION_LIST_PUBLISH_INTERVAL, progress, abortSignal));
   } catch {
     abortSignal?.throwIfAborted();
     return [];

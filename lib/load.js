@@ -1,12 +1,9 @@
 "use strict";
-// Which implementation `require("pi-session-native")` gets: ours (lib/exports.js) when the native
-// binding loads. Where none does (a platform without a prebuilt binary, an install without its
-// platform package, a binary that cannot be loaded), pi's own `core/session-manager` module from the
-// installed @earendil-works/pi-coding-agent, with one warning; PI_SESSION_NATIVE_NO_FALLBACK=1 makes
-// that an error. With no pi installed either: one short error (never the napi loader's own).
-//
-// pi's module is ESM; a CommonJS entry loads it with require(), which Node >= 20.19 and >= 22.12 do
-// without flags. An older Node gets the short error, saying so.
+// Which implementation `require("pi-session-native")` gets: ours (`ours()`) when the native
+// binding loads; where none does (no prebuilt binary, no platform package, a binary that does not
+// load), pi's own `core/session-manager` module from the installed pi, with one warning
+// (PI_SESSION_NATIVE_NO_FALLBACK=1 makes it an error); with no pi either, one short error. pi's
+// module is ESM: require() loads it on Node >= 20.19 and >= 22.12; an older one gets the error.
 
 const { existsSync, readFileSync } = require("node:fs");
 const { join } = require("node:path");
@@ -145,10 +142,42 @@ function fallback(err) {
   return pi;
 }
 
+let exported;
+
+/**
+ * Our exports: the names of the `core/session-manager` module of the pi release in force, decided
+ * once, when first asked (lib/profile.js: `projectContextEntry` is an export from 1.5.0 on).
+ */
+function ours() {
+  if (exported) return exported;
+  const { SessionManager } = require("./session-manager.js");
+  const context = require("./context.js");
+  const file = require("./persistence.js");
+  const listing = require("./listing.js");
+  exported = {
+    CURRENT_SESSION_VERSION: file.CURRENT_SESSION_VERSION,
+    SessionManager,
+    assertValidSessionId: file.assertValidSessionId,
+    buildContextEntries: context.buildContextEntries,
+    buildSessionContext: context.buildSessionContext,
+    buildSessionProjection: context.buildSessionProjection,
+    findMostRecentSession: listing.findMostRecentSession,
+    getDefaultSessionDir: require("./paths.js").getDefaultSessionDir,
+    getLatestCompactionEntry: context.getLatestCompactionEntry,
+    loadEntriesFromFile: file.loadEntriesFromFile,
+    migrateSessionEntries: file.migrateSessionEntries,
+    parseSessionEntries: file.parseSessionEntries,
+    projectContextEntry: context.projectContextEntry,
+    sessionEntryToContextMessages: context.sessionEntryToContextMessages,
+  };
+  if (!require("./profile.js").has("exportsProjectContextEntry")) delete exported.projectContextEntry;
+  return exported;
+}
+
 /** The package's exports: ours on the native binding, else pi's own (see the top of this file). */
 function load() {
   const err = bindingError();
-  return err ? fallback(err) : require("./exports.js");
+  return err ? fallback(err) : ours();
 }
 
 module.exports = {

@@ -1,6 +1,9 @@
 "use strict";
-// The generated napi loader, plus the one place where core errors become JS errors.
+// The generated napi loader, the one place where core errors become JS errors, and the ids
+// the core makes (`ids.rs`: pi's entry ids and pi-ai's UUIDv7 session ids; JS only checks an id
+// against its own sets, where the core's index does not hold the entries).
 
+const { randomUUID } = require("node:crypto");
 const { getSystemErrorMap, types } = require("node:util");
 const binding = require("../binding.js");
 const { inOwnRealm, systemError } = require("./runtime.js");
@@ -35,4 +38,20 @@ function call(fn, ...args) {
   }
 }
 
-module.exports = { binding, call, toJsError };
+/** The reference's `generateId`: 8 hex digits that `has` says are free, else after 100 tries a UUID. */
+function generateId(has) {
+  for (let i = 0; i < 100; i++) {
+    const id = binding.shortId();
+    if (!has(id)) return id;
+  }
+  return randomUUID();
+}
+
+/** pi-ai's `uuidv7()`, with its error once the sequence is exhausted. */
+function uuidv7() {
+  const id = binding.uuidv7();
+  if (id === null) throw new RangeError("UUIDv7 generator sequence exhausted");
+  return id;
+}
+
+module.exports = { binding, call, generateId, toJsError, uuidv7 };

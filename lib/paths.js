@@ -1,7 +1,9 @@
 "use strict";
-// Path rules of pi 1.6.0 (`utils/paths.js`, `config.js`), ported as they are: sessions are
-// found by these strings, so they must match byte for byte.
+// Path rules of pi 1.6.0 (`utils/paths.js`, `config.js`), ported as they are: sessions are found
+// by these strings, so they must match byte for byte, and they are Node's own answers (`path`'s
+// resolve on both platforms, `os.homedir`, `fileURLToPath`, `process.cwd`), not Rust's.
 
+const { existsSync, mkdirSync } = require("node:fs");
 const { homedir } = require("node:os");
 const { isAbsolute, join, resolve: nodeResolvePath, posix, win32 } = require("node:path");
 const { fileURLToPath } = require("node:url");
@@ -80,9 +82,17 @@ function getDefaultSessionDirPath(cwd, agentDir = getAgentDir()) {
   return join(resolvedAgentDir, "sessions", safePath);
 }
 
+/** The exported `getDefaultSessionDir`: the default dir of `cwd`, made if missing. */
+function getDefaultSessionDir(cwd, agentDir = getAgentDir()) {
+  const sessionDir = getDefaultSessionDirPath(cwd, agentDir);
+  if (!existsSync(sessionDir)) mkdirSync(sessionDir, { recursive: true });
+  return sessionDir;
+}
+
 module.exports = {
   APP_NAME,
   getAgentDir,
+  getDefaultSessionDir,
   getDefaultSessionDirPath,
   getSessionsDir,
   normalizePath,

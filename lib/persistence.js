@@ -1,17 +1,113 @@
 "use strict";
-// The session file as the class writes it: entries as JSONL, appends through the core's
-// protocol (`Session::commit`), the pre-migration backup, `open`'s header read and the
-// copy `forkFrom` writes. Only what must be JS is here (`JSON.stringify` of the objects, and
-// building an entry again when its id is taken); the core does the writing.
+// The session file: its format (version, parsing, the v1/v2 migration as pi 1.6.0 does it in
+// place: `migrateSessionEntries` is an exported function on the caller's objects, and the class
+// runs it on the objects it loaded), and how the class writes it. Only what must be JS is here
+// (`JSON.stringify` of the objects, `Date`'s ISO text, building an entry again when its id is
+// taken); the core reads and writes.
 
 const { randomUUID } = require("node:crypto");
-const { binding, call, toJsError } = require("./native.js");
+const { join } = require("node:path");
+const { binding, call, generateId, toJsError } = require("./native.js");
 const { factsOf } = require("./keys.js");
-const { shortId } = require("./ids.js");
 const { normalizePath } = require("./paths.js");
+
+const CURRENT_SESSION_VERSION = 3;
 
 /** Opt-in durability: fsync every append (`PI_SESSION_NATIVE_FSYNC=1`). */
 const SYNC_APPENDS = process.env.PI_SESSION_NATIVE_FSYNC === "1";
+
+function assertValidSessionId(id) {
+  if (!/^[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?$/.test(id)) {
+    throw new Error(
+      "Session id must be non-empty, contain only alphanumeric characters, '-', '_', and '.', and start and end with an alphanumeric character",
+    );
+  }
+}
+
+function parseSessionEntries(content) {
+  const entries = [];
+  for (const line of content.trim().split("\n")) {
+    if (!line.trim()) continue;
+    try {
+      entries.push(JSON.parse(line));
+    } catch {
+      // Skip malformed lines
+    }
+  }
+  return entries;
+}
+
+function migrateV1ToV2(entries) {
+  const ids = new Set();
+  let prevId = null;
+  for (const entry of entries) {
+    if (entry.type === "session") {
+      entry.version = 2;
+      continue;
+    }
+    // The reference's id set is never filled, so only the check's shape is kept.
+    entry.id = generateId((id) => ids.has(id));
+    entry.parentId = prevId;
+    prevId = entry.id;
+    if (entry.type === "compaction" && typeof entry.firstKeptEntryIndex === "number") {
+      const targetEntry = entries[entry.firstKeptEntryIndex];
+      if (targetEntry && targetEntry.type !== "session") entry.firstKeptEntryId = targetEntry.id;
+      delete entry.firstKeptEntryIndex;
+    }
+  }
+}
+
+function migrateV2ToV3(entries) {
+  for (const entry of entries) {
+    if (entry.type === "session") {
+      entry.version = 3;
+      continue;
+    }
+    if (entry.type === "message" && entry.message && entry.message.role === "hookMessage")
+      entry.message.role = "custom";
+  }
+}
+
+/** Brings entries to the current version in place; true if anything was migrated. */
+function migrateToCurrentVersion(entries) {
+  const header = entries.find((e) => e.type === "session");
+  const version = header?.version ?? 1;
+  if (version >= CURRENT_SESSION_VERSION) return false;
+  if (version < 2) migrateV1ToV2(entries);
+  if (version < 3) migrateV2ToV3(entries);
+  return true;
+}
+
+function migrateSessionEntries(entries) {
+  migrateToCurrentVersion(entries);
+}
+
+let lastMs = Number.NaN;
+let lastIso = "";
+
+/**
+ * `new Date().toISOString()`, formatted once per millisecond: appends in a burst share the
+ * string instead of each building a Date and formatting it (~10x cheaper).
+ */
+function nowIso() {
+  const ms = Date.now();
+  if (ms !== lastMs) {
+    lastIso = new Date(ms).toISOString();
+    lastMs = ms;
+  }
+  return lastIso;
+}
+
+/**
+ * The header and file of a new session `id` in `dir`, stamped now, as `newSession`,
+ * `createBranchedSession` and `forkFrom` make them (`JSON.stringify` drops an undefined
+ * `parentSession`; the file is `<dir>/<timestamp with : and . as ->_<id>.jsonl`).
+ */
+function newSessionParts(dir, cwd, parentSession, id) {
+  const timestamp = nowIso();
+  const header = { type: "session", version: CURRENT_SESSION_VERSION, id, timestamp, cwd, parentSession };
+  return { id, header, file: join(dir, `${timestamp.replace(/[:.]/g, "-")}_${id}.jsonl`) };
+}
 
 /** The JSONL text of `entries`, exactly as the reference writes them. */
 function stringifyLines(entries) {
@@ -21,14 +117,13 @@ function stringifyLines(entries) {
 }
 
 /**
- * Appends the entry `build(id)` returns to a session file on disk (`Session::commit`): the
- * core checks the id is unused (else the entry is built again with another id, as
- * `generateId` would have picked one), writes the entry as one line and indexes what other
- * processes appended before it, so the tree matches the file. Returns the entry, indexed.
+ * Appends the entry `build(id)` returns to a session file on disk (`Session::commit`): the core
+ * checks the id is free (else the entry is built again with another, as `generateId` would have
+ * picked one), writes the line and indexes what other processes appended before it.
  */
 function commitEntry(native, entries, sessionFile, build) {
   for (let attempt = 0; ; attempt++) {
-    const entry = build(attempt < 100 ? shortId() : randomUUID());
+    const entry = build(attempt < 100 ? binding.shortId() : randomUUID());
     const json = JSON.stringify(entry);
     const before = entries.length;
     let count;
@@ -52,12 +147,10 @@ function backupBeforeMigration(sessionFile, version) {
 }
 
 /**
- * `open`'s read of the file: the session loaded once (`openSession`), with its header for
- * the cwd (`readSessionHeader` finds the same first parsed entry within its bounded scan,
- * and its full-load fallback the same one past it). `preloaded` goes to the constructor, so
- * the file is read once. With `scanOnly` (a session folder still to be made: the reference
- * makes it before it loads, and the load may repair the file) only the header is read, by
- * the bounded scan.
+ * `open`'s read: the session loaded once (`openSession`; `preloaded` goes to the constructor),
+ * with its header for the cwd (the first parsed entry, as `readSessionHeader` finds it). With
+ * `scanOnly` (the session folder is still to be made: the reference makes it before the load,
+ * which may repair the file) only the bounded header scan runs.
  */
 function readOpenHeader(path, scanOnly) {
   if (scanOnly) {
@@ -72,11 +165,10 @@ function readOpenHeader(path, scanOnly) {
 }
 
 /**
- * `forkFrom`'s copy, in one read of the source (`forkSession`): `prepare()` runs between the
- * source's load and the write, as the reference's steps there do, and returns the new file
- * and its header. The new file's entries are the source's parsed non-header entries as
- * `JSON.stringify(JSON.parse(line))`, canonicalised in the core. Returns the new file's
- * core session, or null when the source is missing or not a session.
+ * `forkFrom`'s copy in one read of the source (`forkSession`; its entries canonicalised as
+ * `JSON.stringify(JSON.parse(line))` by the core): `prepare()` runs between the load and the
+ * write, as the reference's steps do, and returns the new file and header. Null when the source
+ * is missing or not a session.
  */
 function writeFork(sourcePath, prepare) {
   return call(() =>
@@ -87,4 +179,34 @@ function writeFork(sourcePath, prepare) {
   );
 }
 
-module.exports = { SYNC_APPENDS, backupBeforeMigration, commitEntry, readOpenHeader, stringifyLines, writeFork };
+/** The exported `loadEntriesFromFile`: every parsed entry of a session file, or []. */
+function loadEntriesFromFile(filePath) {
+  const lines = call(() => binding.loadEntriesAscii(normalizePath(filePath)));
+  if (lines === null) return [];
+  let text;
+  try {
+    text = lines.toString("latin1");
+  } catch (err) {
+    // Past V8's longest string: the reference's readFileSync throws this RangeError.
+    if (err?.code === "ERR_STRING_TOO_LONG") throw new RangeError("Invalid string length");
+    throw err;
+  }
+  return text.split("\n").map((line) => JSON.parse(line));
+}
+
+module.exports = {
+  CURRENT_SESSION_VERSION,
+  SYNC_APPENDS,
+  assertValidSessionId,
+  backupBeforeMigration,
+  commitEntry,
+  loadEntriesFromFile,
+  migrateSessionEntries,
+  migrateToCurrentVersion,
+  newSessionParts,
+  nowIso,
+  parseSessionEntries,
+  readOpenHeader,
+  stringifyLines,
+  writeFork,
+};

@@ -1,23 +1,17 @@
 "use strict";
-// Which pi release's behaviour this package reproduces. pi's session module changed twice since 1.0
-// (pi/verified.json lists the releases and their modules' fingerprints); one implementation serves
-// them all, and a profile is the few switches where they differ:
+// Which pi release's behaviour this package reproduces: one implementation serves every release in
+// pi/verified.json, and a profile is the few switches where their session modules differ:
 //   exportsProjectContextEntry  `projectContextEntry` is an export of the module (1.5.0 on)
 //   pathsEqual                  session dirs and cwds compare as pi's pathsEqual() does (resolved,
 //                               case-folded on Windows); before 1.5.0 they compare with ===
 //   listingChecksAbortPerLine   buildSessionInfo checks the abort signal on every line and once more
 //                               after the last (1.6.0 on); before, the signal only reaches the read
 //                               stream, and a file whose read has ended is still listed
-// Where an older release loses data, the profile keeps our fix: before 1.5.0 pi keeps an entry whose
-// append failed in memory (later entries then point at a parent the file lacks); every profile rolls
-// it back, as 1.5.0 does (docs/pi.md).
-//
-// Who chooses:
-//   1. PI_SESSION_NATIVE_PI=<pi version>: the profile of that release in the table, or of the newest
-//      release before it (a version newer than any in the table gets the newest profile);
-//   2. in pi, the gate (pi/gate.js) calls use() with the profile of the module whose fingerprint matched;
-//   3. as a library, the pi installed beside this package (its package.json's version, as in 1.);
-//   4. else the newest profile.
+// Where an older release loses data, every profile keeps our fix (before 1.5.0 an entry whose append
+// failed stays in memory; we roll it back, as 1.5.0 does: docs/pi.md). Who chooses: 1.
+// PI_SESSION_NATIVE_PI=<pi version> (that release's profile, or the newest release's before it); 2. in
+// pi, the gate (pi/gate.js) calls use() with the profile of the module it matched; 3. as a library,
+// the version of the pi installed beside this package, as in 1.; 4. else the newest profile.
 
 const { existsSync, readFileSync } = require("node:fs");
 const { join } = require("node:path");

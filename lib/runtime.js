@@ -1,27 +1,19 @@
 "use strict";
-// The answers that come from the JS runtime rather than from ECMAScript, where the facade
-// has a fast way to give Node's and must give the runtime's own answer elsewhere (Bun,
-// Deno). ECMAScript fixes the rest (JSON.stringify's numbers, ISO date strings, key order,
-// Array.prototype.sort's stability); the engine's own text is left to the engine (a
-// TypeError from a property access is thrown by the same expression as in pi's code).
-//
-// On Node (V8, libuv):
-// - `localeCompare` of printable ASCII under an English default locale is V8's fixed
-//   weight table (collate.js; the core holds the table);
-// - `readdirSync` lists names as libuv's scandir does (sorted by bytes on Unix), and the
-//   core's discovery keeps that order for equal mtimes (`platform::jsonl_stats`, used by
-//   `discovery::files_by_mtime` and `headers_with_id`);
-// - `stats.mtime` is `new Date(Math.round(mtimeMs))`;
-// - fs errors have their own keys in the order errno, code, syscall, path (their realm is
-//   asked on every runtime: under a vm context it is not the caller's);
-// - readline splits lines only at \n, \r\n and \r, as the core splits a listed file.
-// Elsewhere each of these is asked of the runtime itself: `localeCompare`, `readdirSync`
-// (Bun lists in the directory's own order), `statSync().mtime` (Bun truncates), the key
-// order of an fs error the runtime threw, and how its readline splits a probe text (Bun's
-// also splits at U+2028 and U+2029: then every listed file is read by the reference's
-// algorithm on the runtime's own readline, listing.js).
+// The answers that come from the JS runtime, not from ECMAScript: Node's are known (and given
+// fast, often by the core), any other runtime's (Bun, Deno) are asked of it. On Node (V8, libuv):
+// - `localeCompare` of printable ASCII under an English default locale is V8's weight table
+//   (below; the core holds it);
+// - `readdirSync` lists names sorted by bytes (libuv), the order the core's discovery keeps for
+//   equal mtimes (`platform::jsonl_stats`); Bun lists in the directory's own order;
+// - `stats.mtime` is `new Date(Math.round(mtimeMs))` (Bun truncates);
+// - fs errors have the own keys errno, code, syscall, path in that order (their realm is asked
+//   everywhere: under a vm context it is not the caller's);
+// - readline splits lines only at \n, \r\n and \r, as the core does (Bun's also at U+2028 and
+//   U+2029: there every listed file is read by the reference's code on that readline, listing.js).
 
 const { readdirSync, statSync } = require("node:fs");
+// The loader itself: native.js, which converts the addon's errors, asks this file.
+const binding = require("../binding.js");
 
 /** Node itself: V8 with libuv's fs. Bun reports a Node version too, and a V8 one. */
 const NODE = typeof process.versions.bun !== "string" && typeof process.versions.deno !== "string";
@@ -30,9 +22,8 @@ const NODE_ERROR_KEYS = ["errno", "code", "syscall", "path"];
 let template;
 
 /**
- * What an fs error thrown by this runtime looks like: its constructor (under Vitest's
- * vmThreads or Jest the test's realm is a vm context, and Node's fs errors come from the
- * outer realm: `instanceof Error` is false there) and the order of its own keys.
+ * The constructor (under a vm context, Vitest's vmThreads or Jest, fs errors come from the outer
+ * realm) and own-key order of an fs error this runtime throws.
  */
 function systemErrorTemplate() {
   if (template !== undefined) return template;
@@ -62,9 +53,8 @@ function systemError(message, fields) {
 const OWN_ERRORS = { Error, RangeError, SyntaxError, TypeError };
 
 /**
- * An error the addon threw, as an error of this module's realm: N-API makes its errors in
- * the realm the addon was loaded in, which under a vm context (Vitest's vmThreads, Jest) is
- * not the one the facade (and the reference) throw theirs in. The same error where they are one.
+ * An error the addon threw, as one of this module's realm: N-API makes it in the addon's realm,
+ * which under a vm context is not the one the facade (and the reference) throw in.
  */
 function inOwnRealm(err) {
   if (err instanceof Error) return err;
@@ -117,4 +107,49 @@ function readlineSplitsAsNode() {
   return readlineProbe;
 }
 
-module.exports = { NODE, inOwnRealm, mtimeDate, readlineSplitsAsNode, statMtimes, systemError };
+// `localeCompare` order of file names without ICU: building ICU's collator costs 6-32 ms, most of
+// a listing served by the listing index. V8 compares printable ASCII under English default
+// locales by fixed UCA weights (`TryFastCompareStrings` in src/objects/intl-objects.cc), which the
+// core holds to sort a folder (`discovery::jsonl_names_descending`) or compare two names
+// (`collateNames`); here is decided whether it may.
+
+const PRINTABLE = /^[\x20-\x7e]*$/;
+
+/**
+ * Whether the default locale's `localeCompare` of printable ASCII is V8's weight table: on Linux
+ * ICU takes the first of LC_ALL, LC_MESSAGES, LANG that is set (even empty); "C", "POSIX" or
+ * none mean en-US; `--icu-locale` overrides them.
+ */
+function englishDefault(env = process.env, platform = process.platform, argv = process.execArgv) {
+  if (platform !== "linux") return false;
+  const flags = `${argv.join(" ")} ${env.NODE_OPTIONS ?? ""}`;
+  if (flags.includes("--icu-locale")) return false;
+  const id = env.LC_ALL ?? env.LC_MESSAGES ?? env.LANG;
+  return id === undefined || /^(?:C|POSIX|C\.[\w-]+|en(?:_[A-Z]{2})?(?:\.[\w-]+)?)$/.test(id);
+}
+
+let english;
+
+/** Whether `b.localeCompare(a)` order of printable ASCII names is known without ICU (V8's table, on Node). */
+function asciiOrderKnown() {
+  english ??= NODE && englishDefault();
+  return english;
+}
+
+/** `a.localeCompare(b)`, as a sign (for the rare ties of `listAll`'s sort). */
+function compare(a, b) {
+  if (!asciiOrderKnown() || !PRINTABLE.test(a) || !PRINTABLE.test(b)) return a.localeCompare(b);
+  return binding.collateNames(a, b);
+}
+
+module.exports = {
+  NODE,
+  asciiOrderKnown,
+  compare,
+  englishDefault,
+  inOwnRealm,
+  mtimeDate,
+  readlineSplitsAsNode,
+  statMtimes,
+  systemError,
+};

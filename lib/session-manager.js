@@ -2,29 +2,24 @@
 // The SessionManager class: the surface of pi 1.6.0, over the native core.
 //
 // The core answers index, path, tree and context questions with positions; `Entries`
-// (entries.js) turns positions into the entry objects. This file shapes the reference's
-// API over them: appends, persistence timing, branching, construction. What it writes and
-// how is in persistence.js, the tree's nodes in tree.js, branched sessions in branching.js.
+// (entries.js) turns positions into the entry objects. This file shapes the reference's API
+// over them: appends, persistence timing, branching, construction. What it writes and how is in
+// persistence.js, the context's messages in context.js, the tree and branched paths in tree.js.
 
 const { existsSync, mkdirSync, statSync } = require("node:fs");
 const { resolve } = require("node:path");
-const { binding, call } = require("./native.js");
+const { binding, call, uuidv7 } = require("./native.js");
 const { keyOf } = require("./keys.js");
-const { nowIso, uuidv7 } = require("./ids.js");
 const { Entries } = require("./entries.js");
-const { branchedEntries } = require("./branching.js");
-const { newSessionParts } = require("./header.js");
-const { CURRENT_SESSION_VERSION, migrateToCurrentVersion } = require("./migrate.js");
-const { APP_NAME, getDefaultSessionDirPath, normalizePath, resolvePath, samePath } = require("./paths.js");
+const { branchedEntries, buildTree } = require("./tree.js");
+const paths = require("./paths.js");
 const persistence = require("./persistence.js");
-const { buildTree } = require("./tree.js");
-const { assertValidSessionId, getDefaultSessionDir } = require("./free-functions.js");
-const classContext = require("./class-context.js");
-const { getCurrentSystemMessage } = require("./messages.js");
+const context = require("./context.js");
 const listing = require("./listing.js");
 
 const { NativeSession } = binding;
-const { SYNC_APPENDS, stringifyLines } = persistence;
+const { APP_NAME, getDefaultSessionDir, getDefaultSessionDirPath, normalizePath, resolvePath, samePath } = paths;
+const { SYNC_APPENDS, assertValidSessionId, newSessionParts, nowIso, stringifyLines } = persistence;
 
 class SessionManager {
   /** `fileEntries`, `byId` and the core index behind them. */
@@ -36,8 +31,6 @@ class SessionManager {
   #persist;
   #flushed = false;
   #leafId = null;
-  /** The id generated for the append in progress. */
-  #preparedId;
 
   constructor(cwd, sessionDir, sessionFile, persist, newSessionOptions, preloaded) {
     this.#cwd = resolvePath(cwd);
@@ -55,34 +48,16 @@ class SessionManager {
     }
   }
 
-  // ---------------------------------------------------------------------------
-  // Entry objects and the index
+  // ---- Entry objects and the index
 
   /** The core session, with every pending entry indexed. */
   #core() {
     return this.#entries.core();
   }
 
-  #obj(pos) {
-    return this.#entries.at(pos);
-  }
-
-  #objsAt(positions) {
-    return this.#entries.atMany(positions);
-  }
-
-  #allObjs() {
-    return this.#entries.all();
-  }
-
-  /** The id for the entry being appended (`generateId(this.byId)`). */
-  #newId() {
-    const id = this.#preparedId;
-    if (id !== undefined) {
-      this.#preparedId = undefined;
-      return id;
-    }
-    return this.#entries.newId();
+  /** The fields every appended entry starts with, in the reference's order. */
+  #head(type, id) {
+    return { type, id, parentId: this.#leafId, timestamp: nowIso() };
   }
 
   /** Replaces `fileEntries` with JS objects and rebuilds the index (`_buildIndex`). */
@@ -90,14 +65,10 @@ class SessionManager {
     this.#leafId = this.#entries.reset(entries);
   }
 
-  /**
-   * Indexes `text` (the JSONL of `entries`) and, when this manager persists, writes it as the
-   * whole file. A manager that does not persist never writes: it migrates in memory only.
-   */
+  /** Indexes `text` (the JSONL of `entries`) and writes it as the whole file when this persists. */
   #replaceFromText(entries, text, exclusive) {
     const path = this.#persist ? this.#sessionFile : null;
-    // The new text may go over the file the current core session holds open (a migration),
-    // which Windows refuses while it is open: the core lets go of it where that matters.
+    // Windows refuses to replace the file the core holds open (a migration): it lets go first.
     if (path !== null) call(() => this.#entries.releaseFile());
     this.#entries.adopt(
       call(() => NativeSession.fromText(text, path, exclusive)),
@@ -106,8 +77,7 @@ class SessionManager {
     this.#leafId = this.#entries.lastEntryId();
   }
 
-  // ---------------------------------------------------------------------------
-  // Session files
+  // ---- Session files
 
   /** Switch to a different session file (used for resume and branching) */
   setSessionFile(sessionFile) {
@@ -138,20 +108,17 @@ class SessionManager {
     }
   }
 
-  /**
-   * `_loadEntries` for a loaded file: its first entry is the header (`header`, when the
-   * caller parsed it already).
-   */
+  /** `_loadEntries` for a loaded file; its header is item 0 (`header`, when parsed already). */
   #loadNative(native, header = undefined) {
     const objs = new Array(native.count());
     if (header !== undefined) objs[0] = header;
     this.#entries.adopt(native, objs);
-    header = this.#obj(0);
+    header = this.#entries.at(0);
     this.#sessionId = header.id;
     const version = header?.version ?? 1;
-    if (!(version >= CURRENT_SESSION_VERSION)) {
-      const entries = this.#allObjs();
-      migrateToCurrentVersion(entries);
+    if (!(version >= persistence.CURRENT_SESSION_VERSION)) {
+      const entries = this.#entries.all();
+      persistence.migrateToCurrentVersion(entries);
       if (this.#persist && this.#sessionFile) persistence.backupBeforeMigration(this.#sessionFile, version);
       this.#replaceFromText(entries, stringifyLines(entries), false);
       return;
@@ -164,29 +131,25 @@ class SessionManager {
     const header = entries.find((e) => e.type === "session");
     if (header) {
       this.#sessionId = header.id;
-      if (migrateToCurrentVersion(entries)) this.#rewriteFile();
+      if (persistence.migrateToCurrentVersion(entries)) this.#rewriteFile();
       this.#resetTo(entries);
     } else {
       this.newSession(options);
-      this.#resetTo(this.#allObjs().concat(entries));
+      this.#resetTo(this.#entries.all().concat(entries));
     }
   }
 
   /** Atomic replacement of the whole file (`_rewriteFile`). */
   #rewriteFile() {
     if (!this.#persist || !this.#sessionFile) return;
-    const text = stringifyLines(this.#allObjs());
+    const text = stringifyLines(this.#entries.all());
     call(() => this.#core().writeAll(this.#sessionFile, text, false));
   }
 
   newSession(options) {
     if (options?.id !== undefined) assertValidSessionId(options.id);
-    const { id, header, file } = newSessionParts(
-      this.getSessionDir(),
-      this.#cwd,
-      options?.parentSession,
-      options?.id ?? uuidv7(),
-    );
+    const dir = this.getSessionDir();
+    const { id, header, file } = newSessionParts(dir, this.#cwd, options?.parentSession, options?.id ?? uuidv7());
     this.#sessionId = id;
     this.#resetTo([header]);
     this.#flushed = false;
@@ -219,22 +182,18 @@ class SessionManager {
   }
 
   #hasConversation() {
-    const found = this.#core().hasConversation();
-    if (typeof found === "number") classContext.throwMessageMissingInHasConversation(this.#obj(found));
+    const { found, messageMissingAt: at } = this.#core().hasConversation();
+    if (at !== undefined) context.throwMessageMissingInHasConversation(this.#entries.at(at));
     return found;
   }
 
-  /**
-   * Writes an appended entry: the whole file once the session has a conversation, else one
-   * line (kept public, as in the reference).
-   */
+  /** Writes an appended entry: the whole file at the first conversation, then one line (public, as in pi). */
   _persist(entry) {
     if (!this.#persist || !this.#sessionFile) return;
     if (!this.#flushed) {
       if (!this.#hasConversation()) return;
-      // Serialised before the file is created: a value JSON cannot hold throws here
-      // and leaves no half-written file behind (the reference would).
-      const text = stringifyLines(this.#allObjs());
+      // Serialised before the file is created: a value JSON cannot hold leaves no half-written file.
+      const text = stringifyLines(this.#entries.all());
       call(() => this.#core().writeAll(this.#sessionFile, text, true));
       this.#flushed = true;
       // The file exists now: from here on the core checks ids and writes the appends.
@@ -249,7 +208,7 @@ class SessionManager {
   /** Builds and appends one entry (`_appendEntry`), through the file path when on disk. */
   #append(build) {
     if (this.#persist && this.#flushed && this.#sessionFile) return this.#appendToFile(build);
-    const entry = build();
+    const entry = build(this.#entries.newId());
     const previousLeafId = this.#leafId;
     this.#entries.push(entry);
     this.#leafId = entry.id;
@@ -265,89 +224,47 @@ class SessionManager {
   }
 
   /**
-   * Appends to a session file on disk (`persistence.commitEntry`), with the id the core's
-   * check asks for. Our leaf moves to the entry; another writer's entries, indexed on the
-   * way, form their own branch.
+   * Appends to a session file on disk (`persistence.commitEntry`) with an id the core accepts;
+   * the leaf moves to the entry (another writer's entries, indexed on the way, are their own branch).
    */
   #appendToFile(build) {
     // The file exists: the core is the authority on ids from here on.
     this.#entries.coreTakesIds();
-    const entry = persistence.commitEntry(this.#core(), this.#entries, this.#sessionFile, (id) => {
-      this.#preparedId = id;
-      try {
-        return build();
-      } finally {
-        this.#preparedId = undefined;
-      }
-    });
+    const entry = persistence.commitEntry(this.#core(), this.#entries, this.#sessionFile, build);
     this.#leafId = entry.id;
     return entry;
   }
 
-  // ---------------------------------------------------------------------------
-  // Appends
+  // ---- Appends
 
   appendMessage(message) {
-    return this.#append(() => ({
-      type: "message",
-      id: this.#newId(),
-      parentId: this.#leafId,
-      timestamp: nowIso(),
-      message,
-    })).id;
+    return this.#append((id) => ({ ...this.#head("message", id), message })).id;
   }
 
   appendThinkingLevelChange(thinkingLevel) {
-    return this.#append(() => ({
-      type: "thinking_level_change",
-      id: this.#newId(),
-      parentId: this.#leafId,
-      timestamp: nowIso(),
-      thinkingLevel,
-    })).id;
+    return this.#append((id) => ({ ...this.#head("thinking_level_change", id), thinkingLevel })).id;
   }
 
   appendModelChange(provider, modelId) {
-    return this.#append(() => ({
-      type: "model_change",
-      id: this.#newId(),
-      parentId: this.#leafId,
-      timestamp: nowIso(),
-      provider,
-      modelId,
-    })).id;
+    return this.#append((id) => ({ ...this.#head("model_change", id), provider, modelId })).id;
   }
 
   appendUsage(kind, provider, model, usage, note) {
-    return this.#append(() => ({
-      type: "usage",
-      id: this.#newId(),
-      parentId: this.#leafId,
-      timestamp: nowIso(),
-      kind,
-      provider,
-      model,
-      usage,
-      ...(note ? { note } : {}),
-    }));
+    const noteField = note ? { note } : {};
+    return this.#append((id) => ({ ...this.#head("usage", id), kind, provider, model, usage, ...noteField }));
   }
 
   /**
-   * Append a compaction summary. The optional 7th argument `retainedTail` (seed format)
-   * stores the kept messages in the entry, making it a self-contained checkpoint. It is read
-   * from `arguments` so that `appendCompaction.length` stays 6, as in pi 1.6.0.
+   * Append a compaction summary. The optional 7th argument `retainedTail` (seed format) makes it a
+   * self-contained checkpoint; read from `arguments`, so that `appendCompaction.length` stays 6.
    */
   appendCompaction(summary, firstKeptEntryId, tokensBefore, details, fromHook, usage) {
     const retainedTail = arguments[6];
-    return this.#append(() => {
-      const timestamp = nowIso();
-      const systemMessage = getCurrentSystemMessage(this.buildSessionProjection().messages);
-      const id = this.#newId();
+    return this.#append((id) => {
+      const systemMessage = context.getCurrentSystemMessage(this.buildSessionProjection().messages);
+      const head = this.#head("compaction", id);
       return {
-        type: "compaction",
-        id,
-        parentId: this.#leafId,
-        timestamp,
+        ...head,
         summary,
         firstKeptEntryId: firstKeptEntryId ?? id,
         tokensBefore,
@@ -355,82 +272,59 @@ class SessionManager {
         details,
         usage,
         fromHook,
-        ...(systemMessage ? { systemMessage: { ...systemMessage, timestamp: new Date(timestamp).getTime() } } : {}),
+        ...(systemMessage
+          ? { systemMessage: { ...systemMessage, timestamp: new Date(head.timestamp).getTime() } }
+          : {}),
       };
     }).id;
   }
 
   appendCustomEntry(customType, data) {
-    return this.#append(() => ({
-      type: "custom",
-      customType,
-      data,
-      id: this.#newId(),
-      parentId: this.#leafId,
-      timestamp: nowIso(),
-    })).id;
+    const build = (id) => ({ type: "custom", customType, data, id, parentId: this.#leafId, timestamp: nowIso() });
+    return this.#append(build).id;
   }
 
   appendSessionInfo(name) {
     const sanitizedName = name.replace(/[\r\n]+/g, " ").trim();
-    return this.#append(() => ({
-      type: "session_info",
-      id: this.#newId(),
-      parentId: this.#leafId,
-      timestamp: nowIso(),
-      name: sanitizedName,
-    })).id;
+    return this.#append((id) => ({ ...this.#head("session_info", id), name: sanitizedName })).id;
   }
 
   getSessionName() {
     const pos = this.#core().lastSessionInfo();
     if (pos < 0) return undefined;
-    // The reference's own code: a TypeError's text quotes the expression
-    // (`entry.name?.trim is not a function` for a name that is not a string), and Bun's
-    // transpiler inlines a variable used once (JavaScriptCore then quotes
-    // `this.#obj(pos).name?.trim`), but not this one.
-    const entry = this.#obj(pos);
-    if (entry.type === "session_info") {
-      return entry.name?.trim() || undefined;
-    }
-    return undefined;
+    // The reference's expression, for the TypeError's text (`entry.name?.trim is not a function`);
+    // JavaScriptCore quotes it, and Bun's transpiler inlines a variable used once, but not this one.
+    const entry = this.#entries.at(pos);
+    return entry.type === "session_info" ? entry.name?.trim() || undefined : undefined;
   }
 
   appendCustomMessageEntry(customType, content, display, details) {
-    return this.#append(() => ({
+    return this.#append((id) => ({
       type: "custom_message",
       customType,
       content,
       display,
       details,
-      id: this.#newId(),
+      id,
       parentId: this.#leafId,
       timestamp: nowIso(),
     })).id;
   }
 
   appendContextEdit(targetId, replacement) {
-    classContext.assertEditReplacement(replacement);
-    return this.#append(() => {
+    context.assertEditReplacement(replacement);
+    return this.#append((id) => {
       const target = this.getEntry(targetId);
       if (!target) throw new Error(`Entry ${targetId} not found`);
       if (!this.getBranch().some((entry) => entry.id === targetId)) {
         throw new Error(`Entry ${targetId} is not on the active branch`);
       }
-      const normalizedReplacement = classContext.editReplacementFor(target, targetId, replacement);
-      return {
-        type: "context_edit",
-        id: this.#newId(),
-        parentId: this.#leafId,
-        timestamp: nowIso(),
-        targetId,
-        replacement: normalizedReplacement,
-      };
+      const normalizedReplacement = context.editReplacementFor(target, targetId, replacement);
+      return { ...this.#head("context_edit", id), targetId, replacement: normalizedReplacement };
     }).id;
   }
 
-  // ---------------------------------------------------------------------------
-  // Tree traversal
+  // ---- Tree traversal
 
   getLeafId() {
     return this.#leafId;
@@ -442,49 +336,41 @@ class SessionManager {
 
   getEntry(id) {
     const pos = this.#core().lookup(keyOf(id));
-    return pos < 0 ? undefined : this.#obj(pos);
+    return pos < 0 ? undefined : this.#entries.at(pos);
   }
 
   getChildren(parentId) {
-    return this.#objsAt(this.#core().children(keyOf(parentId)));
+    return this.#entries.atMany(this.#core().children(keyOf(parentId)));
   }
 
   getLabel(id) {
     const pos = this.#core().label(keyOf(id));
-    return pos < 0 ? undefined : this.#obj(pos).label;
+    return pos < 0 ? undefined : this.#entries.at(pos).label;
   }
 
   appendLabelChange(targetId, label) {
-    // The core applies the label to its map as the entry is indexed, and undoes it if the
-    // write fails, which is where the reference sets labelsById.
-    return this.#append(() => {
+    // The core applies the label as the entry is indexed, and undoes it if the write fails.
+    return this.#append((id) => {
       if (!this.#entries.has(targetId)) throw new Error(`Entry ${targetId} not found`);
-      return {
-        type: "label",
-        id: this.#newId(),
-        parentId: this.#leafId,
-        timestamp: nowIso(),
-        targetId,
-        label,
-      };
+      return { ...this.#head("label", id), targetId, label };
     }).id;
   }
 
   getBranch(fromId) {
     const startId = fromId ?? this.#leafId;
-    return this.#objsAt(call(() => this.#core().branch(keyOf(startId))));
+    return this.#entries.atMany(call(() => this.#core().branch(keyOf(startId))));
   }
 
   buildContextEntries() {
     const positions = call(() => this.#core().contextEntries(keyOf(this.#leafId)));
-    if (typeof positions === "number") classContext.throwMessageMissing(this.#obj(positions));
-    return this.#objsAt(positions);
+    if (typeof positions === "number") context.throwMessageMissing(this.#entries.at(positions));
+    return this.#entries.atMany(positions);
   }
 
   buildSessionProjection() {
     const plan = call(() => this.#core().contextPlan(keyOf(this.#leafId)));
-    if (typeof plan === "number") classContext.throwMessageMissing(this.#obj(plan));
-    return classContext.projectPlan(plan, this.#entries);
+    if (typeof plan === "number") context.throwMessageMissing(this.#entries.at(plan));
+    return context.projectPlan(plan, this.#entries);
   }
 
   buildSessionContext() {
@@ -494,7 +380,7 @@ class SessionManager {
 
   getHeader() {
     const pos = this.#core().header();
-    return pos < 0 ? null : this.#obj(pos);
+    return pos < 0 ? null : this.#entries.at(pos);
   }
 
   getEntryCount() {
@@ -502,15 +388,14 @@ class SessionManager {
   }
 
   getEntries() {
-    return this.#entries.likeFileEntries(this.#objsAt(this.#core().entries()));
+    return this.#entries.likeFileEntries(this.#entries.atMany(this.#core().entries()));
   }
 
   getTree() {
     return buildTree(this.#core(), this.#entries);
   }
 
-  // ---------------------------------------------------------------------------
-  // Branching
+  // ---- Branching
 
   branch(branchFromId) {
     if (!this.#entries.has(branchFromId)) throw new Error(`Entry ${branchFromId} not found`);
@@ -522,21 +407,11 @@ class SessionManager {
   }
 
   branchWithSummary(branchFromId, summary, details, fromHook, usage) {
-    return this.#append(() => {
+    return this.#append((id) => {
       if (branchFromId !== null && !this.#entries.has(branchFromId)) throw new Error(`Entry ${branchFromId} not found`);
       const fromId = this.#leafId ?? "root";
       this.#leafId = branchFromId;
-      return {
-        type: "branch_summary",
-        id: this.#newId(),
-        parentId: branchFromId,
-        timestamp: nowIso(),
-        fromId,
-        summary,
-        details,
-        usage,
-        fromHook,
-      };
+      return { ...this.#head("branch_summary", id), fromId, summary, details, usage, fromHook };
     }).id;
   }
 
@@ -545,18 +420,11 @@ class SessionManager {
       const done = this.#createBranchedInCore(leafId);
       if (done !== undefined) return done;
     }
-    // Entries JS holds as objects, odd paths, or no conversation: branching.js says why.
-    const previousSessionFile = this.#sessionFile;
+    // Entries JS holds as objects, odd paths, or no conversation: tree.js says why.
+    const parent = this.#persist ? this.#sessionFile : undefined;
     const path = this.getBranch(leafId);
     if (path.length === 0) throw new Error(`Entry ${leafId} not found`);
-    const fresh = branchedEntries(
-      path,
-      this.#core(),
-      this.#entries,
-      this.getSessionDir(),
-      this.#cwd,
-      this.#persist ? previousSessionFile : undefined,
-    );
+    const fresh = branchedEntries(path, this.#core(), this.#entries, this.getSessionDir(), this.#cwd, parent);
     const { entries } = fresh;
     this.#resetTo(entries);
     this.#sessionId = fresh.id;
@@ -573,16 +441,14 @@ class SessionManager {
   }
 
   /**
-   * `createBranchedSession` in one core call (`branchedSession`): the path's lines are read
-   * once, rewritten and written with the re-created labels. Returns the new file, or
-   * undefined for the JS path (`branchedEntries`).
+   * `createBranchedSession` in one core call (`branchedSession`: the path's lines read once, rewritten,
+   * written with the re-created labels). Returns the new file, or undefined for the JS path.
    */
   #createBranchedInCore(leafId) {
     let fresh;
     const next = call(() =>
       this.#core().branchedSession(keyOf(leafId ?? this.#leafId), (path) => {
-        // Only lines nobody has parsed: a JS object may hold what its line does not (values
-        // built in JS, or a caller's changes), and the reference copies the objects.
+        // Only lines nobody parsed: an object may hold what its line does not (the reference copies objects).
         for (const p of path) if (this.#entries.isMaterialised(p)) return null;
         fresh = newSessionParts(this.getSessionDir(), this.#cwd, this.#sessionFile, uuidv7());
         return [fresh.file, `${JSON.stringify(fresh.header)}\n`];
@@ -599,8 +465,7 @@ class SessionManager {
     return fresh.file;
   }
 
-  // ---------------------------------------------------------------------------
-  // Construction and discovery
+  // ---- Construction and discovery
 
   static create(cwd, sessionDir, options) {
     const dir = sessionDir ? normalizePath(sessionDir) : getDefaultSessionDir(cwd);

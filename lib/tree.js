@@ -1,11 +1,15 @@
 "use strict";
-// `getTree`'s nodes, built from the core's links (`tree_links`), and the label maps the
-// tree and a branched session share. The child sort runs here, not in the core: it must be
-// V8's `Array.prototype.sort` with the reference's comparator, whose ties and NaN times
-// decide the order.
+// The tree's objects: `getTree`'s nodes from the core's links (`tree_links`), and
+// `createBranchedSession` built from the path's objects. Both stay JS: the child sort must be
+// V8's `Array.prototype.sort` with the reference's comparator (its ties and NaN times decide
+// the order), and a branch copies objects. The core writes a branch from its lines in one pass
+// (`branch.rs`, `#createBranchedInCore`) except where a path entry is a JS object (built here,
+// handed to `inMemory`, or parsed and maybe changed by a caller), the session does not persist
+// or has no conversation yet, or an entry needs JS semantics (ids that are not strings, a
+// message without `message`): those take `branchedEntries`.
 
-const { call } = require("./native.js");
-const { timeOf } = require("./keys.js");
+const { call, generateId, uuidv7 } = require("./native.js");
+const { newSessionParts } = require("./persistence.js");
 
 /** Target id -> label and target id -> label timestamp, from the label entries in order. */
 function labelMaps(labelEntries) {
@@ -40,13 +44,13 @@ function buildTree(native, entries) {
     if (parent < 0) roots.push(node);
     else (kids[parent] ??= []).push(node);
   }
+  // Infinity: a time only JS computes (it throws where the reference's comparator throws).
   const time = (p) => {
     let t = times[p];
-    if (t === Number.POSITIVE_INFINITY) times[p] = t = timeOf(nodes[p].entry.timestamp);
+    if (t === Number.POSITIVE_INFINITY) times[p] = t = new Date(nodes[p].entry.timestamp).getTime();
     return t;
   };
-  // The reference's iterative sort, on positions: same comparisons in the same order,
-  // so ties and NaN times come out identically.
+  // The reference's iterative sort, on positions: same comparisons in the same order.
   const stack = [...roots];
   while (stack.length > 0) {
     const children = kids[stack.pop()];
@@ -63,4 +67,57 @@ function buildTree(native, entries) {
   return roots.map((p) => nodes[p]);
 }
 
-module.exports = { buildTree, labelMaps };
+/** The path without its label entries, each entry a copy re-parented onto the one before. */
+function withoutLabels(path) {
+  const pathWithoutLabels = [];
+  const replacementByLabelId = new Map();
+  const pendingLabelIds = [];
+  let pathParentId = null;
+  for (const entry of path) {
+    if (entry.type === "label") {
+      pendingLabelIds.push(entry.id);
+      continue;
+    }
+    for (const labelId of pendingLabelIds) replacementByLabelId.set(labelId, entry.id);
+    pendingLabelIds.length = 0;
+    pathWithoutLabels.push(
+      entry.type === "compaction"
+        ? {
+            ...entry,
+            parentId: pathParentId,
+            firstKeptEntryId:
+              entry.firstKeptEntryId === entry.id
+                ? entry.id
+                : (replacementByLabelId.get(entry.firstKeptEntryId) ?? entry.firstKeptEntryId),
+          }
+        : { ...entry, parentId: pathParentId },
+    );
+    pathParentId = entry.id;
+  }
+  return pathWithoutLabels;
+}
+
+/**
+ * A branched session from the objects of `path`: its id, file and entries (the new header, the
+ * path without labels, then label entries re-creating the labels of the entries on it).
+ */
+function branchedEntries(path, native, entries, dir, cwd, parentSession) {
+  const pathWithoutLabels = withoutLabels(path);
+  const { id, header, file } = newSessionParts(dir, cwd, parentSession, uuidv7());
+  const pathIds = pathWithoutLabels.map((e) => e.id);
+  const { labels, stamps } = labelMaps(entries.atMany(native.labels()));
+  const onPath = new Set(pathIds);
+  const taken = new Set(pathIds);
+  let parentId = pathIds[pathIds.length - 1] || null;
+  const labelEntries = [];
+  for (const [targetId, label] of labels) {
+    if (!onPath.has(targetId)) continue;
+    const labelId = generateId((id) => taken.has(id));
+    labelEntries.push({ type: "label", id: labelId, parentId, timestamp: stamps.get(targetId), targetId, label });
+    taken.add(labelId);
+    parentId = labelId;
+  }
+  return { id, file, entries: [header, ...pathWithoutLabels, ...labelEntries] };
+}
+
+module.exports = { branchedEntries, buildTree };

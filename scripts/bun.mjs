@@ -26,7 +26,7 @@
 //                                Listings in fresh Bun processes against the reference are
 //                                still checked by collation.test.mjs.
 //   __test__/unit/ids.test.mjs   uses `vi.setSystemTime`, which Bun's `vi` does not have
-//                                (it is a unit test of ids.js, not of a runtime answer).
+//                                (a unit test of the ids and timestamps, not of a runtime answer).
 //   __test__/types (tsc), e2e (pi's own agent), pi (pi's CLI and pi-native, whose loader
 //                                hook is Node's `module.registerHooks`), pack (npm installs on
 //                                Node 20/22/24), musl and arm64 (Node builds): they test Node

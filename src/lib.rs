@@ -12,5 +12,6 @@
 
 mod ffi;
 mod files;
+mod ids;
 mod listing;
 mod native_session;

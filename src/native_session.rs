@@ -9,6 +9,7 @@ use napi_derive::napi;
 use crate::ffi::{Copied, MappedUnits, Text, external_string, guard, js_array, js_null, napi_ok, pos_or_minus};
 use pi_session_core::entry::{Key, Skeleton};
 use pi_session_core::error::Error as CoreError;
+use pi_session_core::ids;
 use pi_session_core::session::{Commit, Opened, Session};
 use pi_session_core::store::WriteMode;
 use pi_session_core::tree::{MessageMissing, Tree};
@@ -25,6 +26,15 @@ pub enum LoadStatus {
     NotSession,
     /// A session (or one built in memory).
     Loaded,
+}
+
+/// `hasConversation()`'s answer: whether the session has a user or assistant message, or
+/// where the reference throws first (`messageMissingAt`: a message entry without a message,
+/// whose `role` the facade reads to throw the engine's own TypeError).
+#[napi(object)]
+pub struct Conversation {
+    pub found: bool,
+    pub message_missing_at: Option<u32>,
 }
 
 /// One session (see `session::Session`), as the facade's `NativeSession`.
@@ -200,14 +210,19 @@ impl NativeSession {
         pos_or_minus(self.tree().last_session_info())
     }
 
-    /// `_hasConversation()`, or the position of the message entry without a message where
-    /// the reference throws first (the facade reads its role to throw the engine's error).
-    #[napi(ts_return_type = "boolean | number")]
-    pub fn has_conversation(&self) -> Either<bool, u32> {
+    /// `_hasConversation()` (see `Conversation`).
+    #[napi]
+    pub fn has_conversation(&self) -> Conversation {
         match self.tree().has_conversation() {
-            Ok(found) => Either::A(found),
-            Err(MessageMissing(pos)) => Either::B(pos),
+            Ok(found) => Conversation { found, message_missing_at: None },
+            Err(MessageMissing(pos)) => Conversation { found: false, message_missing_at: Some(pos) },
         }
+    }
+
+    /// `generateId(byId)`: an id no entry of the index has (see `ids::generate_id`).
+    #[napi]
+    pub fn new_id(&self) -> String {
+        ids::generate_id(|id| self.tree().lookup(&Key::Str(id.into())).is_some())
     }
 
     #[napi(ts_return_type = "Uint32Array")]

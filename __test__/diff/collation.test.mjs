@@ -1,4 +1,4 @@
-// File-name order without ICU (lib/collate.js, `discovery::jsonl_names_descending`) against
+// File-name order without ICU (lib/runtime.js, `discovery::jsonl_names_descending`) against
 // `localeCompare` and against the reference.
 //
 // list() sorts a folder's names with `b.localeCompare(a)`, and listAll breaks mtime ties with
@@ -17,7 +17,7 @@ import { mulberry32 } from "../helpers/prng.mjs";
 import { makeTempRoot } from "../helpers/tmp.mjs";
 
 const LIST_CHILD = fileURLToPath(new URL("../helpers/list-child.mjs", import.meta.url));
-const COLLATE = fileURLToPath(new URL("../../lib/collate.js", import.meta.url));
+const COLLATE = fileURLToPath(new URL("../../lib/runtime.js", import.meta.url));
 const NATIVE = fileURLToPath(new URL("../../lib/native.js", import.meta.url));
 const root = makeTempRoot("collation");
 const CWD = "/home/u/collation";

@@ -4,7 +4,9 @@ import { createRequire } from "node:module";
 import { afterEach, describe, expect, it, vi } from "vitest";
 
 const require = createRequire(import.meta.url);
-const { generateId, nowIso, shortId } = require("../../lib/ids.js");
+const { binding, generateId, uuidv7 } = require("../../lib/native.js");
+const { nowIso } = require("../../lib/persistence.js");
+const { shortId } = binding;
 
 describe("shortId", () => {
   it("is 8 lowercase hex digits, like randomUUID().slice(0, 8)", () => {
@@ -34,6 +36,16 @@ describe("shortId", () => {
     const first = generateId(() => false);
     expect(first).toMatch(/^[0-9a-f]{8}$/);
     expect(generateId(() => true)).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+  });
+});
+
+describe("uuidv7", () => {
+  it("is pi-ai's monotonic UUIDv7: version 7, RFC variant, the current millisecond, increasing", () => {
+    const ids = Array.from({ length: 2000 }, () => uuidv7());
+    for (const id of ids) expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    for (let i = 1; i < ids.length; i++) expect(ids[i] > ids[i - 1]).toBe(true);
+    const ms = Number.parseInt(ids[0].replace("-", "").slice(0, 12), 16);
+    expect(Math.abs(ms - Date.now())).toBeLessThan(60_000);
   });
 });
 

@@ -3,7 +3,7 @@
 //! (and a compaction's `firstKeptEntryId`) rewritten as bytes, and is written to the new
 //! file, followed by the re-created label entries. The result equals the reference's
 //! `JSON.stringify({ ...entry, parentId, … })` of the entries as loaded; entries JS holds as
-//! objects (possibly changed by a caller) are the facade's JS path (`branching.js`).
+//! objects (possibly changed by a caller) are the facade's JS path (`lib/tree.js`).
 
 use std::collections::{HashMap, HashSet};
 use std::io::{self, Write};

@@ -10,6 +10,7 @@ pub mod error;
 #[cfg(any(test, feature = "fuzz"))]
 pub mod fuzz;
 pub mod header;
+pub mod ids;
 pub mod json;
 pub mod lines;
 pub mod listing;

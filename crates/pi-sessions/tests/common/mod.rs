@@ -12,6 +12,9 @@ use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, SystemTime};
 
+/// The fixtures of the command tests (`cli_*.rs`).
+pub mod fixtures;
+
 pub const BIN: &str = env!("CARGO_BIN_EXE_pi-sessions");
 
 pub struct Tmp(pub PathBuf);
