@@ -104,7 +104,7 @@ pub(super) fn scan_string_blocks(s: &[u8], start: usize) -> Option<usize> {
 #[cfg(target_arch = "x86_64")]
 #[cfg_attr(feature = "portable", allow(dead_code))]
 #[inline(always)]
-fn scan_string_blocks_flagged(s: &[u8], start: usize) -> Option<(usize, bool)> {
+pub(super) fn scan_string_blocks_flagged(s: &[u8], start: usize) -> Option<(usize, bool)> {
     use std::arch::x86_64::{__m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_min_epu8, _mm_movemask_epi8, _mm_set1_epi8};
     debug_assert_eq!(s[start], b'"');
     let mut i = start + 1;
@@ -128,6 +128,10 @@ fn scan_string_blocks_flagged(s: &[u8], start: usize) -> Option<(usize, bool)> {
     let mut carry = 0u64;
     // Any backslash or non-ASCII byte in the string so far.
     let mut impure = false;
+    if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU has AVX2 (checked just above).
+        i = unsafe { skip_clean_avx2(s, i) };
+    }
     while i + 64 <= s.len() {
         if let Some(end) = string_block(s, i, &s[i..i + 64], &mut carry, &mut impure) {
             return end.map(|e| (e, !impure));
@@ -139,6 +143,41 @@ fn scan_string_blocks_flagged(s: &[u8], start: usize) -> Option<(usize, bool)> {
     let mut padded = [b' '; 64];
     padded[..s.len() - i].copy_from_slice(&s[i..]);
     string_block(s, i, &padded, &mut carry, &mut impure).flatten().map(|e| (e, !impure))
+}
+
+/// The first 64-byte block from `i` on that holds a quote, a backslash, a control byte or
+/// a byte above ASCII (`i` itself if none of the blocks is whole): the long run of plain
+/// bytes in a base64 image, skipped 64 bytes at a time with AVX2 (2.6 GB of images load
+/// with a fraction of the SSE2 block loop's work; that loop takes the rest).
+#[cfg(target_arch = "x86_64")]
+#[cfg_attr(feature = "portable", allow(dead_code))]
+#[target_feature(enable = "avx2")]
+unsafe fn skip_clean_avx2(s: &[u8], mut i: usize) -> usize {
+    use std::arch::x86_64::{
+        __m256i, _mm256_cmpeq_epi8, _mm256_loadu_si256, _mm256_min_epu8, _mm256_movemask_epi8, _mm256_or_si256,
+        _mm256_set1_epi8,
+    };
+    let quote = _mm256_set1_epi8(b'"' as i8);
+    let backslash = _mm256_set1_epi8(b'\\' as i8);
+    let control = _mm256_set1_epi8(0x1f);
+    // High bit set where a byte is special, or above ASCII (the byte's own high bit).
+    let special = |v: __m256i| {
+        _mm256_or_si256(
+            _mm256_or_si256(_mm256_cmpeq_epi8(v, quote), _mm256_cmpeq_epi8(v, backslash)),
+            _mm256_or_si256(_mm256_cmpeq_epi8(_mm256_min_epu8(v, control), v), v),
+        )
+    };
+    while i + 64 <= s.len() {
+        // SAFETY: `i + 64 <= s.len()`: both loads read inside `s`.
+        let (a, b) = unsafe {
+            (_mm256_loadu_si256(s.as_ptr().add(i).cast()), _mm256_loadu_si256(s.as_ptr().add(i + 32).cast()))
+        };
+        if _mm256_movemask_epi8(_mm256_or_si256(special(a), special(b))) != 0 {
+            break;
+        }
+        i += 64;
+    }
+    i
 }
 
 /// Escape characters: 1 where `\\c` is a valid escape, 2 for `u` (four hex digits follow).
