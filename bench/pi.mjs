@@ -10,6 +10,7 @@
 //   node bench/pi.mjs --flows resumeIn --impls stock,package   some flows, some implementations
 //   node bench/pi.mjs --flows resume,resumeIn --sessions 5000  /resume over another folder size (generated once)
 //   node bench/pi.mjs --flows printTurn --print-session FILE   the print turn on another session (bench:scale: 1 GB)
+//   node bench/pi.mjs --flows printTurn,rpcTurns --print-session FILE   and a long-lived pi (RPC) running 3 turns on it
 //
 // Flows (each a fresh pi process, as every `pi` invocation is):
 //   startup      `pi -p hi` in an empty project (a new session, one short turn)
@@ -200,9 +201,63 @@ const flows = {
     rmSync(file, { force: true });
     return r;
   },
+  rpcTurns: async (impl, env = {}) => rpcTurns(impl, env),
   resume: async (impl, env = {}) => resumeOnce(impl, env),
   resumeIn: async (impl, env = {}) => resumeInSession(impl, env),
 };
+/**
+ * A long-lived pi: `pi --mode rpc --session <the print session>`, three prompts, each awaited to
+ * `agent_settled`, then stdin closed. Wall time and peak RSS (and CPU) of the whole process.
+ */
+function rpcTurns(impl, env = {}) {
+  const side = sides[impl];
+  const file = join(side.root, "L.jsonl");
+  copySession(printSource, file, side.proj);
+  const [cmd, a] = commandOf(impl, ["--mode", "rpc", "--session", file]);
+  const full = TIME ? [TIME, ["-f", "%M %U %S", cmd, ...a]] : [cmd, a];
+  return new Promise((resolve, reject) => {
+    const t0 = performance.now();
+    const child = spawn(full[0], full[1], {
+      cwd: side.proj,
+      env: { ...side.env, ...env },
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    let stderr = "";
+    let buf = "";
+    let turn = 0;
+    const prompt = () =>
+      child.stdin.write(`${JSON.stringify({ id: `t${++turn}`, type: "prompt", message: `rpc turn ${turn}` })}\n`);
+    child.stdout.setEncoding("utf8").on("data", (d) => {
+      buf += d;
+      for (let nl; (nl = buf.indexOf("\n")) >= 0; buf = buf.slice(nl + 1)) {
+        const rec = JSON.parse(buf.slice(0, nl));
+        if (rec.type === "response" && rec.success === false) child.stdin.end();
+        if (rec.type !== "agent_settled") continue;
+        if (turn < 3) prompt();
+        else child.stdin.end();
+      }
+    });
+    child.stderr.setEncoding("utf8").on("data", (d) => (stderr += d));
+    child.on("error", reject);
+    child.on("close", (code) => {
+      const ms = performance.now() - t0;
+      rmSync(file, { force: true });
+      let rssMB = 0;
+      let cpuS = null;
+      if (TIME) {
+        const lines = stderr.trimEnd().split("\n");
+        const [kb, user, sys] = lines.pop().split(" ").map(Number);
+        rssMB = kb / 1024;
+        cpuS = user + sys;
+      }
+      if (code !== 0 || turn < 3)
+        reject(new Error(`${impl} rpc exited ${code} after ${turn} turns: ${stderr.slice(-500)}`));
+      else resolve({ ms, rssMB, cpuS });
+    });
+    prompt();
+  });
+}
+
 /** Which implementations a flow runs on: pi handles -r before extensions load (the package = stock there). */
 const implsOf = (flow) => (flow === "resume" ? IMPLS.filter((i) => i !== "package") : IMPLS);
 
@@ -338,7 +393,7 @@ if (!PROFILE_ONLY) {
         const r = await flows[flow](impl);
         record(`${flow}.ms`, impl, r.ms);
         if (r.rssMB) record(`${flow}.rss`, impl, r.rssMB);
-        if (flow === "printTurn" && r.cpuS !== null && r.cpuS !== undefined) record(`${flow}.cpu`, impl, r.cpuS * 1000);
+        if (r.cpuS !== null && r.cpuS !== undefined) record(`${flow}.cpu`, impl, r.cpuS * 1000);
       }
     }
     log(
@@ -359,9 +414,13 @@ for (const s of Object.values(sides)) rmSync(s.root, { recursive: true, force: t
 const LABEL = {
   "startup.ms": "startup, `pi -p hi` in an empty project",
   "startup.rss": "peak RSS of that",
+  "startup.cpu": "CPU time (user + system) of that",
   "printTurn.ms": `print turn on ${printName} (\`--session L.jsonl -p\`)`,
   "printTurn.rss": "peak RSS of that turn",
   "printTurn.cpu": "CPU time (user + system) of that turn",
+  "rpcTurns.ms": `a long-lived pi: \`--mode rpc --session\` on ${printName}, 3 prompts`,
+  "rpcTurns.rss": "peak RSS of that process",
+  "rpcTurns.cpu": "CPU time (user + system) of that process",
   "resume.ms": `\`pi -r\` picker (tmux), ${COUNT} sessions, until all are loaded`,
   "resumeIn.ms": `in-session \`/resume\` (tmux), ${COUNT} sessions, from Enter until all are loaded`,
 };
