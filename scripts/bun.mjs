@@ -49,6 +49,7 @@ export const SUITES = [
   ["__test__/diff/files.test.mjs"],
   ["__test__/diff/free-functions.test.mjs"],
   ["__test__/diff/identity.test.mjs"],
+  ["__test__/diff/mapped-strings.test.mjs"],
   ["__test__/diff/aliasing.test.mjs"],
   ["__test__/diff/cold-ops.test.mjs"],
   ["__test__/diff/in-process.test.mjs"],
