@@ -64,6 +64,16 @@ impl LineStore {
         self.file = Some(file);
     }
 
+    /// `set_file`, with the file's mapping made by the loader (kept if the file has long
+    /// plain strings, else let go).
+    pub fn set_mapped_file(&mut self, file: File, map: Option<Arc<Mapping>>) {
+        if self.plain.is_empty() || map.is_none() {
+            return self.set_file(file);
+        }
+        self.map = map;
+        self.file = Some(file);
+    }
+
     /// Records the long plain strings of the file line at `pos` (positions in order).
     pub fn add_plain(&mut self, pos: u32, strings: Vec<Plain>) {
         self.plain.push((pos, strings.into_boxed_slice()));

@@ -82,6 +82,35 @@ impl Mapping {
         self.len == 0
     }
 
+    /// The bytes `off..off + len`, if mapped.
+    pub fn bytes(&self, off: usize, len: usize) -> Option<&[u8]> {
+        let ptr = self.at(off as u64, len)?;
+        // SAFETY: `at` checked the range lies in the mapping, which lives as long as `self`
+        // and is read-only (a foreign truncation turns pages into zeros, see the module docs).
+        Some(unsafe { std::slice::from_raw_parts(ptr, len) })
+    }
+
+    /// Drops the whole pages of `from..to` from the process (they stay in the page cache).
+    pub fn release(&self, from: usize, to: usize) {
+        #[cfg(unix)]
+        if let Some((start, len)) = self.pages(from, to) {
+            // SAFETY: whole pages of our own live read-only shared mapping: MADV_DONTNEED
+            // only unmaps them; the next read maps them again from the file.
+            unsafe { libc::madvise(start, len, libc::MADV_DONTNEED) };
+        }
+        let _ = (from, to);
+    }
+
+    /// The whole pages of `from..to` (the last page of the mapping counts as whole).
+    #[cfg(unix)]
+    fn pages(&self, from: usize, to: usize) -> Option<(*mut libc::c_void, usize)> {
+        // SAFETY: sysconf has no preconditions.
+        let page = usize::try_from(unsafe { libc::sysconf(libc::_SC_PAGESIZE) }).ok().filter(|&p| p > 0)?;
+        let to = to.min(self.len);
+        let (a, b) = (from.div_ceil(page) * page, if to == self.len { to } else { to / page * page });
+        (b > a).then(|| (self.ptr.wrapping_add(a).cast(), b - a))
+    }
+
     /// The address of byte `off`, or `None` if `off..off + len` is not mapped. The bytes
     /// stay valid while this mapping lives.
     pub fn at(&self, off: u64, len: usize) -> Option<*const u8> {
