@@ -6,7 +6,7 @@
 // may rely on), or the object an append built.
 
 const { randomUUID } = require("node:crypto");
-const { binding, call } = require("./native.js");
+const { binding, call, shortId } = require("./native.js");
 const { PendingSkeletons, keyOf } = require("./keys.js");
 
 const { NativeSession } = binding;
@@ -162,7 +162,7 @@ class Entries {
     const ids = this.#jsIds;
     if (ids === null) return this.core().newId();
     for (let i = 0; i < 100; i++) {
-      const candidate = binding.shortId();
+      const candidate = shortId();
       if (!ids.has(candidate)) return candidate;
     }
     return randomUUID();

@@ -1,9 +1,10 @@
 "use strict";
 // The generated napi loader, the one place where core errors become JS errors, and the ids
-// the core makes (`ids.rs`: pi's entry ids and pi-ai's UUIDv7 session ids; JS only checks an id
-// against its own sets, where the core's index does not hold the entries).
+// (`ids.rs` makes pi-ai's UUIDv7 session ids and the ids the core's index checks; JS makes the
+// entry ids it checks against its own sets, where the core's index does not hold the entries:
+// four bytes of a pool as hex cost a tenth of a call into the addon, which in-memory appends feel).
 
-const { randomUUID } = require("node:crypto");
+const { randomFillSync, randomUUID } = require("node:crypto");
 const { getSystemErrorMap, types } = require("node:util");
 const binding = require("../binding.js");
 const { inOwnRealm, systemError } = require("./runtime.js");
@@ -38,10 +39,27 @@ function call(fn, ...args) {
   }
 }
 
+// The first 8 hex digits of a v4 UUID are 32 random bits from the CSPRNG (the version nibble
+// comes later): 4 random bytes as hex have the same distribution.
+const POOL = new Uint8Array(4096);
+let poolPos = POOL.length;
+const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"));
+
+/** `randomUUID().slice(0, 8)`. */
+function shortId() {
+  if (poolPos > POOL.length - 4) {
+    randomFillSync(POOL);
+    poolPos = 0;
+  }
+  const p = poolPos;
+  poolPos += 4;
+  return HEX[POOL[p]] + HEX[POOL[p + 1]] + HEX[POOL[p + 2]] + HEX[POOL[p + 3]];
+}
+
 /** The reference's `generateId`: 8 hex digits that `has` says are free, else after 100 tries a UUID. */
 function generateId(has) {
   for (let i = 0; i < 100; i++) {
-    const id = binding.shortId();
+    const id = shortId();
     if (!has(id)) return id;
   }
   return randomUUID();
@@ -54,4 +72,4 @@ function uuidv7() {
   return id;
 }
 
-module.exports = { binding, call, generateId, toJsError, uuidv7 };
+module.exports = { binding, call, generateId, shortId, toJsError, uuidv7 };

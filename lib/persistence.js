@@ -7,7 +7,7 @@
 
 const { randomUUID } = require("node:crypto");
 const { join } = require("node:path");
-const { binding, call, generateId, toJsError } = require("./native.js");
+const { binding, call, generateId, shortId, toJsError } = require("./native.js");
 const { factsOf } = require("./keys.js");
 const { normalizePath } = require("./paths.js");
 
@@ -123,7 +123,7 @@ function stringifyLines(entries) {
  */
 function commitEntry(native, entries, sessionFile, build) {
   for (let attempt = 0; ; attempt++) {
-    const entry = build(attempt < 100 ? binding.shortId() : randomUUID());
+    const entry = build(attempt < 100 ? shortId() : randomUUID());
     const json = JSON.stringify(entry);
     const before = entries.length;
     let count;
