@@ -17,7 +17,8 @@
 //! unmapped: a thread drops them from every mapping every `TRIM_EVERY` (`MADV_DONTNEED`:
 //! the page cache keeps them, and the next read maps them again with a minor fault). So
 //! sending a context of 25 images to the model costs the process their bytes for the
-//! moment it reads them, not for the rest of its life.
+//! moment it reads them, not for the rest of its life. The thread sleeps while no mapping
+//! is live.
 
 use std::fs::File;
 
@@ -59,12 +60,14 @@ impl Mapping {
                 return None;
             }
             start_trimmer();
-            let _held = sigbus::LIVE.lock().unwrap_or_else(|e| e.into_inner());
+            let mut live = sigbus::LIVE.lock().unwrap_or_else(|e| e.into_inner());
             let Some(slot) = sigbus::register(ptr as usize, len) else {
                 // SAFETY: the mapping just made, not shared with anything yet.
                 unsafe { libc::munmap(ptr, len) };
                 return None;
             };
+            *live += 1;
+            sigbus::WAKE.notify_one();
             Some(Mapping { ptr: ptr.cast(), len, slot })
         }
         #[cfg(not(unix))]
@@ -134,11 +137,12 @@ impl Drop for Mapping {
         {
             // Under the trimmer's lock: it never advises an address that is being unmapped
             // (and may be mapped again by someone else).
-            let _held = sigbus::LIVE.lock().unwrap_or_else(|e| e.into_inner());
+            let mut live = sigbus::LIVE.lock().unwrap_or_else(|e| e.into_inner());
             sigbus::unregister(self.slot);
             // SAFETY: our own mapping of `len` bytes, no longer in the fault table; nothing
             // reads it any more (every string over it is gone: they hold this value).
             unsafe { libc::munmap(self.ptr.cast(), self.len) };
+            *live -= 1;
         }
     }
 }
@@ -155,6 +159,12 @@ fn start_trimmer() {
     STARTED.call_once(|| {
         let _ = std::thread::Builder::new().name("pi-session-trim".into()).spawn(|| {
             loop {
+                // Asleep while no mapping is live (no wake-ups in a process that has none).
+                let mut live = sigbus::LIVE.lock().unwrap_or_else(|e| e.into_inner());
+                while *live == 0 {
+                    live = sigbus::WAKE.wait(live).unwrap_or_else(|e| e.into_inner());
+                }
+                drop(live);
                 std::thread::sleep(TRIM_EVERY);
                 let _held = sigbus::LIVE.lock().unwrap_or_else(|e| e.into_inner());
                 for (start, len) in sigbus::live() {
@@ -177,9 +187,12 @@ mod sigbus {
 
     /// Live mappings at most (each loaded session file holds one while its strings live).
     const SLOTS: usize = 4096;
-    /// Held while a mapping is registered or unregistered and unmapped, and while the
-    /// trimmer advises them (the fault handler reads the table without it).
-    pub static LIVE: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    /// The number of live mappings, held while a mapping is registered or unregistered and
+    /// unmapped, and while the trimmer advises them (the fault handler reads the table
+    /// without it).
+    pub static LIVE: std::sync::Mutex<usize> = std::sync::Mutex::new(0);
+    /// Wakes the trimmer when a mapping is registered.
+    pub static WAKE: std::sync::Condvar = std::sync::Condvar::new();
     static STARTS: [AtomicUsize; SLOTS] = [const { AtomicUsize::new(0) }; SLOTS];
     static LENS: [AtomicUsize; SLOTS] = [const { AtomicUsize::new(0) }; SLOTS];
     /// The disposition before ours, for faults that are not ours.
