@@ -33,7 +33,7 @@ pub struct LineStore {
     file: Option<File>,
     mem: Vec<u8>,
     spans: Vec<Span>,
-    /// The long plain strings of file lines (`splice::plain_strings`), by position (sorted):
+    /// The long plain strings of file lines (`json::collect_plain`), by position (sorted):
     /// read around, never read, while `map` is set.
     plain: Vec<(u32, Box<[Plain]>)>,
     /// The file mapped, when it has such strings: JS strings point into it.

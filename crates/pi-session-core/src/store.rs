@@ -25,7 +25,7 @@ struct Line {
     sk: Skeleton,
     start: usize,
     len: usize,
-    /// `splice::plain_strings` of a file-backed line.
+    /// The long plain string values of a file-backed line (`json::collect_plain`).
     plain: Vec<(u32, u32)>,
 }
 
