@@ -52,25 +52,17 @@ impl LineStore {
 
     /// Keeps `file` open to read `Span::File` lines from. Reads go to this descriptor, so a
     /// file renamed or unlinked later still reads back the bytes that were loaded.
-    /// A file with long plain strings (`add_plain`) is also mapped, where the platform
-    /// allows: see `Mapping`.
     pub fn set_file(&mut self, file: File) {
-        if !self.plain.is_empty() {
-            self.map = file.metadata().ok().and_then(|m| Mapping::new(&file, m.len())).map(Arc::new);
-        }
+        self.set_mapped_file(file, None);
+    }
+
+    /// `set_file`, with the file's mapping made by the loader: kept if the file has long
+    /// plain strings (`add_plain`), which JS strings then point into; else let go.
+    pub fn set_mapped_file(&mut self, file: File, map: Option<Arc<Mapping>>) {
+        self.map = map.filter(|_| !self.plain.is_empty());
         if self.map.is_none() {
             self.plain = Vec::new();
         }
-        self.file = Some(file);
-    }
-
-    /// `set_file`, with the file's mapping made by the loader (kept if the file has long
-    /// plain strings, else let go).
-    pub fn set_mapped_file(&mut self, file: File, map: Option<Arc<Mapping>>) {
-        if self.plain.is_empty() || map.is_none() {
-            return self.set_file(file);
-        }
-        self.map = map;
         self.file = Some(file);
     }
 
