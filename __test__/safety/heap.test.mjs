@@ -6,11 +6,10 @@
 // The copying path (PI_SESSION_NATIVE_COPY_STRINGS=1) must die there, or the test proves
 // nothing. Node only: Bun has no --max-old-space-size.
 import { spawnSync } from "node:child_process";
-import { createHash, randomBytes } from "node:crypto";
-import { closeSync, openSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
+import { writeImageSession } from "../helpers/images.mjs";
 import { makeTempRoot, removeTempRoots } from "../helpers/tmp.mjs";
 
 const CHILD = fileURLToPath(new URL("./heap-child.mjs", import.meta.url));
@@ -22,39 +21,14 @@ const dir = makeTempRoot("heap");
 afterAll(removeTempRoots);
 
 /** An image-heavy session (user screenshots, assistant replies) and the sha256 of each image. */
-function writeSession(path) {
-  const pool = randomBytes(IMAGE_BYTES).toString("base64");
-  const fd = openSync(path, "w");
-  const put = (o) => writeSync(fd, `${JSON.stringify(o)}\n`);
-  const ts = (i) => new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString();
-  put({ type: "session", version: 3, id: "0193a000-0000-7000-8000-00000000heap", timestamp: ts(0), cwd: "/tmp/heap" });
-  const hashes = [];
-  let parent = null;
-  for (let i = 1; i <= IMAGES * 2; i++) {
-    let message;
-    if (i % 2) {
-      const data = pool.slice(i * 4, i * 4 + IMAGE_BYTES);
-      hashes.push(createHash("sha256").update(data).digest("hex"));
-      const content = [
-        { type: "text", text: `screenshot ${i}` },
-        { type: "image", data, mimeType: "image/png" },
-      ];
-      message = { role: "user", content, timestamp: i };
-    } else {
-      message = {
-        role: "assistant",
-        content: [{ type: "text", text: `I see ${i - 1}.` }],
-        stopReason: "stop",
-        timestamp: i,
-      };
-    }
-    const id = i.toString(16).padStart(8, "0");
-    put({ type: "message", id, parentId: parent, timestamp: ts(i), message });
-    parent = id;
-  }
-  closeSync(fd);
-  return hashes;
-}
+const writeSession = (path) =>
+  writeImageSession(path, {
+    images: IMAGES,
+    bytes: IMAGE_BYTES,
+    id: "0193a000-0000-7000-8000-00000000heap",
+    cwd: "/tmp/heap",
+    replies: true,
+  });
 
 const run = (file, env = {}) =>
   spawnSync(process.execPath, [`--max-old-space-size=${HEAP_MB}`, CHILD, file], {

@@ -6,11 +6,10 @@
 // rename (this library's and pi's way) or in place (documented: the strings show it).
 // Linux only: the RSS is read from /proc, and Windows does not map (it copies, as before).
 import { spawnSync } from "node:child_process";
-import { createHash, randomBytes } from "node:crypto";
-import { closeSync, openSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
+import { writeImageSession } from "../helpers/images.mjs";
 import { makeTempRoot, removeTempRoots } from "../helpers/tmp.mjs";
 
 const CHILD = fileURLToPath(new URL("./mapped-child.mjs", import.meta.url));
@@ -20,28 +19,8 @@ const dir = makeTempRoot("mapped");
 afterAll(removeTempRoots);
 
 /** A session of `count` user prompts with a `bytes`-long base64 image each; the images' sha256. */
-function writeSession(path, count, bytes) {
-  const pool = randomBytes(bytes + count * 3).toString("base64");
-  const fd = openSync(path, "w");
-  const put = (o) => writeSync(fd, `${JSON.stringify(o)}\n`);
-  const ts = (i) => new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString();
-  put({ type: "session", version: 3, id: "0193a000-0000-7000-8000-0000000mapped", timestamp: ts(0), cwd: "/tmp/m" });
-  const hashes = [];
-  let parent = null;
-  for (let i = 1; i <= count; i++) {
-    const data = pool.slice(i * 4, i * 4 + bytes);
-    hashes.push(createHash("sha256").update(data).digest("hex"));
-    const content = [
-      { type: "text", text: `screenshot ${i}` },
-      { type: "image", data, mimeType: "image/png" },
-    ];
-    const id = i.toString(16).padStart(8, "0");
-    put({ type: "message", id, parentId: parent, timestamp: ts(i), message: { role: "user", content, timestamp: i } });
-    parent = id;
-  }
-  closeSync(fd);
-  return hashes;
-}
+const writeSession = (path, count, bytes) =>
+  writeImageSession(path, { images: count, bytes, id: "0193a000-0000-7000-8000-0000000mapped", cwd: "/tmp/m" });
 
 function run(file, mode, env = {}) {
   const r = spawnSync(process.execPath, [CHILD, file, mode], {
