@@ -77,11 +77,6 @@ impl LineStore {
         self.plain.binary_search_by_key(&pos, |p| p.0).ok().map(|k| &*self.plain[k].1)
     }
 
-    /// The mapping JS strings point into (see `Piece::map`).
-    pub fn mapping(&self) -> Option<&Arc<Mapping>> {
-        self.map.as_ref()
-    }
-
     /// Reads every line still in the file into memory and closes the file, so that this
     /// process holds it open no more (see `platform::OPEN_FILES_BLOCK_RENAME`).
     pub fn into_memory(&mut self) -> io::Result<()> {
