@@ -1,22 +1,9 @@
 "use strict";
-// Context messages. The exported free functions (`buildSessionContext`, ...) are the reference's
-// own code, kept in JS because they take and return the caller's objects (identity matters; the
-// core holds none), with the seed format's compaction `retainedTail` honoured as a checkpoint. The
-// class asks the core which entries form its context (`tree::context_plan`) and builds their
-// messages here from its objects (`projectPlan`). pi's message constructors (`core/messages.js`)
-// and pi-ai's system-message replay (`utils/transcript.js`) come with them, key order included.
-
-function createBranchSummaryMessage(summary, fromId, timestamp) {
-  return { role: "branchSummary", summary, fromId, timestamp: new Date(timestamp).getTime() };
-}
-
-function createCompactionSummaryMessage(summary, tokensBefore, timestamp) {
-  return { role: "compactionSummary", summary: summary, tokensBefore, timestamp: new Date(timestamp).getTime() };
-}
-
-function createCustomMessage(customType, content, display, details, timestamp) {
-  return { role: "custom", customType, content, display, details, timestamp: new Date(timestamp).getTime() };
-}
+// Context messages. The exported free functions are the reference's code, in JS because they take
+// and return the caller's objects, with the seed format's compaction `retainedTail` as a checkpoint.
+// The class asks the core which entries form its context (`tree::context_plan`) and builds their
+// messages here (`projectPlan`). With them: pi's message constructors and pi-ai's system-message
+// replay, key order included.
 
 function contentText(content, separator = "\n") {
   if (typeof content === "string") return content;
@@ -26,14 +13,10 @@ function contentText(content, separator = "\n") {
     .join(separator);
 }
 
-function isSystemMessage(message) {
-  return message.role === "system";
-}
-
 function getCurrentTools(messages) {
   const tools = new Map();
   for (const message of messages) {
-    if (!isSystemMessage(message)) continue;
+    if (message.role !== "system") continue;
     for (const tool of message.toolsRemoved ?? []) tools.delete(tool.name);
     for (const tool of message.toolsAdded ?? []) tools.set(tool.name, tool);
   }
@@ -46,7 +29,7 @@ function getCurrentSystemMessage(messages) {
   const sections = new Map();
   let timestamp;
   for (const message of messages) {
-    if (!isSystemMessage(message)) continue;
+    if (message.role !== "system") continue;
     timestamp ??= message.timestamp;
     const text = contentText(message.content);
     if (text.length > 0) content.push(text);
@@ -73,16 +56,9 @@ function getLatestCompactionEntry(entries) {
   return null;
 }
 
-function buildEntryIndex(entries, byId) {
-  if (byId) return byId;
-  const index = new Map();
-  for (const entry of entries) index.set(entry.id, entry);
-  return index;
-}
-
 /** Walks from the leaf to the root. Unlike the reference, a cyclic chain throws. */
 function buildSessionPath(entries, leafId, byId) {
-  const index = buildEntryIndex(entries, byId);
+  const index = byId || new Map(entries.map((entry) => [entry.id, entry]));
   let leaf;
   if (leafId === null) return [];
   if (leafId) leaf = index.get(leafId);
@@ -129,14 +105,19 @@ function sessionEntryToContextMessages(entry) {
     }
     return [message];
   }
+  const timestamp = () => new Date(entry.timestamp).getTime();
   if (entry.type === "custom_message") {
-    return [createCustomMessage(entry.customType, entry.content ?? [], entry.display, entry.details, entry.timestamp)];
+    const { customType } = entry;
+    const content = entry.content ?? [];
+    const { display, details } = entry;
+    return [{ role: "custom", customType, content, display, details, timestamp: timestamp() }];
   }
   if (entry.type === "branch_summary" && entry.summary) {
-    return [createBranchSummaryMessage(entry.summary, entry.fromId, entry.timestamp)];
+    return [{ role: "branchSummary", summary: entry.summary, fromId: entry.fromId, timestamp: timestamp() }];
   }
   if (entry.type === "compaction") {
-    const summary = createCompactionSummaryMessage(entry.summary, entry.tokensBefore, entry.timestamp);
+    const { summary: text, tokensBefore } = entry;
+    const summary = { role: "compactionSummary", summary: text, tokensBefore, timestamp: timestamp() };
     const head = entry.systemMessage ? [entry.systemMessage, summary] : [summary];
     // Seed format: a compaction with `retainedTail` carries its kept messages itself.
     return Array.isArray(entry.retainedTail) ? [...head, ...entry.retainedTail] : head;
@@ -241,11 +222,7 @@ function assertEditReplacement(replacement) {
   }
 }
 
-/**
- * The replacement a context edit of `target` stores: string content becomes a text block for
- * the roles whose content is an array (as `projectContextEntry` reads it). Throws for a target
- * that contributes no editable model content.
- */
+/** The replacement a context edit of `target` stores; throws for a target without model content. */
 function editReplacementFor(target, targetId, replacement) {
   const editable =
     target.type === "custom_message" ||
@@ -261,10 +238,9 @@ function editReplacementFor(target, targetId, replacement) {
 }
 
 /**
- * Throws the TypeError the reference throws where the core found a message entry without a
- * message (`MessageMissing` in tree.rs): the same property read, so the engine words it. Its
- * text may quote the expression (JavaScriptCore's does), so the variable is named as in the
- * reference: `entry` in the context functions, `e` in `_hasConversation` (the next function).
+ * The reference's TypeError for a message entry without a message (`MessageMissing` in tree.rs):
+ * the same property read, named as there (`entry`; `e` in `_hasConversation`), as JavaScriptCore
+ * quotes the expression.
  */
 function throwMessageMissing(entry) {
   void entry.message.role;
@@ -276,11 +252,7 @@ function throwMessageMissingInHasConversation(e) {
   throw new Error("pi-session-native internal error: the core reported a missing message that is there");
 }
 
-/**
- * The class's projection from the core's context plan `[thinking, model, (position, edit,
- * noMessages)…]`: the core chose the entries, this builds their messages from the objects
- * (`at(position)`, `atMany(positions)`).
- */
+/** The class's projection from the core's plan `[thinking, model, (position, edit, noMessages)…]`. */
 function projectPlan(plan, entries) {
   let thinkingLevel = "off";
   if (plan[0] >= 0) thinkingLevel = entries.at(plan[0]).thinkingLevel;

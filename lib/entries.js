@@ -1,9 +1,6 @@
 "use strict";
-// The entry objects of one session (the reference's `fileEntries`) and the core index
-// behind them. The core holds each loaded line and a skeleton of every entry; this keeps
-// one JS object per position, parsed from its line on first use, so that `getEntry(id)`
-// returns the same object every time (the reference's object identity, which extensions
-// may rely on), or the object an append built.
+// The entry objects of one session (`fileEntries`) over the core index: one object per position,
+// parsed from its line on first use, so `getEntry(id)` keeps the reference's object identity.
 
 const { randomUUID } = require("node:crypto");
 const { binding, call, shortId } = require("./native.js");
@@ -12,12 +9,9 @@ const { PendingSkeletons, keyOf } = require("./keys.js");
 const { NativeSession } = binding;
 
 /**
- * Puts the strings carried beside a piece of lines back into the parsed objects:
- * `patchText` lists `line, path, which, start, end` per string; the string is
- * `start..end` of the Latin-1 text (`which` 0) or the UTF-16 one (1), as a slice that
- * shares its characters, or `mapped[start]` (`which` 2: a string whose bytes stay in the
- * mapped session file). Each path ends at the `""` that `JSON.parse` made in its place, in
- * an object without duplicate keys, so the result is the object of the original line.
+ * Puts the long strings carried beside a piece back at their paths (`patchText`: `line, path,
+ * which, start, end` each): a slice of the Latin-1 (`which` 0) or UTF-16 (1) text, or `mapped[start]`
+ * (2: bytes that stay in the mapped file). V8 copies a string far faster than `JSON.parse` decodes it.
  */
 function putBack(objs, missing, first, [, latin1, utf16, patchText, mapped]) {
   const p = JSON.parse(`[${patchText}]`);
@@ -33,15 +27,11 @@ function putBack(objs, missing, first, [, latin1, utf16, patchText, mapped]) {
 
 class Entries {
   #native = new NativeSession();
-  /** Items `[0, #indexed)` are in the core; later ones are JS objects not yet indexed (see `core()`). */
+  /** Items `[0, #indexed)` are in the core; later ones are objects not indexed yet. */
   #indexed = 0;
   /** One slot per item, filled lazily for loaded lines. */
   #objs = [];
-  /**
-   * The ids while every entry is a JS object (new, in-memory and unflushed sessions): ids
-   * are then generated and checked here, as the reference does. Null once the core is the
-   * authority (a loaded or written file).
-   */
+  /** The ids while every entry is a JS object (no file yet); null once the core holds them. */
   #jsIds = new Set();
 
   /** The core, with every pending skeleton pushed. */
@@ -56,7 +46,7 @@ class Entries {
     return this.#native;
   }
 
-  /** Lets the core close the session file before it is rewritten (`Session::release_file`). */
+  /** Lets the core close the file before it is rewritten (Windows refuses otherwise). */
   releaseFile() {
     this.#native.releaseFile();
   }
@@ -85,7 +75,7 @@ class Entries {
     return e;
   }
 
-  /** A new object from the line at `pos` (one whose strings stay in the file comes as a piece). */
+  /** A new object from the line at `pos`. */
   #parse(pos) {
     const text = call(() => this.#native.line(pos));
     if (text !== null) return JSON.parse(text);
@@ -105,18 +95,16 @@ class Entries {
       out[i] = e;
     }
     if (missing === undefined) return out;
-    // One line per entry, as ASCII (non-ASCII characters escaped): taking it as a one-byte
-    // string is a plain copy, and V8 parses many small texts faster than one big array.
-    // A large text comes in pieces that the core reads and escapes on another thread
-    // while this one parses the pieces before.
-    // Long escaped strings come out of the lines already decoded and are put back at
-    // their paths: V8 copies a string far faster than `JSON.parse` decodes one.
     this.#parseInto(objs, missing);
     for (let i = 0; i < positions.length; i++) out[i] = objs[positions[i]];
     return out;
   }
 
-  /** Sets `objs[positions[i]]` to the object parsed from each position's line. */
+  /**
+   * Sets `objs[positions[i]]` to the object of each line. Lines come as ASCII pieces (a one-byte
+   * string is a plain copy; V8 parses many small texts faster than one array), escaped by the
+   * core on another thread while this one parses the pieces before.
+   */
   #parseInto(objs, positions) {
     const pieces = call(() => this.#native.linesAsciiPieces(Uint32Array.from(positions)));
     let k = 0;
@@ -131,10 +119,8 @@ class Entries {
   }
 
   /**
-   * `out` (the entries of `getEntries()`) as the reference's `fileEntries.filter(…)` makes
-   * it: an array of the realm and species of `fileEntries`, which after `inMemory(cwd,
-   * options, entries)` is the caller's own array (from another realm under Vitest's
-   * vmThreads or Jest, where `structuredClone` gives the outer realm's objects).
+   * `out` as `fileEntries.filter(…)` makes it: of the realm and species of `fileEntries`, which after
+   * `inMemory(cwd, options, entries)` is the caller's array (another realm under Jest or vmThreads).
    */
   likeFileEntries(out) {
     const objs = this.#objs;
@@ -172,8 +158,7 @@ class Entries {
   lastEntryId() {
     const last = this.core().lastEntry();
     if (last < 0) return null;
-    // Read the id without caching the object: entries nobody has asked for stay unparsed,
-    // which keeps `createBranchedSession`'s byte path available for them.
+    // Not cached: unparsed entries keep `createBranchedSession`'s byte path.
     const known = this.#objs[last];
     return (known !== undefined ? known : this.#parse(last)).id;
   }
@@ -217,8 +202,7 @@ class Entries {
     const ids = new Set();
     let leafId = null;
     for (const entry of entries) {
-      // `_buildIndex` reads each entry's type first: a null entry throws the same TypeError
-      // (named `entry` as there: JavaScriptCore's text quotes the expression).
+      // A null entry throws `_buildIndex`'s TypeError (named `entry`: JavaScriptCore quotes it).
       if (entry.type === "session") continue;
       ids.add(entry.id);
       leafId = entry.id;
@@ -230,10 +214,7 @@ class Entries {
     return leafId;
   }
 
-  /**
-   * Takes a core session as the whole state, with `objs` the objects known for its items
-   * (the rest are parsed from their lines when asked).
-   */
+  /** Takes a core session as the whole state; `objs` holds the objects known already. */
   adopt(native, objs = new Array(native.count())) {
     this.#native = native;
     this.#indexed = objs.length;

@@ -1,7 +1,6 @@
 "use strict";
-// How JS values cross into the core: Map keys (ids, parent ids, targets) as tagged strings,
-// and the facts of an entry object the facade built or was handed, from which the core derives
-// its skeleton. Reading them is JS: they are JS values, read as the reference reads them.
+// How JS values cross into the core: Map keys (ids, parent ids, targets) as tagged strings, and the
+// facts of an entry object, read as the reference reads them, from which the core derives a skeleton.
 
 /** A JS value as a core key with `SameValueZero` semantics (objects match nothing). */
 function keyOf(value) {
@@ -21,12 +20,7 @@ function keyOf(value) {
   }
 }
 
-/**
- * Pushes what the core needs of `entry` onto `out`, as JS sees its values (see
- * `Skeleton::from_facts`, which derives the skeleton): type, role, the id keys, timestamp,
- * label truthiness, whether retainedTail is an array. `entry.type` is read first, so that a
- * null entry throws the reference's TypeError.
- */
+/** Pushes the facts `Skeleton::from_facts` takes; `entry.type` first (a null entry's TypeError). */
 function pushFacts(out, entry) {
   const type = entry.type;
   const message = entry.message;
@@ -53,11 +47,7 @@ function factsOf(entry) {
   return JSON.stringify(out);
 }
 
-/**
- * Entry objects waiting to be pushed into a NativeSession in one call. Their facts are read
- * when the entry is added (a null entry throws the reference's TypeError at that moment), and
- * pushed when the core is next asked.
- */
+/** Facts read as entries are added (a null entry throws then), pushed in one call when the core is asked. */
 class PendingSkeletons {
   facts = [];
 

@@ -1,9 +1,7 @@
 "use strict";
-// Which implementation `require("pi-session-native")` gets: ours (`ours()`) when the native
-// binding loads; where none does (no prebuilt binary, no platform package, a binary that does not
-// load), pi's own `core/session-manager` module from the installed pi, with one warning
-// (PI_SESSION_NATIVE_NO_FALLBACK=1 makes it an error); with no pi either, one short error. pi's
-// module is ESM: require() loads it on Node >= 20.19 and >= 22.12; an older one gets the error.
+// Which implementation `require("pi-session-native")` gets: ours when the native binding loads;
+// else pi's own `core/session-manager` module, with one warning (PI_SESSION_NATIVE_NO_FALLBACK=1
+// makes it an error); with no pi either, or a Node that cannot require() ESM, one short error.
 
 const { existsSync, readFileSync } = require("node:fs");
 const { join } = require("node:path");
@@ -11,21 +9,14 @@ const { join } = require("node:path");
 const PI_PACKAGE = "@earendil-works/pi-coding-agent";
 const PI_MODULE = join("dist", "core", "session-manager.js");
 const NO_FALLBACK = "PI_SESSION_NATIVE_NO_FALLBACK";
-/**
- * The platform package of each Rust target in package.json's `napi.targets` (npm/<name>/, published
- * as pi-session-native-<name>): the one list, which scripts/add-cli-to-npm.mjs reads too.
- */
-const PLATFORM_OF_TARGET = {
-  "x86_64-unknown-linux-gnu": "linux-x64-gnu",
-  "aarch64-unknown-linux-gnu": "linux-arm64-gnu",
-  "x86_64-unknown-linux-musl": "linux-x64-musl",
-  "aarch64-unknown-linux-musl": "linux-arm64-musl",
-  "x86_64-apple-darwin": "darwin-x64",
-  "aarch64-apple-darwin": "darwin-arm64",
-  "x86_64-pc-windows-msvc": "win32-x64-msvc",
-  "aarch64-pc-windows-msvc": "win32-arm64-msvc",
-};
-/** The platform packages that exist. */
+/** The platform package (npm/<name>/) of each Rust target in package.json's `napi.targets`, as napi-rs names it. */
+const PLATFORM_OF_TARGET = Object.fromEntries(
+  require("../package.json").napi.targets.map((target) => {
+    const [arch, , os, abi] = target.split("-");
+    const name = `${os === "windows" ? "win32" : os}-${{ x86_64: "x64", aarch64: "arm64" }[arch]}`;
+    return [target, abi ? `${name}-${abi}` : name];
+  }),
+);
 const PLATFORMS = Object.values(PLATFORM_OF_TARGET).sort();
 
 let loadFailure; // undefined: not tried yet; null: the binding loads
@@ -57,8 +48,7 @@ function platform() {
 function whatIsMissing(err = bindingError()) {
   const p = platform();
   if (!PLATFORMS.includes(p.name)) return `there is no prebuilt binary for ${p.shown}`;
-  // The napi loader chains one error per place it looked (as `cause`); a binary that is there but
-  // does not load says more than the places where none was.
+  // The napi loader chains an error per place it looked (`cause`): one that loads badly says most.
   let why = `pi-session-native-${p.name} is not installed`;
   for (let e = err; e; e = e.cause) {
     const first = String(e.message ?? e).split("\n")[0];
@@ -144,10 +134,7 @@ function fallback(err) {
 
 let exported;
 
-/**
- * Our exports: the names of the `core/session-manager` module of the pi release in force, decided
- * once, when first asked (lib/profile.js: `projectContextEntry` is an export from 1.5.0 on).
- */
+/** Our exports: those of the pi release in force (profile.js), decided when first asked. */
 function ours() {
   if (exported) return exported;
   const { SessionManager } = require("./session-manager.js");
@@ -174,7 +161,7 @@ function ours() {
   return exported;
 }
 
-/** The package's exports: ours on the native binding, else pi's own (see the top of this file). */
+/** The package's exports: ours on the native binding, else pi's own. */
 function load() {
   const err = bindingError();
   return err ? fallback(err) : ours();

@@ -1,8 +1,6 @@
 "use strict";
-// The generated napi loader, the one place where core errors become JS errors, and the ids
-// (`ids.rs` makes pi-ai's UUIDv7 session ids and the ids the core's index checks; JS makes the
-// entry ids it checks against its own sets, where the core's index does not hold the entries:
-// four bytes of a pool as hex cost a tenth of a call into the addon, which in-memory appends feel).
+// The generated napi loader, the one place where core errors become JS errors, and the ids: the
+// core's (`ids.rs`) where it holds the entries, else JS's pool (a tenth of a call into the addon).
 
 const { randomFillSync, randomUUID } = require("node:crypto");
 const { getSystemErrorMap, types } = require("node:util");
@@ -14,11 +12,9 @@ const STRING_TOO_LONG = ["Failed to convert rust `String` into napi `string`", "
 
 /** Rebuilds the error Node's fs would have thrown for the same failed system call. */
 function toJsError(err) {
-  // isNativeError, not instanceof: under Jest (a vm context) the addon's errors come from
-  // another realm's Error.
+  // Not instanceof: under Jest (a vm context) the addon's errors are another realm's.
   if (!types.isNativeError(err)) return err;
-  // A text longer than V8's longest string (a line of 2^29 - 24 units or more): napi-rs
-  // cannot make the string; the reference's readFileSync or split throws this RangeError.
+  // Past V8's longest string: the reference's readFileSync or split throws this RangeError.
   if (STRING_TOO_LONG.includes(err.message)) return new RangeError("Invalid string length");
   if (typeof err.message !== "string" || !err.message.startsWith(IO_MARK)) return inOwnRealm(err);
   const info = JSON.parse(err.message.slice(IO_MARK.length));
@@ -39,13 +35,11 @@ function call(fn, ...args) {
   }
 }
 
-// The first 8 hex digits of a v4 UUID are 32 random bits from the CSPRNG (the version nibble
-// comes later): 4 random bytes as hex have the same distribution.
+// `randomUUID().slice(0, 8)` is 32 random bits: 4 CSPRNG bytes as hex have its distribution.
 const POOL = new Uint8Array(4096);
 let poolPos = POOL.length;
 const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"));
 
-/** `randomUUID().slice(0, 8)`. */
 function shortId() {
   if (poolPos > POOL.length - 4) {
     randomFillSync(POOL);

@@ -1,7 +1,6 @@
 "use strict";
-// Path rules of pi 1.6.0 (`utils/paths.js`, `config.js`), ported as they are: sessions are found
-// by these strings, so they must match byte for byte, and they are Node's own answers (`path`'s
-// resolve on both platforms, `os.homedir`, `fileURLToPath`, `process.cwd`), not Rust's.
+// pi's path rules (`utils/paths.js`, `config.js`) as they are: sessions are found by these strings,
+// which are Node's answers (`path.resolve`, `os.homedir`, `fileURLToPath`, `process.cwd`), not Rust's.
 
 const { existsSync, mkdirSync } = require("node:fs");
 const { homedir } = require("node:os");
@@ -27,11 +26,7 @@ function pathsEqual(left, right) {
   return getPathComparisonKey(left) === getPathComparisonKey(right);
 }
 
-/**
- * How the session module compares a session dir or cwd with another: pi's pathsEqual() from 1.5.0
- * on; before, `===` (so `dir/` or a relative dir is not the default dir, and on Windows `c:\x` is
- * not `C:\x`). Asks the profile on every call (lib/profile.js).
- */
+/** How session dirs and cwds compare: pi's pathsEqual() from 1.5.0 on, `===` before (profile.js). */
 function samePath(left, right) {
   return profile.has("pathsEqual") ? pathsEqual(left, right) : left === right;
 }

@@ -1,9 +1,7 @@
 "use strict";
-// The session file: its format (version, parsing, the v1/v2 migration as pi 1.6.0 does it in
-// place: `migrateSessionEntries` is an exported function on the caller's objects, and the class
-// runs it on the objects it loaded), and how the class writes it. Only what must be JS is here
-// (`JSON.stringify` of the objects, `Date`'s ISO text, building an entry again when its id is
-// taken); the core reads and writes.
+// The session file's format (parsing, the v1/v2 migration on the caller's objects, as pi does it)
+// and what the class's writes need of JS: `JSON.stringify`, `Date`'s ISO text, rebuilding an entry
+// whose id is taken. The core reads and writes.
 
 const { randomUUID } = require("node:crypto");
 const { join } = require("node:path");
@@ -85,10 +83,7 @@ function migrateSessionEntries(entries) {
 let lastMs = Number.NaN;
 let lastIso = "";
 
-/**
- * `new Date().toISOString()`, formatted once per millisecond: appends in a burst share the
- * string instead of each building a Date and formatting it (~10x cheaper).
- */
+/** `new Date().toISOString()`, formatted once per millisecond (a burst of appends: ~10x cheaper). */
 function nowIso() {
   const ms = Date.now();
   if (ms !== lastMs) {
@@ -98,11 +93,7 @@ function nowIso() {
   return lastIso;
 }
 
-/**
- * The header and file of a new session `id` in `dir`, stamped now, as `newSession`,
- * `createBranchedSession` and `forkFrom` make them (`JSON.stringify` drops an undefined
- * `parentSession`; the file is `<dir>/<timestamp with : and . as ->_<id>.jsonl`).
- */
+/** The header and file of a new session `id` in `dir`, as `newSession`, `createBranchedSession` and `forkFrom` make them. */
 function newSessionParts(dir, cwd, parentSession, id) {
   const timestamp = nowIso();
   const header = { type: "session", version: CURRENT_SESSION_VERSION, id, timestamp, cwd, parentSession };
@@ -117,9 +108,8 @@ function stringifyLines(entries) {
 }
 
 /**
- * Appends the entry `build(id)` returns to a session file on disk (`Session::commit`): the core
- * checks the id is free (else the entry is built again with another, as `generateId` would have
- * picked one), writes the line and indexes what other processes appended before it.
+ * Appends `build(id)` to the file (`Session::commit`). The core refuses a taken id (the entry is
+ * built again, as `generateId` would have picked another) and indexes other writers' lines first.
  */
 function commitEntry(native, entries, sessionFile, build) {
   for (let attempt = 0; ; attempt++) {
@@ -133,8 +123,7 @@ function commitEntry(native, entries, sessionFile, build) {
       entries.padTo(native.count());
       throw toJsError(error);
     }
-    // The id is taken (nothing was written): build the entry again with another.
-    if (count === before) continue;
+    if (count === before) continue; // the id is taken: nothing was written
     entries.pushIndexed(entry, count);
     return entry;
   }
@@ -147,10 +136,8 @@ function backupBeforeMigration(sessionFile, version) {
 }
 
 /**
- * `open`'s read: the session loaded once (`openSession`; `preloaded` goes to the constructor),
- * with its header for the cwd (the first parsed entry, as `readSessionHeader` finds it). With
- * `scanOnly` (the session folder is still to be made: the reference makes it before the load,
- * which may repair the file) only the bounded header scan runs.
+ * `open`'s read: the session loaded once, with its header for the cwd. `scanOnly` (the folder is
+ * still to be made, before the load that may repair the file): only the bounded header scan.
  */
 function readOpenHeader(path, scanOnly) {
   if (scanOnly) {
@@ -165,10 +152,8 @@ function readOpenHeader(path, scanOnly) {
 }
 
 /**
- * `forkFrom`'s copy in one read of the source (`forkSession`; its entries canonicalised as
- * `JSON.stringify(JSON.parse(line))` by the core): `prepare()` runs between the load and the
- * write, as the reference's steps do, and returns the new file and header. Null when the source
- * is missing or not a session.
+ * `forkFrom`'s copy in one read of the source (`store::fork`); `prepare()` runs between the load
+ * and the write and returns the new file and header. Null when the source is not a session.
  */
 function writeFork(sourcePath, prepare) {
   return call(() =>

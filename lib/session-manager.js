@@ -1,10 +1,6 @@
 "use strict";
-// The SessionManager class: the surface of pi 1.6.0, over the native core.
-//
-// The core answers index, path, tree and context questions with positions; `Entries`
-// (entries.js) turns positions into the entry objects. This file shapes the reference's API
-// over them: appends, persistence timing, branching, construction. What it writes and how is in
-// persistence.js, the context's messages in context.js, the tree and branched paths in tree.js.
+// The SessionManager class of pi 1.6.0 over the native core, which answers index, path, tree and
+// context questions with positions that `Entries` (entries.js) turns into the entry objects.
 
 const { existsSync, mkdirSync, statSync } = require("node:fs");
 const { resolve } = require("node:path");
@@ -60,7 +56,7 @@ class SessionManager {
     return { type, id, parentId: this.#leafId, timestamp: nowIso() };
   }
 
-  /** Replaces `fileEntries` with JS objects and rebuilds the index (`_buildIndex`). */
+  /** `fileEntries = entries; _buildIndex()`. */
   #resetTo(entries) {
     this.#leafId = this.#entries.reset(entries);
   }
@@ -187,25 +183,23 @@ class SessionManager {
     return found;
   }
 
-  /** Writes an appended entry: the whole file at the first conversation, then one line (public, as in pi). */
+  /** The whole file at the first conversation, then one line per entry (public, as in pi). */
   _persist(entry) {
     if (!this.#persist || !this.#sessionFile) return;
     if (!this.#flushed) {
       if (!this.#hasConversation()) return;
-      // Serialised before the file is created: a value JSON cannot hold leaves no half-written file.
+      // Serialised first: a value JSON cannot hold leaves no half-written file.
       const text = stringifyLines(this.#entries.all());
       call(() => this.#core().writeAll(this.#sessionFile, text, true));
       this.#flushed = true;
-      // The file exists now: from here on the core checks ids and writes the appends.
       this.#entries.coreTakesIds();
     } else {
-      // The core adds the newline (no concatenated string to flatten).
-      const json = `${JSON.stringify(entry)}`;
+      const json = JSON.stringify(entry);
       call(() => this.#core().appendLine(this.#sessionFile, json, SYNC_APPENDS));
     }
   }
 
-  /** Builds and appends one entry (`_appendEntry`), through the file path when on disk. */
+  /** `_appendEntry` of the entry `build(id)` makes. */
   #append(build) {
     if (this.#persist && this.#flushed && this.#sessionFile) return this.#appendToFile(build);
     const entry = build(this.#entries.newId());
@@ -215,7 +209,6 @@ class SessionManager {
     try {
       this._persist(entry);
     } catch (error) {
-      // Keep memory in line with the file, as the reference does.
       this.#entries.pop();
       this.#leafId = previousLeafId;
       throw error;
@@ -223,12 +216,8 @@ class SessionManager {
     return entry;
   }
 
-  /**
-   * Appends to a session file on disk (`persistence.commitEntry`) with an id the core accepts;
-   * the leaf moves to the entry (another writer's entries, indexed on the way, are their own branch).
-   */
+  /** An append to the file on disk; other writers' entries, indexed on the way, are their own branch. */
   #appendToFile(build) {
-    // The file exists: the core is the authority on ids from here on.
     this.#entries.coreTakesIds();
     const entry = persistence.commitEntry(this.#core(), this.#entries, this.#sessionFile, build);
     this.#leafId = entry.id;
@@ -238,8 +227,7 @@ class SessionManager {
   // ---- Appends
 
   appendMessage(message) {
-    // Written out, not spread from `#head`: the hot append (an agent's every message), where
-    // the spread's second object cost 4-5x the in-memory append.
+    // Not spread from `#head`: the hot append, where the second object cost 4-5x.
     return this.#append((id) => ({ type: "message", id, parentId: this.#leafId, timestamp: nowIso(), message })).id;
   }
 
@@ -252,8 +240,14 @@ class SessionManager {
   }
 
   appendUsage(kind, provider, model, usage, note) {
-    const noteField = note ? { note } : {};
-    return this.#append((id) => ({ ...this.#head("usage", id), kind, provider, model, usage, ...noteField }));
+    return this.#append((id) => ({
+      ...this.#head("usage", id),
+      kind,
+      provider,
+      model,
+      usage,
+      ...(note ? { note } : {}),
+    }));
   }
 
   /**
@@ -294,8 +288,7 @@ class SessionManager {
   getSessionName() {
     const pos = this.#core().lastSessionInfo();
     if (pos < 0) return undefined;
-    // The reference's expression, for the TypeError's text (`entry.name?.trim is not a function`);
-    // JavaScriptCore quotes it, and Bun's transpiler inlines a variable used once, but not this one.
+    // Named `entry` as in the reference: JavaScriptCore's TypeError quotes the expression.
     const entry = this.#entries.at(pos);
     return entry.type === "session_info" ? entry.name?.trim() || undefined : undefined;
   }
@@ -351,7 +344,6 @@ class SessionManager {
   }
 
   appendLabelChange(targetId, label) {
-    // The core applies the label as the entry is indexed, and undoes it if the write fails.
     return this.#append((id) => {
       if (!this.#entries.has(targetId)) throw new Error(`Entry ${targetId} not found`);
       return { ...this.#head("label", id), targetId, label };
@@ -422,7 +414,7 @@ class SessionManager {
       const done = this.#createBranchedInCore(leafId);
       if (done !== undefined) return done;
     }
-    // Entries JS holds as objects, odd paths, or no conversation: tree.js says why.
+    // Entries held as objects, odd paths, or no conversation: tree.js says why.
     const parent = this.#persist ? this.#sessionFile : undefined;
     const path = this.getBranch(leafId);
     if (path.length === 0) throw new Error(`Entry ${leafId} not found`);
@@ -433,7 +425,6 @@ class SessionManager {
     if (!this.#persist) return undefined;
     this.#sessionFile = fresh.file;
     if (this.#hasConversation()) {
-      // Serialise once: the same text is written and indexed.
       this.#replaceFromText(entries, stringifyLines(entries), false);
       this.#flushed = true;
     } else {
@@ -442,15 +433,12 @@ class SessionManager {
     return fresh.file;
   }
 
-  /**
-   * `createBranchedSession` in one core call (`branchedSession`: the path's lines read once, rewritten,
-   * written with the re-created labels). Returns the new file, or undefined for the JS path.
-   */
+  /** `createBranchedSession` in one core call (`branch.rs`), or undefined for the JS path. */
   #createBranchedInCore(leafId) {
     let fresh;
     const next = call(() =>
       this.#core().branchedSession(keyOf(leafId ?? this.#leafId), (path) => {
-        // Only lines nobody parsed: an object may hold what its line does not (the reference copies objects).
+        // Only lines nobody parsed: the reference copies objects, which may differ from their lines.
         for (const p of path) if (this.#entries.isMaterialised(p)) return null;
         fresh = newSessionParts(this.getSessionDir(), this.#cwd, this.#sessionFile, uuidv7());
         return [fresh.file, `${JSON.stringify(fresh.header)}\n`];
@@ -503,7 +491,7 @@ class SessionManager {
     const resolvedTargetCwd = resolvePath(targetCwd);
     let dir;
     let fresh;
-    // The reference's steps between its load of the source and its write, in its order.
+    // The reference's steps between its load and its write, in its order.
     const written = persistence.writeFork(resolvedSourcePath, () => {
       dir = sessionDir ? normalizePath(sessionDir) : getDefaultSessionDir(resolvedTargetCwd);
       if (!existsSync(dir)) mkdirSync(dir, { recursive: true });
@@ -530,7 +518,7 @@ class SessionManager {
   }
 }
 
-// How pi/swap.js (the pi package's extension, pi-native) tells that pi already runs on this class.
+// How pi/swap.js tells that pi already runs on this class.
 Object.defineProperty(SessionManager, Symbol.for("pi-session-native.class"), { value: true });
 
 module.exports = { SessionManager };

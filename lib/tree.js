@@ -1,12 +1,9 @@
 "use strict";
-// The tree's objects: `getTree`'s nodes from the core's links (`tree_links`), and
-// `createBranchedSession` built from the path's objects. Both stay JS: the child sort must be
-// V8's `Array.prototype.sort` with the reference's comparator (its ties and NaN times decide
-// the order), and a branch copies objects. The core writes a branch from its lines in one pass
-// (`branch.rs`, `#createBranchedInCore`) except where a path entry is a JS object (built here,
-// handed to `inMemory`, or parsed and maybe changed by a caller), the session does not persist
-// or has no conversation yet, or an entry needs JS semantics (ids that are not strings, a
-// message without `message`): those take `branchedEntries`.
+// The tree's objects. `getTree` sorts children with V8's sort and the reference's comparator (its
+// ties and NaN times decide the order). `branchedEntries` copies objects, as the reference does, for
+// what the core's one-pass branch (`branch.rs`) cannot take: a path entry that is a JS object (built,
+// handed in, or parsed and maybe changed), a session without a file or a conversation, or an entry
+// that needs JS semantics (ids that are not strings, a message entry without `message`).
 
 const { call, generateId, uuidv7 } = require("./native.js");
 const { newSessionParts } = require("./persistence.js");
@@ -29,8 +26,7 @@ function buildTree(native, entries) {
   const { labels, stamps } = labelMaps(entries.atMany(native.labels()));
   const links = call(() => native.treeLinks());
   const times = native.times();
-  // Nodes and child lists by position; `treeLinks` already applied the reference's
-  // nodeMap rules (the last entry with an id owns its node; orphans become roots).
+  // By position; `treeLinks` applied nodeMap's rules (the last entry with an id owns its node).
   const nodes = new Array(entries.length);
   const kids = new Array(entries.length);
   for (let i = 0; i < objs.length; i++) {
@@ -97,10 +93,7 @@ function withoutLabels(path) {
   return pathWithoutLabels;
 }
 
-/**
- * A branched session from the objects of `path`: its id, file and entries (the new header, the
- * path without labels, then label entries re-creating the labels of the entries on it).
- */
+/** A branched session from the objects of `path`: header, path without labels, re-created labels. */
 function branchedEntries(path, native, entries, dir, cwd, parentSession) {
   const pathWithoutLabels = withoutLabels(path);
   const { id, header, file } = newSessionParts(dir, cwd, parentSession, uuidv7());
