@@ -240,14 +240,8 @@ class SessionManager {
   }
 
   appendUsage(kind, provider, model, usage, note) {
-    return this.#append((id) => ({
-      ...this.#head("usage", id),
-      kind,
-      provider,
-      model,
-      usage,
-      ...(note ? { note } : {}),
-    }));
+    const noteField = note ? { note } : {};
+    return this.#append((id) => ({ ...this.#head("usage", id), kind, provider, model, usage, ...noteField }));
   }
 
   /**
