@@ -18,12 +18,12 @@ function createCustomMessage(customType, content, display, details, timestamp) {
   return { role: "custom", customType, content, display, details, timestamp: new Date(timestamp).getTime() };
 }
 
-function contentText(content, separator = "\n") {
+function contentText(content) {
   if (typeof content === "string") return content;
   return content
     .filter((block) => block.type === "text")
     .map((block) => block.text)
-    .join(separator);
+    .join("\n");
 }
 
 function isSystemMessage(message) {
@@ -309,7 +309,6 @@ module.exports = {
   buildContextEntries,
   buildSessionContext,
   buildSessionProjection,
-  contentText,
   editReplacementFor,
   getCurrentSystemMessage,
   getLatestCompactionEntry,
