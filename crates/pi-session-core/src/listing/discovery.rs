@@ -251,6 +251,47 @@ mod tests {
         assert_eq!(collate_ascii(b"a", b"a"), Ordering::Equal);
     }
 
+    #[cfg(unix)]
+    #[test]
+    fn all_sessions_ties_orders_and_readdir_names() {
+        use std::os::unix::ffi::OsStrExt;
+        let root = std::env::temp_dir().join(format!("psn-all-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        use std::time::Duration;
+        let t = std::time::SystemTime::UNIX_EPOCH + Duration::from_secs(1_650_000_000);
+        let touch = |p: &Path, t: std::time::SystemTime| {
+            std::fs::write(p, "").unwrap();
+            std::fs::File::options().write(true).open(p).unwrap().set_modified(t).unwrap();
+        };
+        // Two runs of equal mtimes: p1's, newer, then p2's.
+        for (dir, names, t) in
+            [("p1", &["b", "a", "C"][..], t), ("p2", &["e", "\u{e9}", "f"][..], t - Duration::from_secs(1))]
+        {
+            std::fs::create_dir_all(root.join(dir)).unwrap();
+            names.iter().for_each(|n| touch(&root.join(dir).join(format!("{n}.jsonl")), t));
+        }
+        // Not UTF-8: stat'ed by its decoded name, which does not exist (-Infinity, last).
+        touch(&root.join("p1").join(std::ffi::OsStr::from_bytes(b"x\xff.jsonl")), t);
+        let prefix = format!("{}/", root.display());
+        let names = |d: &Discovered| d.paths.iter().map(|p| p[prefix.len()..].to_owned()).collect::<Vec<_>>();
+        // Printable ASCII runs are sorted here; a run with "é" comes in readdir order.
+        assert_eq!(all_sessions(&root.join("none"), &prefix, "/", true, false), Discovered::default());
+        let found = all_sessions(&root, &prefix, "/", true, false);
+        let want = ["p1/C.jsonl", "p1/b.jsonl", "p1/a.jsonl", "p2/e.jsonl", "p2/f.jsonl", "p2/\u{e9}.jsonl"];
+        assert_eq!(names(&found)[..6], want);
+        assert_eq!(names(&found)[6], "p1/x\u{FFFD}.jsonl");
+        assert_eq!(found.ties, [(3, 6)]);
+        // Without the weight table every run of two or more is the facade's.
+        let raw = all_sessions(&root, &prefix, "/", false, true);
+        assert_eq!(raw.ties, [(0, 3), (3, 6)]);
+        let mut sorted = names(&raw);
+        sorted.sort();
+        let mut want = names(&found);
+        want.sort();
+        assert_eq!(sorted, want);
+        let _ = std::fs::remove_dir_all(&root);
+    }
+
     #[test]
     fn newest_first_and_by_id() {
         let dir = std::env::temp_dir().join(format!("psn-discovery-{}", std::process::id()));
