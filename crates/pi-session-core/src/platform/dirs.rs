@@ -82,12 +82,13 @@ pub fn jsonl_stats(dir: &std::path::Path, raw: bool) -> io::Result<Vec<(std::ffi
 
 /// A name as `readdir` gives it to JS (Node's and Bun's alike): bytes that are not UTF-8
 /// become U+FFFD per maximal invalid subpart, as `from_utf8_lossy` decodes them, and that
-/// name is what the reference then stats and opens. Windows names are kept (UTF-16 there).
+/// name is what the reference then stats and opens. On Windows the bytes are WTF-8, as
+/// libuv's `scandir` gives them (`uv_utf16_to_wtf8`): a lone surrogate becomes three U+FFFD.
 pub fn readdir_name(name: &OsStr) -> std::borrow::Cow<'_, OsStr> {
-    if cfg!(windows) || name.to_str().is_some() {
+    if name.to_str().is_some() {
         return std::borrow::Cow::Borrowed(name);
     }
-    std::borrow::Cow::Owned(String::from_utf8_lossy(&name_bytes(name)).into_owned().into())
+    std::borrow::Cow::Owned(String::from_utf8_lossy(name.as_encoded_bytes()).into_owned().into())
 }
 
 /// [`readdir_name`] of an owned name.
