@@ -5,12 +5,12 @@
 // messages here (`projectPlan`). With them: pi's message constructors and pi-ai's system-message
 // replay, key order included.
 
-function contentText(content, separator = "\n") {
+function contentText(content) {
   if (typeof content === "string") return content;
   return content
     .filter((block) => block.type === "text")
     .map((block) => block.text)
-    .join(separator);
+    .join("\n");
 }
 
 function getCurrentTools(messages) {
@@ -281,7 +281,6 @@ module.exports = {
   buildContextEntries,
   buildSessionContext,
   buildSessionProjection,
-  contentText,
   editReplacementFor,
   getCurrentSystemMessage,
   getLatestCompactionEntry,

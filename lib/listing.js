@@ -1,27 +1,19 @@
 "use strict";
 // Session discovery and listing. The core scans files in parallel off the main thread; this
 // file orders them (`localeCompare` order, see runtime.js; mtime) and shapes `SessionInfo`
-// objects (Dates, key order, the trims) and progress calls exactly as pi 1.6.0 does.
-//
-// The one JS copy of the reference's reading of a file stays here, `buildSessionInfoSlow`: a
-// runtime whose readline splits lines elsewhere than Node's (Bun's also splits at U+2028 and
-// U+2029, runtime.js) must list each file as the reference does on that readline, which the
-// core's byte scan cannot know. Node never runs it.
+// objects (Dates, key order, the trims) and progress calls exactly as pi 1.6.0 does. Other
+// runtimes tell the core their readdir order and readline's line ends (runtime.js).
 
-const { createReadStream, existsSync, readdirSync, statSync } = require("node:fs");
-const { readdir, stat } = require("node:fs/promises");
+const { existsSync } = require("node:fs");
+const { readdir } = require("node:fs/promises");
 const { basename, join, sep } = require("node:path");
-const { createInterface } = require("node:readline");
 const { binding, call } = require("./native.js");
 const { keyOf } = require("./keys.js");
-const { NODE, asciiOrderKnown, compare, mtimeDate, readlineSplitsAsNode, statMtimes } = require("./runtime.js");
+const { NODE, asciiOrderKnown, compare, unicodeLineBreaks } = require("./runtime.js");
 const paths = require("./paths.js");
-const profile = require("./profile.js");
-const { contentText } = require("./context.js");
 
 const { getDefaultSessionDir, getDefaultSessionDirPath, getSessionsDir, normalizePath, resolvePath, samePath } = paths;
 
-const MAX_CONCURRENT_SESSION_DISCOVERY_LOADS = 64;
 const CURRENT_SESSION_LIST_PUBLISH_INTERVAL = 10;
 const ALL_SESSION_LIST_PUBLISH_INTERVAL = 100;
 /** Files per native scan batch at least: progress is reported between batches. */
@@ -69,25 +61,16 @@ function readHeaderForDiscovery(path) {
 }
 
 /**
- * The session files of `dir`, newest first. On Node the core sorts them (equal mtimes in libuv's
- * readdir order, by bytes); elsewhere the runtime's readdir and stat answer (runtime.js).
+ * The session files of `dir`, newest first, as the core sorts them (equal mtimes in readdir's
+ * order: Node's by bytes, else the directory's own as Bun's readdir gives it).
  */
 function* newestFirst(dir) {
-  if (!NODE) {
-    const files = readdirSync(dir)
-      .filter((file) => file.endsWith(".jsonl"))
-      .map((file) => join(dir, file))
-      .map((path) => ({ path, mtime: statSync(path).mtimeMs }))
-      .sort((a, b) => b.mtime - a.mtime);
-    for (const { path } of files) yield path;
-    return;
-  }
   // The newest 8 first: the answer is nearly always among them (not 1,000 strings for nothing).
-  const first = binding.filesByMtime(dir, 8);
+  const first = binding.filesByMtime(dir, 8, !NODE);
   if (first === null) return;
   yield* first;
   if (first.length < 8) return;
-  const all = binding.filesByMtime(dir, null);
+  const all = binding.filesByMtime(dir, null, !NODE);
   if (all !== null) yield* all.slice(first.length);
 }
 
@@ -106,22 +89,12 @@ function findMostRecentSession(sessionDir, cwd) {
 }
 
 /**
- * `[path, header]` of each session file of `dir` whose header's id is `id`, in readdir order: on
- * Node the core reads the headers, batch by batch as far as the caller reads (its order is Node's,
- * by bytes); elsewhere in the runtime's readdir order.
+ * `[path, header]` of each session file of `dir` whose header's id is `id`, in readdir order
+ * (as in `newestFirst`): the core reads the headers, batch by batch as far as the caller reads.
  */
 function* filesWithId(dir, id) {
-  if (!NODE) {
-    for (const file of readdirSync(dir)) {
-      if (!file.endsWith(".jsonl")) continue;
-      const path = join(dir, file);
-      const header = readHeaderForDiscovery(path);
-      if (header?.id === id) yield [path, header];
-    }
-    return;
-  }
   for (let from = 0; from !== null; ) {
-    const batch = binding.headersWithId(dir, keyOf(id), from);
+    const batch = binding.headersWithId(dir, keyOf(id), from, !NODE);
     if (batch === null) return;
     const found = batch.found;
     for (let i = 0; i < found.length; i += 2) yield [found[i], JSON.parse(found[i + 1])];
@@ -146,7 +119,8 @@ function findById(cwd, id, sessionDir) {
 /**
  * A SessionInfo from the core's scan row (`listing::Rows`): `[header, name, messageCount,
  * lastActivity, pendingTimes, (block, start, end) of firstMessage and of allMessagesText, mtimeMs]`,
- * each text a slice of a block of the batch (a string V8 reads in place).
+ * each text a slice of a block of the batch (a string V8 reads in place). The tail is the
+ * reference's `buildSessionInfo`, key order included.
  */
 function infoFromRow(path, row, blocks) {
   const [header, rawName, messageCount, lastActivity, pendingTimes] = row;
@@ -155,98 +129,27 @@ function infoFromRow(path, row, blocks) {
     const t = new Date(ts).getTime();
     if (!Number.isNaN(t)) lastActivityTime = Math.max(lastActivityTime ?? 0, t);
   }
-  const name = rawName === null ? undefined : rawName.trim() || undefined;
   const text = (k) => (row[k + 1] === row[k + 2] ? "" : blocks[row[k]].slice(row[k + 1], row[k + 2]));
-  const fileMtime = () => mtimeDate(path, row[11]);
-  return makeInfo(path, header, name, lastActivityTime, fileMtime, messageCount, text(5), text(8));
-}
-
-/** The tail of `buildSessionInfo`: the SessionInfo object, key order included. */
-function makeInfo(path, header, name, lastActivityTime, fileMtime, messageCount, firstMessage, allMessagesText) {
-  const cwd = typeof header.cwd === "string" ? header.cwd : "";
-  const parentSessionPath = header.parentSession;
   const headerTime = typeof header.timestamp === "string" ? new Date(header.timestamp).getTime() : Number.NaN;
   const modified =
     typeof lastActivityTime === "number" && lastActivityTime > 0
       ? new Date(lastActivityTime)
       : !Number.isNaN(headerTime)
         ? new Date(headerTime)
-        : fileMtime();
+        : // `stats.mtime`: Node rounds `mtimeMs`, Bun truncates it (as `new Date` does).
+          new Date(NODE ? Math.round(row[11]) : row[11]);
   return {
     path,
     id: header.id,
-    cwd,
-    name,
-    parentSessionPath,
+    cwd: typeof header.cwd === "string" ? header.cwd : "",
+    name: rawName === null ? undefined : rawName.trim() || undefined,
+    parentSessionPath: header.parentSession,
     created: new Date(header.timestamp),
     modified,
     messageCount,
-    firstMessage: firstMessage || "(no messages)",
-    allMessagesText,
+    firstMessage: text(5) || "(no messages)",
+    allMessagesText: text(8),
   };
-}
-
-/**
- * The reference's `buildSessionInfo`, for every file under a runtime whose readline splits lines
- * elsewhere than the core does (`scanInfos`). Abort (profile switch `listingChecksAbortPerLine`):
- * 1.6.0 checks the signal on every line and once more after the loop; 1.5.x hands it to the read
- * stream, so a file whose read has ended is still listed. The per-line check stands for both (an
- * abort mid-file fails the file either way), the check after the loop is 1.6.0's only. The signal
- * never reaches the stream, so 1.5.x's crash (an 'error' nothing listens to, upstream #11956) is not
- * reproduced. No deterministic test tells the profiles apart: the window is a few ticks of I/O.
- */
-async function buildSessionInfoSlow(filePath, signal) {
-  try {
-    const stats = await stat(filePath);
-    let header = null;
-    let messageCount = 0;
-    let firstMessage = "";
-    const allMessages = [];
-    let name;
-    let lastActivityTime;
-    // Aborted during the stat: 1.5.x's stream fails at once, 1.6.0 at the first line or after it.
-    signal?.throwIfAborted();
-    const stream = createReadStream(filePath, { encoding: "utf8" });
-    try {
-      for await (const line of createInterface({ input: stream, crlfDelay: Number.POSITIVE_INFINITY })) {
-        signal?.throwIfAborted();
-        let entry = null;
-        try {
-          if (line.trim()) entry = JSON.parse(line);
-        } catch {}
-        if (!entry) continue;
-        if (!header) {
-          if (entry.type !== "session") return null;
-          header = entry;
-          continue;
-        }
-        if (entry.type === "session_info") name = entry.name?.trim() || undefined;
-        if (entry.type !== "message") continue;
-        messageCount++;
-        const message = entry.message;
-        // pi's isMessageWithContent, then getMessageActivityTime and extractTextContent.
-        if (typeof message.role !== "string" || !("content" in message)) continue;
-        if (message.role !== "user" && message.role !== "assistant") continue;
-        let activityTime = message.timestamp;
-        if (typeof activityTime !== "number") activityTime = new Date(entry.timestamp).getTime();
-        if (!Number.isNaN(activityTime)) lastActivityTime = Math.max(lastActivityTime ?? 0, activityTime);
-        const textContent = contentText(message.content, " ");
-        if (!textContent) continue;
-        allMessages.push(textContent);
-        if (!firstMessage && message.role === "user") firstMessage = textContent;
-      }
-    } finally {
-      stream.destroy();
-    }
-    // An abort while readline waited for the end of the file, after the last line (1.6.0 on).
-    if (profile.has("listingChecksAbortPerLine")) signal?.throwIfAborted();
-    if (!header) return null;
-    const mtime = () => stats.mtime;
-    return makeInfo(filePath, header, name, lastActivityTime, mtime, messageCount, firstMessage, allMessages.join(" "));
-  } catch {
-    signal?.throwIfAborted();
-    return null;
-  }
 }
 
 function sortSessionInfos(sessions) {
@@ -260,21 +163,15 @@ function sortSessionInfos(sessions) {
  */
 async function scanInfos(paths, onLoaded, signal, responsive) {
   const results = new Array(paths.length);
-  if (!NODE && !(await readlineSplitsAsNode())) {
-    for (let index = 0; index < paths.length; index++) {
-      signal?.throwIfAborted();
-      results[index] = await buildSessionInfoSlow(paths[index], signal);
-      onLoaded(results[index], index);
-    }
-    return results;
-  }
+  // Where this runtime's readline ends lines (Node: never asked).
+  const unicodeBreaks = !NODE && (await unicodeLineBreaks());
   const flag = new binding.AbortFlag();
   const onAbort = () => flag.abort();
   signal?.addEventListener("abort", onAbort, { once: true });
   let complete = false;
   try {
     // The core scans ahead, in order, while the batches before are handed out.
-    const scanner = new binding.InfoScanner(paths, flag);
+    const scanner = new binding.InfoScanner(paths, flag, unicodeBreaks);
     let since = performance.now();
     for (let start = 0; start < paths.length; ) {
       signal?.throwIfAborted();
@@ -372,56 +269,6 @@ async function list(cwd, sessionDir, onProgress, signal) {
   return sortSessionInfos(sessions);
 }
 
-async function mapWithConcurrency(items, limit, map, signal) {
-  const results = new Array(items.length);
-  let nextIndex = 0;
-  const worker = async () => {
-    while (nextIndex < items.length) {
-      signal?.throwIfAborted();
-      const index = nextIndex++;
-      results[index] = await map(items[index], index);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, () => worker()));
-  return results;
-}
-
-/**
- * `listAll`'s discovery as the reference does it, for what the core's `discoverAll` leaves:
- * another runtime (Bun: its own stat and `localeCompare`), a name that is not UTF-8, or
- * files with equal mtimes whose names only ICU can order.
- */
-async function discoverInJs(sessionsDir, abortSignal) {
-  const entries = await readdir(sessionsDir, { withFileTypes: true });
-  const dirs = entries
-    .filter((entry) => entry.isDirectory() || entry.isSymbolicLink())
-    .map((entry) => join(sessionsDir, entry.name));
-  binding.preloadIndex(dirs);
-  const dirFiles = await mapWithConcurrency(
-    dirs,
-    MAX_CONCURRENT_SESSION_DISCOVERY_LOADS,
-    async (dir) => {
-      try {
-        return (await readdir(dir)).filter((file) => file.endsWith(".jsonl")).map((file) => join(dir, file));
-      } catch {
-        return [];
-      }
-    },
-    abortSignal,
-  );
-  const allFiles = dirFiles.flat();
-  const mtimes = NODE ? call(() => binding.mtimes(allFiles)) : statMtimes(allFiles);
-  const candidates = allFiles.map((path, i) =>
-    Number.isNaN(mtimes[i]) ? { path } : { path, stats: { mtimeMs: mtimes[i] } },
-  );
-  candidates.sort(
-    (a, b) =>
-      (b.stats?.mtimeMs ?? Number.NEGATIVE_INFINITY) - (a.stats?.mtimeMs ?? Number.NEGATIVE_INFINITY) ||
-      compare(basename(b.path), basename(a.path)),
-  );
-  return candidates.map((c) => c.path);
-}
-
 async function listAll(sessionDirOrOnProgress, onProgressOrSignal, signal) {
   const customSessionDir =
     typeof sessionDirOrOnProgress === "string" ? normalizePath(sessionDirOrOnProgress) : undefined;
@@ -442,11 +289,14 @@ async function listAll(sessionDirOrOnProgress, onProgressOrSignal, signal) {
   const sessionsDir = getSessionsDir();
   try {
     if (!existsSync(sessionsDir)) return [];
-    // One core call finds and sorts the files; the JS way for what it cannot answer.
-    const paths =
-      (NODE &&
-        call(() => binding.discoverAll(sessionsDir, join(sessionsDir, "a").slice(0, -1), sep, asciiOrderKnown()))) ||
-      (await discoverInJs(sessionsDir, abortSignal));
+    // One core call finds and sorts the files, but for runs of equal mtimes whose names only
+    // `localeCompare` orders: those come in readdir order, sorted here (stably, as the reference).
+    const prefix = join(sessionsDir, "a").slice(0, -1);
+    const { paths, ties } = call(() => binding.discoverAll(sessionsDir, prefix, sep, asciiOrderKnown(), !NODE));
+    for (let i = 0; i < ties.length; i += 2) {
+      const run = paths.slice(ties[i], ties[i + 1]).sort((a, b) => compare(basename(b), basename(a)));
+      for (let k = 0; k < run.length; k++) paths[ties[i] + k] = run[k];
+    }
     return sortSessionInfos(await scanWithProgress(paths, ALL_SESSION_LIST_PUBLISH_INTERVAL, progress, abortSignal));
   } catch {
     abortSignal?.throwIfAborted();

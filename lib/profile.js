@@ -4,9 +4,6 @@
 //   exportsProjectContextEntry  `projectContextEntry` is an export of the module (1.5.0 on)
 //   pathsEqual                  session dirs and cwds compare as pi's pathsEqual() does (resolved,
 //                               case-folded on Windows); before 1.5.0 they compare with ===
-//   listingChecksAbortPerLine   buildSessionInfo checks the abort signal on every line and once more
-//                               after the last (1.6.0 on); before, the signal only reaches the read
-//                               stream, and a file whose read has ended is still listed
 // Where an older release loses data, every profile keeps our fix (before 1.5.0 an entry whose append
 // failed stays in memory; we roll it back, as 1.5.0 does: docs/pi.md). Who chooses: 1.
 // PI_SESSION_NATIVE_PI=<pi version> (that release's profile, or the newest release's before it); 2. in
@@ -22,9 +19,9 @@ const PI_PACKAGE = "@earendil-works/pi-coding-agent";
 /** The switches of each profile, oldest first. */
 // biome-ignore format: the keys are version strings ("1.5" unquoted would be the number 1.5)
 const PROFILES = {
-  "1.0": { exportsProjectContextEntry: false, pathsEqual: false, listingChecksAbortPerLine: false },
-  "1.5": { exportsProjectContextEntry: true, pathsEqual: true, listingChecksAbortPerLine: false },
-  "1.6": { exportsProjectContextEntry: true, pathsEqual: true, listingChecksAbortPerLine: true },
+  "1.0": { exportsProjectContextEntry: false, pathsEqual: false },
+  "1.5": { exportsProjectContextEntry: true, pathsEqual: true },
+  "1.6": { exportsProjectContextEntry: true, pathsEqual: true },
 };
 const NEWEST = Object.keys(PROFILES).at(-1);
 

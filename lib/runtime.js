@@ -4,14 +4,15 @@
 // - `localeCompare` of printable ASCII under an English default locale is V8's weight table
 //   (below; the core holds it);
 // - `readdirSync` lists names sorted by bytes (libuv), the order the core's discovery keeps for
-//   equal mtimes (`platform::jsonl_stats`); Bun lists in the directory's own order;
-// - `stats.mtime` is `new Date(Math.round(mtimeMs))` (Bun truncates);
+//   equal mtimes (`platform::jsonl_stats`); Bun lists in the directory's own order (the core's
+//   `raw` order); both decode names that are not UTF-8 with U+FFFD;
+// - `stats.mtime` is `new Date(Math.round(mtimeMs))` (Bun truncates; listing.js);
 // - fs errors have the own keys errno, code, syscall, path in that order (their realm is asked
 //   everywhere: under a vm context it is not the caller's);
-// - readline splits lines only at \n, \r\n and \r, as the core does (Bun's also at U+2028 and
-//   U+2029: there every listed file is read by the reference's code on that readline, listing.js).
+// - readline splits lines only at \n, \r\n and \r (Bun's also at U+2028 and U+2029: the core
+//   scans so when told, `unicodeLineBreaks`).
 
-const { readdirSync, statSync } = require("node:fs");
+const { readdirSync } = require("node:fs");
 // The loader itself: native.js, which converts the addon's errors, asks this file.
 const binding = require("../binding.js");
 
@@ -63,35 +64,18 @@ function inOwnRealm(err) {
   return out;
 }
 
-/** `stats.mtime` of the file at `path` whose `mtimeMs` the core read. */
-function mtimeDate(path, mtimeMs) {
-  if (NODE) return new Date(Math.round(mtimeMs));
-  try {
-    return statSync(path).mtime;
-  } catch {
-    return new Date(mtimeMs);
-  }
-}
-
-/** `stats.mtimeMs` of each path as this runtime's `stat` gives it, NaN where it fails. */
-function statMtimes(paths) {
-  return paths.map((path) => {
-    try {
-      return statSync(path).mtimeMs;
-    } catch {
-      return Number.NaN;
-    }
-  });
-}
-
 // Line ends of every kind, and a \r\n split between two chunks (crlfDelay: Infinity).
 const PROBE_CHUNKS = ["a\u2028b\u2029c\u0085d\ve\ff\rg\r", "\nh\r\ri\n\nj", "\rk"];
-const NODE_LINES = ["a\u2028b\u2029c\u0085d\ve\ff", "g", "h", "", "i", "", "j", "k"];
+const BUN_LINES = ["a", "b", "c\u0085d\ve\ff", "g", "h", "", "i", "", "j", "k"];
 let readlineProbe;
 
-/** Whether this runtime's readline splits lines where Node's does (asked once; never on Node). */
-function readlineSplitsAsNode() {
-  if (NODE) return Promise.resolve(true);
+/**
+ * Whether this runtime's readline also ends lines at U+2028 and U+2029, as Bun's does (asked
+ * once; never on Node). One that splits like neither Node's nor Bun's is taken for Node's: a
+ * file with such other line ends would be listed as on Node, not as the reference lists it there.
+ */
+function unicodeLineBreaks() {
+  if (NODE) return Promise.resolve(false);
   readlineProbe ??= (async () => {
     try {
       const { createInterface } = require("node:readline");
@@ -99,7 +83,7 @@ function readlineSplitsAsNode() {
       const lines = [];
       const rl = createInterface({ input: Readable.from(PROBE_CHUNKS), crlfDelay: Number.POSITIVE_INFINITY });
       for await (const line of rl) lines.push(line);
-      return lines.length === NODE_LINES.length && lines.every((line, i) => line === NODE_LINES[i]);
+      return JSON.stringify(lines) === JSON.stringify(BUN_LINES);
     } catch {
       return false;
     }
@@ -148,8 +132,6 @@ module.exports = {
   compare,
   englishDefault,
   inOwnRealm,
-  mtimeDate,
-  readlineSplitsAsNode,
-  statMtimes,
   systemError,
+  unicodeLineBreaks,
 };

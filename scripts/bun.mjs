@@ -21,8 +21,8 @@
 //   __test__/diff/listing-index.test.mjs   its checks are of the listing index (bytes read
 //                                in a warm process, index files written), which listings
 //                                under Bun 1.4.5 do not use: Bun's readline also splits lines
-//                                at U+2028 and U+2029, so every listed file is read by the
-//                                reference's algorithm on Bun's own readline (lib/runtime.js).
+//                                at U+2028 and U+2029, so the core scans at those too, without
+//                                the index (its rows are of Node's lines; lib/runtime.js).
 //                                Listings in fresh Bun processes against the reference are
 //                                still checked by collation.test.mjs.
 //   __test__/unit/ids.test.mjs   uses `vi.setSystemTime`, which Bun's `vi` does not have

@@ -46,9 +46,12 @@ pub struct InfoScanner {
 
 #[napi]
 impl InfoScanner {
+    /// `unicodeLineBreaks`: lines also end at U+2028 and U+2029, as Bun's readline ends them
+    /// (see `info::LineBreaks`; no listing index then).
     #[napi(constructor)]
-    pub fn new(paths: Vec<String>, abort: &AbortFlag) -> Self {
-        InfoScanner { scanner: Arc::new(scanner::Scanner::start(paths, abort.flag.clone())) }
+    pub fn new(paths: Vec<String>, abort: &AbortFlag, unicode_line_breaks: Option<bool>) -> Self {
+        let breaks = if unicode_line_breaks == Some(true) { info::LineBreaks::Unicode } else { info::LineBreaks::Node };
+        InfoScanner { scanner: Arc::new(scanner::Scanner::start_in(paths, abort.flag.clone(), breaks)) }
     }
 
     /// The rows of paths `start..end` and of those after it that are ready too (see
@@ -174,18 +177,13 @@ pub fn preload_index(dirs: Vec<String>) {
     index::preload(dirs.into_iter().map(std::path::PathBuf::from).collect());
 }
 
-/// `stat(path).mtimeMs` per path; NaN where stat fails.
-#[napi]
-pub fn mtimes(paths: Vec<String>) -> Vec<f64> {
-    paths.iter().map(|p| std::fs::metadata(p).map(|m| info::mtime_ms(&m)).unwrap_or(f64::NAN)).collect()
-}
-
-/// `.jsonl` paths of `dir` sorted by mtime, newest first, the first `limit` of them (see
+/// `.jsonl` paths of `dir` sorted by mtime, newest first, the first `limit` of them, equal
+/// times in readdir order (`raw`: the directory's own, Bun's; see
 /// `discovery::files_by_mtime`); null when listing or any stat fails.
 #[napi]
-pub fn files_by_mtime(dir: String, limit: Option<u32>) -> Result<Option<Vec<String>>> {
+pub fn files_by_mtime(dir: String, limit: Option<u32>, raw: bool) -> Result<Option<Vec<String>>> {
     guard(|| {
-        let files = discovery::files_by_mtime(Path::new(&dir), limit.map_or(usize::MAX, |l| l as usize));
+        let files = discovery::files_by_mtime(Path::new(&dir), limit.map_or(usize::MAX, |l| l as usize), raw);
         Ok(files.map(|f| f.into_iter().map(|p| p.to_string_lossy().into_owned()).collect()))
     })
 }
@@ -198,11 +196,24 @@ pub fn jsonl_names_descending(dir: String) -> Result<Option<Vec<String>>> {
     guard(|| Ok(discovery::jsonl_names_descending(Path::new(&dir))))
 }
 
-/// `listAll`'s discovery in one call (see `discovery::all_sessions`): the session files
-/// under `root`, in the order the reference scans them; null where the facade must find them.
+/// `listAll`'s discovery in one call (see `discovery::all_sessions`).
+#[napi(object)]
+pub struct Discovered {
+    /// The session files under `root`, in the order the reference scans them but for `ties`.
+    pub paths: Vec<String>,
+    /// Flat `[start, end, …]`: runs of `paths` with equal mtimes, in readdir order, that the
+    /// facade sorts by name with `localeCompare`.
+    pub ties: Vec<u32>,
+}
+
+/// See [`Discovered`]; `raw`: readdir's order is the directory's own (Bun's).
 #[napi]
-pub fn discover_all(root: String, prefix: String, sep: String, collate_known: bool) -> Result<Option<Vec<String>>> {
-    guard(|| Ok(discovery::all_sessions(Path::new(&root), &prefix, &sep, collate_known)))
+pub fn discover_all(root: String, prefix: String, sep: String, collate_known: bool, raw: bool) -> Result<Discovered> {
+    guard(|| {
+        let found = discovery::all_sessions(Path::new(&root), &prefix, &sep, collate_known, raw);
+        let ties = found.ties.into_iter().flat_map(|(a, b)| [a as u32, b as u32]).collect();
+        Ok(Discovered { paths: found.paths, ties })
+    })
 }
 
 /// `a.localeCompare(b)` as -1, 0 or 1 for printable ASCII names under the locales the facade
@@ -222,11 +233,12 @@ pub struct HeadersWithId {
     pub next: Option<u32>,
 }
 
-/// See [`HeadersWithId`]; null when the directory cannot be read.
+/// See [`HeadersWithId`]; null when the directory cannot be read. `raw`: in the directory's
+/// own order (Bun's readdir), not Node's.
 #[napi]
-pub fn headers_with_id(dir: String, id: String, from: u32) -> Result<Option<HeadersWithId>> {
+pub fn headers_with_id(dir: String, id: String, from: u32, raw: bool) -> Result<Option<HeadersWithId>> {
     guard(|| {
-        let Some(found) = discovery::headers_with_id(Path::new(&dir), &Key::decode(&id), from as usize) else {
+        let Some(found) = discovery::headers_with_id(Path::new(&dir), &Key::decode(&id), from as usize, raw) else {
             return Ok(None);
         };
         Ok(Some(HeadersWithId {

@@ -11,7 +11,7 @@
 // telling the releases apart fails instead of passing for nothing.
 // Not here: listing's abort checks (1.6.0 checks the signal on every line and after the last; 1.5.x
 // hands it to the read stream). They differ only for an abort that lands within a few ticks of a
-// file's read ending, which no deterministic test reaches (lib/listing.js, buildSessionInfoSlow).
+// file's read ending, which no deterministic test reaches; ours rejects either way (docs/pi.md).
 import { mkdirSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { basename, join, relative } from "node:path";

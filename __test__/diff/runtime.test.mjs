@@ -10,7 +10,9 @@
 //     expression): inMemory over non-object entries, session names that are not strings;
 //   - fs errors: message and the order of their own keys;
 //   - listed files whose lines hold U+2028 and U+2029 (Bun's readline splits there, Node's
-//     does not): the same rows.
+//     does not): the same rows;
+//   - names readdir decodes lossily (not UTF-8), files whose stat fails, equal mtimes only
+//     `localeCompare` orders: listAll, list, findById, findMostRecentSession.
 import { mkdirSync, readdirSync, statSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -81,6 +83,53 @@ describe(`runtime-dependent answers (${LABELS.join(" vs ")})`, () => {
       });
     });
     assertSame(recs[0], recs[1], "ties", LABELS);
+  });
+
+  it("names that are not UTF-8, stats that fail, ties only ICU orders", async () => {
+    const recs = await each("odd-names", async ({ base, agent, norm, mod, SM }) => {
+      const sessions = join(agent, "sessions");
+      const dir = join(sessions, "--p-odd--");
+      mkdirSync(dir, { recursive: true });
+      // Equal `modified` everywhere: the listings keep discovery's order, which shows.
+      const write = (path, i, mtime) => {
+        writeFileSync(path, header(`${ID.slice(0, -2)}${String(i).padStart(2, "0")}`) + message(`m${i}`));
+        utimesSync(path, mtime, mtime);
+      };
+      // readdir gives "a\uFFFD.jsonl" twice: both stat and read the file of that name, the raw one
+      // newer (listed twice by its twin's mtime, after "mid"); the raw ones of "b" and "c" fail.
+      write(join(dir, "a\uFFFD.jsonl"), 1, MTIME);
+      write(Buffer.from(`${dir}/a\xff.jsonl`, "latin1"), 2, MTIME + 20);
+      write(Buffer.from(`${dir}/b\xfe\xff.jsonl`, "latin1"), 3, MTIME + 30);
+      write(Buffer.from(`${dir}/c\xc3.jsonl`, "latin1"), 4, MTIME + 30);
+      write(join(dir, "mid.jsonl"), 5, MTIME + 10);
+      // stat fails: -Infinity, last (three, tied)
+      for (const n of ["x", "Y", "_z"]) symlinkSync(join(dir, "missing"), join(dir, `${n}.jsonl`));
+      // ties only ICU orders, in two folders: byte order e < f < é, localeCompare e < é < f
+      for (const project of ["--p-e--", "--p-f--"]) {
+        mkdirSync(join(sessions, project));
+        for (const [i, n] of ["é", "f", "e", "Ö", "o"].entries())
+          write(join(sessions, project, `${n}.jsonl`), 10 + i, MTIME);
+      }
+      // a folder whose name is not UTF-8: readdir of its decoded name fails, no files
+      mkdirSync(Buffer.from(`${sessions}/--p\xff--`, "latin1"));
+      write(Buffer.from(`${sessions}/--p\xff--/s.jsonl`, "latin1"), 20, MTIME + 40);
+      const rel = (v) => (typeof v === "string" ? relative(base, v) : v);
+      // (not the partial lists: which file the reference loads first is a race here)
+      const progress = [];
+      const listAll = await SM.listAll((loaded, total) => progress.push([loaded, total]));
+      return norm.value({
+        listAll: listAll.map((i) => rel(i.path)),
+        progress,
+        list: (await SM.list(CWD, dir)).map((i) => rel(i.path)),
+        findById: [2, 3, 5].map((i) => rel(SM.findById(CWD, `${ID.slice(0, -2)}0${i}`, dir))),
+        mostRecent: rel(mod.findMostRecentSession(dir)),
+        mostRecentE: rel(mod.findMostRecentSession(join(sessions, "--p-e--"))),
+      });
+    });
+    assertSame(recs[0], recs[1], "odd names", LABELS);
+    const names = recs[1].listAll.map((p) => p.split(/[\\/]/).pop().replace(".jsonl", ""));
+    expect(names).toEqual(["mid", "Ö", "Ö", "o", "o", "f", "f", "é", "é", "e", "e", "a\uFFFD", "a\uFFFD"]);
+    expect(recs[1].progress.at(-1)).toEqual([18, 18]);
   });
 
   it("findById past one batch of headers: the first match that passes the cwd filter", async () => {

@@ -10,7 +10,6 @@ import { createRequire } from "node:module";
 import { SessionManager } from "../../index.mjs";
 
 const { binding } = createRequire(import.meta.url)("../../lib/native.js");
-const nativeListing = await createRequire(import.meta.url)("../../lib/runtime.js").readlineSplitsAsNode();
 
 const dir = mkdtempSync(join(tmpdir(), "psn-strings-"));
 const ts = (i) => new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString();
@@ -81,9 +80,7 @@ try {
     const infos = await SessionManager.list("/tmp/strings", dir);
     const asks = infos.map((i) => i.firstMessage.split(" ")[0]).sort();
     if (asks.join() !== "kept,other0,other1,other2") throw new Error(`listing: ${asks}`);
-    // (Under Bun the listing reads the files on Bun's readline, not through the core: lib/runtime.js.)
-    if (!copying && nativeListing && binding.externalStringBytes() <= keptBytes)
-      throw new Error("listing made no external strings");
+    if (!copying && binding.externalStringBytes() <= keptBytes) throw new Error("listing made no external strings");
   };
   await listed();
   await listed();

@@ -10,10 +10,10 @@ use crate::listing::{index, info};
 use crate::platform::{self, name_bytes};
 
 /// The `.jsonl` files of `dir` sorted by mtime, newest first (equal times keep readdir's
-/// order, as the reference's stable sort does), the first `limit` of them; `None` when the
-/// folder cannot be listed or a file cannot be stat'ed.
-pub fn files_by_mtime(dir: &Path, limit: usize) -> Option<Vec<PathBuf>> {
-    let found = platform::jsonl_stats(dir).ok()?;
+/// order, Node's or `raw` Bun's, as the reference's stable sort does), the first `limit` of
+/// them; `None` when the folder cannot be listed or a file cannot be stat'ed.
+pub fn files_by_mtime(dir: &Path, limit: usize, raw: bool) -> Option<Vec<PathBuf>> {
+    let found = platform::jsonl_stats(dir, raw).ok()?;
     let mut files = Vec::with_capacity(found.len());
     for (name, st) in found {
         files.push((name, st?.mtime_ms));
@@ -37,11 +37,11 @@ pub struct WithId {
 const ID_BATCH: usize = 256;
 
 /// The `.jsonl` files of `dir` whose header id is `id` (`header?.id === id`), in readdir
-/// order from its `from`-th file, as far as the end of the first batch that has one: the
+/// order (Node's, or `raw` Bun's) from its `from`-th file, as far as the end of the first batch that has one: the
 /// reference stops at its first match (reading half the folder's headers on average), so
 /// the caller takes these, or, when its cwd filter refuses them all, calls again from
 /// `next`. `None` when the folder cannot be listed.
-pub fn headers_with_id(dir: &Path, id: &Key, from: usize) -> Option<WithId> {
+pub fn headers_with_id(dir: &Path, id: &Key, from: usize, raw: bool) -> Option<WithId> {
     let matches = |line: &str| Skeleton::parse_line(line.as_bytes(), &mut 0).is_some_and(|sk| sk.id.strict_eq(id));
     // The first lookup in a folder this process knows nothing of (a fresh `pi --session
     // <id>`) reads each header, with no stat: nothing is cached to check one against. Every
@@ -51,7 +51,7 @@ pub fn headers_with_id(dir: &Path, id: &Key, from: usize) -> Option<WithId> {
     // decoding all its rows costs more than reading the headers (5,000 sessions in a fresh
     // process: 129-154 ms at a 191 MB peak, against 45-52 ms at 53 MB).
     let stamped = !first_lookup(dir);
-    let names = platform::jsonl_names(dir).ok()?;
+    let names = platform::jsonl_names(dir, raw).ok()?;
     let open = platform::open_in(dir).ok()?;
     let mut out = WithId::default();
     let mut at = from.min(names.len());
@@ -92,27 +92,37 @@ fn first_lookup(dir: &Path) -> bool {
     true
 }
 
+/// `listAll`'s discovery, [`all_sessions`]: paths in the reference's order, but for the runs
+/// of equal mtimes in `ties` (`start..end`), in readdir order, whose names only ICU can order.
+#[derive(Debug, Default, PartialEq)]
+pub struct Discovered {
+    pub paths: Vec<String>,
+    pub ties: Vec<(usize, usize)>,
+}
+
 /// `listAll`'s discovery in one call: the folders of `root` (directories and symbolic links,
 /// as `readdir(root, { withFileTypes: true })` tells them), the `.jsonl` files of each (a
-/// folder that cannot be read has none), newest first by `stat` mtime (none: last), equal
-/// times in `b.localeCompare(a)` order of the file names. Paths are `prefix + folder`
-/// (`join(root, folder)`) and `folder + sep + name`. The listing index of the folders is
-/// preloaded meanwhile. An unreadable `root` has no files. `None` when the facade must do
-/// it: a name that is not UTF-8, or a tie that only ICU can order (`collate_known` false,
-/// or a name that is not printable ASCII).
-pub fn all_sessions(root: &Path, prefix: &str, sep: &str, collate_known: bool) -> Option<Vec<String>> {
-    let Ok(entries) = std::fs::read_dir(root) else { return Some(Vec::new()) };
+/// folder that cannot be read has none), newest first by `stat` mtime (none: last, as
+/// `-Infinity`), equal times in `b.localeCompare(a)` order of the file names: here when
+/// `collate_known` and the run's names are printable ASCII, else left to the facade
+/// (`ties`). Names are `readdir`'s (lossy UTF-8), in Node's order or `raw` Bun's. Paths are
+/// `prefix + folder` (`join(root, folder)`) and `folder + sep + name`. The listing index of
+/// the folders is preloaded meanwhile. An unreadable `root` has no files.
+pub fn all_sessions(root: &Path, prefix: &str, sep: &str, collate_known: bool, raw: bool) -> Discovered {
+    let Ok(entries) = std::fs::read_dir(root) else { return Discovered::default() };
     let mut names = Vec::new();
     for e in entries {
-        let e = e.ok()?;
-        let ft = e.file_type().ok()?;
-        names.push((e.file_name(), ft.is_dir() || ft.is_symlink()));
+        // The reference's readdir rejects: `listAll` gives [].
+        let Some((name, Ok(ft))) = e.ok().map(|e| (e.file_name(), e.file_type())) else {
+            return Discovered::default();
+        };
+        names.push((name, ft.is_dir() || ft.is_symlink()));
     }
-    platform::sort_as_readdir(&mut names);
+    platform::sort_as_readdir(&mut names, raw);
     let mut dirs = Vec::new();
     for (name, folder) in names {
         if folder {
-            dirs.push(format!("{prefix}{}", name.into_string().ok()?));
+            dirs.push(format!("{prefix}{}", platform::readdir_name(&name).to_string_lossy()));
         }
     }
     index::preload(dirs.iter().map(PathBuf::from).collect());
@@ -120,36 +130,35 @@ pub fn all_sessions(root: &Path, prefix: &str, sep: &str, collate_known: bool) -
     let mut files: Vec<(String, f64, usize)> = Vec::new();
     for dir in &dirs {
         // In Node's readdir order, with each file's stat (symlinks followed).
-        let Ok(found) = platform::jsonl_stats(Path::new(dir)) else { continue };
+        let Ok(found) = platform::jsonl_stats(Path::new(dir), raw) else { continue };
         for (name, stamp) in found {
-            let name = name.into_string().ok()?;
+            let name = name.to_string_lossy();
             let path = format!("{dir}{sep}{name}");
             let at = path.len() - name.len();
             files.push((path, stamp.map_or(f64::NEG_INFINITY, |s| s.mtime_ms), at));
         }
     }
-    let mut needs_icu = false;
-    // The reference's comparator: `(b.mtime - a.mtime) || b.name.localeCompare(a.name)`.
-    files.sort_by(|a, b| {
-        let d = b.1 - a.1;
-        if d < 0.0 {
-            return Ordering::Less;
-        }
-        if d > 0.0 {
-            return Ordering::Greater;
-        }
-        let (na, nb) = (&a.0.as_bytes()[a.2..], &b.0.as_bytes()[b.2..]);
-        let printable = |n: &[u8]| n.iter().all(|b| (0x20..0x7F).contains(b));
-        if !collate_known || !printable(na) || !printable(nb) {
-            needs_icu = true;
-            return Ordering::Equal;
-        }
-        collate_ascii(nb, na)
-    });
-    if needs_icu {
-        return None;
+    // The reference's comparator, `(b.mtime - a.mtime) || b.name.localeCompare(a.name)`, in
+    // two stable sorts: by mtime, then each run of equal ones by name.
+    files.sort_by(|a, b| b.1.partial_cmp(&a.1).unwrap_or(Ordering::Equal));
+    fn name(f: &(String, f64, usize)) -> &[u8] {
+        &f.0.as_bytes()[f.2..]
     }
-    Some(files.into_iter().map(|f| f.0).collect())
+    let mut ties = Vec::new();
+    let mut i = 0;
+    while i < files.len() {
+        let end = i + files[i..].iter().take_while(|f| f.1 == files[i].1).count();
+        let run = &mut files[i..end];
+        if run.len() > 1 {
+            if collate_known && run.iter().all(|f| name(f).iter().all(|b| (0x20..0x7F).contains(b))) {
+                run.sort_by(|a, b| collate_ascii(name(b), name(a)));
+            } else {
+                ties.push((i, end));
+            }
+        }
+        i = end;
+    }
+    Discovered { paths: files.into_iter().map(|f| f.0).collect(), ties }
 }
 
 /// The `.jsonl` names of `dir` in `b.localeCompare(a)` order for an English default locale
@@ -242,6 +251,47 @@ mod tests {
         assert_eq!(collate_ascii(b"a", b"a"), Ordering::Equal);
     }
 
+    #[cfg(unix)]
+    #[test]
+    fn all_sessions_ties_orders_and_readdir_names() {
+        use std::os::unix::ffi::OsStrExt;
+        let root = std::env::temp_dir().join(format!("psn-all-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        use std::time::Duration;
+        let t = std::time::SystemTime::UNIX_EPOCH + Duration::from_secs(1_650_000_000);
+        let touch = |p: &Path, t: std::time::SystemTime| {
+            std::fs::write(p, "").unwrap();
+            std::fs::File::options().write(true).open(p).unwrap().set_modified(t).unwrap();
+        };
+        // Two runs of equal mtimes: p1's, newer, then p2's.
+        for (dir, names, t) in
+            [("p1", &["b", "a", "C"][..], t), ("p2", &["e", "\u{e9}", "f"][..], t - Duration::from_secs(1))]
+        {
+            std::fs::create_dir_all(root.join(dir)).unwrap();
+            names.iter().for_each(|n| touch(&root.join(dir).join(format!("{n}.jsonl")), t));
+        }
+        // Not UTF-8: stat'ed by its decoded name, which does not exist (-Infinity, last).
+        touch(&root.join("p1").join(std::ffi::OsStr::from_bytes(b"x\xff.jsonl")), t);
+        let prefix = format!("{}/", root.display());
+        let names = |d: &Discovered| d.paths.iter().map(|p| p[prefix.len()..].to_owned()).collect::<Vec<_>>();
+        // Printable ASCII runs are sorted here; a run with "é" comes in readdir order.
+        assert_eq!(all_sessions(&root.join("none"), &prefix, "/", true, false), Discovered::default());
+        let found = all_sessions(&root, &prefix, "/", true, false);
+        let want = ["p1/C.jsonl", "p1/b.jsonl", "p1/a.jsonl", "p2/e.jsonl", "p2/f.jsonl", "p2/\u{e9}.jsonl"];
+        assert_eq!(names(&found)[..6], want);
+        assert_eq!(names(&found)[6], "p1/x\u{FFFD}.jsonl");
+        assert_eq!(found.ties, [(3, 6)]);
+        // Without the weight table every run of two or more is the facade's.
+        let raw = all_sessions(&root, &prefix, "/", false, true);
+        assert_eq!(raw.ties, [(0, 3), (3, 6)]);
+        let mut sorted = names(&raw);
+        sorted.sort();
+        let mut want = names(&found);
+        want.sort();
+        assert_eq!(sorted, want);
+        let _ = std::fs::remove_dir_all(&root);
+    }
+
     #[test]
     fn newest_first_and_by_id() {
         let dir = std::env::temp_dir().join(format!("psn-discovery-{}", std::process::id()));
@@ -259,17 +309,17 @@ mod tests {
         let names = |v: Vec<PathBuf>| {
             v.iter().map(|p| p.file_name().unwrap().to_string_lossy().into_owned()).collect::<Vec<_>>()
         };
-        assert_eq!(names(files_by_mtime(&dir, usize::MAX).unwrap()), ["b.jsonl", "c.jsonl", "a.jsonl"]);
-        assert_eq!(names(files_by_mtime(&dir, 1).unwrap()), ["b.jsonl"]);
+        assert_eq!(names(files_by_mtime(&dir, usize::MAX, false).unwrap()), ["b.jsonl", "c.jsonl", "a.jsonl"]);
+        assert_eq!(names(files_by_mtime(&dir, 1, false).unwrap()), ["b.jsonl"]);
         // A folder this process knows nothing of: headers in readdir order, batch by batch.
         assert!(!index::knows_folder(&dir));
-        let found = headers_with_id(&dir, &Key::Str("x".into()), 0).unwrap();
+        let found = headers_with_id(&dir, &Key::Str("x".into()), 0, false).unwrap();
         assert_eq!(names(found.files.iter().map(|f| f.0.clone()).collect()), ["a.jsonl", "c.jsonl"]);
         assert_eq!(found.files[0].1, header("x").trim_end());
         assert_eq!(found.next, None);
-        assert!(headers_with_id(&dir, &Key::Str("x".into()), 3).unwrap().files.is_empty());
-        assert!(files_by_mtime(&dir.join("missing"), 1).is_none());
-        assert!(headers_with_id(&dir.join("missing"), &Key::Str("x".into()), 0).is_none());
+        assert!(headers_with_id(&dir, &Key::Str("x".into()), 3, false).unwrap().files.is_empty());
+        assert!(files_by_mtime(&dir.join("missing"), 1, false).is_none());
+        assert!(headers_with_id(&dir.join("missing"), &Key::Str("x".into()), 0, false).is_none());
 
         // Past one batch: matches at 300, 301, 420, 550 and 599 of 600 (in name order, not
         // as created); each call stops at the end of a batch with a match.
@@ -283,7 +333,7 @@ mod tests {
         let mut from = Some(0);
         let mut calls = Vec::new();
         while let Some(at) = from {
-            let found = headers_with_id(&many, &z, at).unwrap();
+            let found = headers_with_id(&many, &z, at, false).unwrap();
             calls.push((at, names(found.files.into_iter().map(|f| f.0).collect())));
             from = found.next;
         }
@@ -295,7 +345,7 @@ mod tests {
                 (ID_BATCH * 2, batch(&["0550.jsonl", "0599.jsonl"])),
             ]
         );
-        let none = headers_with_id(&many, &Key::Str("none".into()), 0).unwrap();
+        let none = headers_with_id(&many, &Key::Str("none".into()), 0, false).unwrap();
         assert!(none.files.is_empty() && none.next.is_none());
         let _ = std::fs::remove_dir_all(&dir);
     }

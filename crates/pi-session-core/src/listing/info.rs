@@ -1,7 +1,7 @@
 //! `SessionInfo` scanning of one session file (`buildSessionInfo`).
 //!
-//! `buildSessionInfo` reads a file with `readline` (lines end at `\n`, `\r\n` or `\r`),
-//! and any `TypeError` on odd content makes the whole file `null`. The scan here computes
+//! `buildSessionInfo` reads a file with `readline` (lines end at `\n`, `\r\n` or `\r`;
+//! Bun's also at U+2028 and U+2029: [`LineBreaks`]), and any `TypeError` on odd content makes the whole file `null`. The scan here computes
 //! it in one pass over the bytes, odd shapes included (escaped keys, `Array.prototype.join`
 //! of text values that are not strings, an activity time of `Infinity`).
 
@@ -37,6 +37,19 @@ pub struct Info {
     pub mtime_ms: f64,
 }
 
+/// Where the runtime's `readline` ends lines.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum LineBreaks {
+    /// Node's: at `\n`, `\r\n` and `\r`.
+    #[default]
+    Node,
+    /// Bun's: also at U+2028 and U+2029 (bytes E2 80 A8 / E2 80 A9, which decode to them
+    /// whatever precedes them: E2 is never a continuation byte). Splitting the line there
+    /// gives Bun's lines but for empty ones (`"\r\u2028"` is two breaks there, one here),
+    /// which the reference skips anyway.
+    Unicode,
+}
+
 /// Node's `stats.mtimeMs`.
 pub fn mtime_ms(meta: &fs::Metadata) -> f64 {
     crate::platform::mtime_ms(meta)
@@ -45,16 +58,20 @@ pub fn mtime_ms(meta: &fs::Metadata) -> f64 {
 /// Scans one session file. `abort` is polled between chunks. Lines are processed in place
 /// in 1 MiB reads (a longer line grows the buffer), so memory stays bounded.
 pub fn scan_info(path: &Path, abort: &AtomicBool) -> InfoScan {
-    scan_info_and_header(path, abort).0
+    scan_info_and_header(path, abort, LineBreaks::Node).0
 }
 
 /// `scan_info`, and the file's `header::read_header` from the same first read (`None` when
 /// the file could not be read).
-pub fn scan_info_and_header(path: &Path, abort: &AtomicBool) -> (InfoScan, Option<crate::header::HeaderScan>) {
+pub fn scan_info_and_header(
+    path: &Path,
+    abort: &AtomicBool,
+    breaks: LineBreaks,
+) -> (InfoScan, Option<crate::header::HeaderScan>) {
     let mut header = None;
     let Ok(meta) = fs::metadata(path) else { return (InfoScan::Null, header) };
     let Ok(mut file) = crate::platform::open_read(path) else { return (InfoScan::Null, header) };
-    let info = scan_file(&mut file, &meta, abort, &mut header);
+    let info = scan_file(&mut file, &meta, abort, &mut header, breaks);
     (info, header)
 }
 
@@ -63,11 +80,12 @@ fn scan_file(
     meta: &fs::Metadata,
     abort: &AtomicBool,
     header: &mut Option<crate::header::HeaderScan>,
+    breaks: LineBreaks,
 ) -> InfoScan {
     use crate::header::{MAX_HEADER_SCAN_BYTES, header_in};
     use std::io::Read;
-    let mut state =
-        Scan { info: Info { mtime_ms: mtime_ms(meta), ..Info::default() }, has_header: false, first_text: false };
+    let info = Info { mtime_ms: mtime_ms(meta), ..Info::default() };
+    let mut state = Scan { info, has_header: false, first_text: false, breaks };
     let mut buf: Vec<u8> = Vec::with_capacity(1 << 20);
     let mut start = 0; // first unprocessed byte in buf
     loop {
@@ -129,6 +147,7 @@ struct Scan {
     info: Info,
     has_header: bool,
     first_text: bool,
+    breaks: LineBreaks,
 }
 
 impl Scan {
@@ -150,7 +169,24 @@ impl Scan {
         Step::Continue
     }
 
+    /// A line as Node's readline ends them, in the pieces `self.breaks` makes of it.
     fn line(&mut self, raw: &[u8]) -> Step {
+        let mut rest = raw;
+        if self.breaks == LineBreaks::Unicode {
+            let at = |r: &[u8]| {
+                memchr::memmem::find_iter(r, b"\xE2\x80").find(|&i| matches!(r.get(i + 2), Some(0xA8 | 0xA9)))
+            };
+            while let Some(i) = at(rest) {
+                if let Step::Stop(r) = self.piece(&rest[..i]) {
+                    return Step::Stop(r);
+                }
+                rest = &rest[i + 3..];
+            }
+        }
+        self.piece(rest)
+    }
+
+    fn piece(&mut self, raw: &[u8]) -> Step {
         // A SIMD check; the lossy decoder only runs on broken lines.
         let text = utf8(raw);
         let src = text.as_bytes();

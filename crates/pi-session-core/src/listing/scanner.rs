@@ -5,7 +5,7 @@ use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use crate::listing::index;
-use crate::listing::info::scan_info_and_header;
+use crate::listing::info::{LineBreaks, scan_info_and_header};
 use crate::listing::rows::{Row, Rows};
 
 /// A scan of many files that runs ahead of its reader: threads scan the files in order
@@ -37,6 +37,7 @@ pub(super) struct Shared {
     /// How many files past the last batch taken the threads may scan: rows wait in memory
     /// until taken, so a slow reader (a slow progress callback) does not let them pile up.
     lookahead: usize,
+    breaks: LineBreaks,
 }
 
 pub(super) struct State {
@@ -53,10 +54,21 @@ const LOOKAHEAD: usize = 1024;
 impl Scanner {
     /// Starts scanning `paths`; `abort` stops the scan early (rows not scanned are `null`).
     pub fn start(paths: Vec<String>, abort: std::sync::Arc<AtomicBool>) -> Scanner {
-        Scanner::start_with(paths, abort, LOOKAHEAD)
+        Scanner::start_with(paths, abort, LOOKAHEAD, LineBreaks::Node)
     }
 
-    pub(super) fn start_with(paths: Vec<String>, abort: std::sync::Arc<AtomicBool>, lookahead: usize) -> Scanner {
+    /// `start`, lines ending at `breaks`. The listing index keeps rows of Node's lines only:
+    /// with other breaks it is neither read nor written.
+    pub fn start_in(paths: Vec<String>, abort: std::sync::Arc<AtomicBool>, breaks: LineBreaks) -> Scanner {
+        Scanner::start_with(paths, abort, LOOKAHEAD, breaks)
+    }
+
+    pub(super) fn start_with(
+        paths: Vec<String>,
+        abort: std::sync::Arc<AtomicBool>,
+        lookahead: usize,
+        breaks: LineBreaks,
+    ) -> Scanner {
         let wanted = std::thread::available_parallelism().map_or(2, |n| n.get()).clamp(1, 8).min(paths.len());
         let shared = std::sync::Arc::new(Shared {
             state: std::sync::Mutex::new(State { rows: vec![None; paths.len()], running: wanted, taken: 0 }),
@@ -67,6 +79,7 @@ impl Scanner {
             abort,
             stop: AtomicBool::new(false),
             lookahead,
+            breaks,
         });
         for _ in 0..wanted {
             let worker = shared.clone();
@@ -100,7 +113,7 @@ impl Scanner {
     /// facade runs it after handing out the listing). Nothing when the scan did not finish.
     pub fn finish(&self) {
         let sh = &self.shared;
-        if sh.done.load(Ordering::Acquire) == sh.paths.len() && !sh.cancelled() {
+        if sh.done.load(Ordering::Acquire) == sh.paths.len() && !sh.cancelled() && sh.breaks == LineBreaks::Node {
             index::finish_listing(&sh.paths);
         }
     }
@@ -179,8 +192,11 @@ impl Shared {
         }
         let i = self.next.fetch_add(1, Ordering::Relaxed);
         let Some(path) = self.paths.get(i) else { return false };
-        let row =
-            std::panic::catch_unwind(|| row_of(path, &self.abort)).unwrap_or_else(|_| std::sync::Arc::new(Row::Null));
+        let row = std::panic::catch_unwind(|| match self.breaks {
+            LineBreaks::Node => row_of(path, &self.abort),
+            breaks => std::sync::Arc::new(Row::new(&scan_info_and_header(Path::new(path), &self.abort, breaks).0)),
+        })
+        .unwrap_or_else(|_| std::sync::Arc::new(Row::Null));
         // Counted before it is published: whoever takes the last row sees them all done.
         self.done.fetch_add(1, Ordering::AcqRel);
         self.lock().rows[i] = Some(row);
@@ -203,7 +219,7 @@ pub fn row_of(path: &str, abort: &AtomicBool) -> std::sync::Arc<Row> {
     if let Some(row) = before.as_ref().and_then(|st| index::row(path, st)) {
         return row;
     }
-    let (info, header) = scan_info_and_header(path, abort);
+    let (info, header) = scan_info_and_header(path, abort, LineBreaks::Node);
     let row = std::sync::Arc::new(Row::new(&info));
     if let (false, Some(before)) = (abort.load(Ordering::Relaxed), before) {
         // The header too: discovery (`findById`) then reads no file the listing has seen.

@@ -104,6 +104,28 @@ fn basic_info() {
 }
 
 #[test]
+fn unicode_line_breaks_split_as_buns_readline() {
+    use crate::listing::info::{LineBreaks, scan_info_and_header};
+    let head = "{\"type\":\"session\",\"id\":\"s\",\"timestamp\":\"t\",\"cwd\":\"/p\"}";
+    let msg = |t: &str| format!("{{\"type\":\"message\",\"message\":{{\"role\":\"user\",\"content\":\"{t}\"}}}}");
+    // A message split in two (neither piece is JSON), one kept whole in a string on Node,
+    // and two messages in one line: Node counts 2 messages, Bun's readline 2 others.
+    let text =
+        format!("{head}\n\u{2029}\r\n{}\n{}\u{2028}x\n{}\u{2029}{}", msg("a\u{2028}b"), msg("c"), msg("d"), msg("e"));
+    let p = &write_files("breaks", [text])[0];
+    let scan = |b| scan_info_and_header(std::path::Path::new(p), &AtomicBool::new(false), b).0;
+    let (InfoScan::Info(node), InfoScan::Info(bun)) = (scan(LineBreaks::Node), scan(LineBreaks::Unicode)) else {
+        panic!()
+    };
+    assert_eq!((node.message_count, node.all_text.as_str()), (1, "a\u{2028}b"));
+    assert_eq!((bun.message_count, bun.all_text.as_str()), (3, "c d e"));
+    // Rows of Node's lines never serve another: the index is not used.
+    let rows = |b| Scanner::start_in(vec![p.clone()], std::sync::Arc::new(AtomicBool::new(false)), b).take(0..1).json;
+    assert_eq!(rows(LineBreaks::Node), rows(LineBreaks::Node));
+    assert_ne!(rows(LineBreaks::Unicode), rows(LineBreaks::Node));
+}
+
+#[test]
 fn cached_rows_follow_file_changes() {
     let d = std::env::temp_dir().join(format!("psn-list-cache-{}", uuid::Uuid::new_v4()));
     fs::create_dir_all(&d).unwrap();
@@ -197,7 +219,8 @@ fn scanner_batches_and_abort() {
 #[test]
 fn scanner_stays_within_its_lookahead() {
     let paths = write_files("ahead", (0..60).map(|i| format!("{{\"type\":\"session\",\"id\":\"{i}\"}}\n")));
-    let scanner = Scanner::start_with(paths.clone(), std::sync::Arc::new(AtomicBool::new(false)), 4);
+    let scanner =
+        Scanner::start_with(paths.clone(), std::sync::Arc::new(AtomicBool::new(false)), 4, Default::default());
     let scanned = || scanner.shared.lock().rows.iter().filter(|r| r.is_some()).count();
     std::thread::sleep(std::time::Duration::from_millis(100));
     // Up to the lookahead, plus a file per thread that claimed one as it was reached.
@@ -207,7 +230,7 @@ fn scanner_stays_within_its_lookahead() {
     let rest = scanner.take(10..60);
     assert_eq!(rest.json.matches("\"type\":\"session\"").count(), 50);
     // Dropping a scanner whose threads wait for a reader ends them.
-    let idle = Scanner::start_with(paths, std::sync::Arc::new(AtomicBool::new(false)), 1);
+    let idle = Scanner::start_with(paths, std::sync::Arc::new(AtomicBool::new(false)), 1, Default::default());
     let shared = idle.shared.clone();
     drop(idle);
     for _ in 0..100 {
@@ -334,7 +357,7 @@ mod index {
         // findById in a folder this process knows: through the stats and the index.
         assert!(crate::listing::index::knows_folder(&dir));
         let s = crate::entry::Key::Str("s".into());
-        let found = crate::listing::discovery::headers_with_id(&dir, &s, 0).unwrap();
+        let found = crate::listing::discovery::headers_with_id(&dir, &s, 0, false).unwrap();
         let by_id: Vec<String> = found.files.into_iter().map(|(p, _)| p.to_string_lossy().into_owned()).collect();
         assert_eq!(by_id, paths);
         assert_eq!(found.next, None);
@@ -344,7 +367,7 @@ mod index {
         fs::create_dir_all(&unlisted).unwrap();
         let other = unlisted.join("o.jsonl").to_string_lossy().into_owned();
         fs::write(&other, session("other")).unwrap();
-        let lookup = || crate::listing::discovery::headers_with_id(&unlisted, &s, 0).unwrap().files.len();
+        let lookup = || crate::listing::discovery::headers_with_id(&unlisted, &s, 0, false).unwrap().files.len();
         assert_eq!(lookup(), 1);
         assert!(header(Path::new(&other), &stamp(&other), false).is_none(), "the first lookup records nothing");
         assert_eq!(lookup(), 1);

@@ -14,11 +14,12 @@ use super::files::{open_read, stamp};
 /// The `.jsonl` names in `dir` with their `statSync(join(dir, name))` (symlinks followed;
 /// `None` where the stat fails), in Node's `readdirSync` order: libuv's scandir sorts names by
 /// their bytes (`strcmp`) on Unix, and returns them in the file system's enumeration order on
-/// Windows (NTFS's, or under wine the host's). The directory is read on this thread while
+/// Windows (NTFS's, or under wine the host's); `raw`: that order everywhere (Bun's). Names
+/// are as `readdir` decodes them ([`readdir_name`]), and so are stat'ed. The directory is read on this thread while
 /// other threads stat the names already read, so the two costs overlap; on Unix each stat is
 /// an `fstatat` relative to one directory descriptor, which skips resolving the directory's
 /// path for every file.
-pub fn jsonl_stats(dir: &std::path::Path) -> io::Result<Vec<(std::ffi::OsString, Option<FileStamp>)>> {
+pub fn jsonl_stats(dir: &std::path::Path, raw: bool) -> io::Result<Vec<(std::ffi::OsString, Option<FileStamp>)>> {
     use std::sync::{Mutex, mpsc};
     const BATCH: usize = 32;
     type Found = (usize, std::ffi::OsString, Option<FileStamp>);
@@ -34,7 +35,7 @@ pub fn jsonl_stats(dir: &std::path::Path) -> io::Result<Vec<(std::ffi::OsString,
             };
             let Ok(batch) = batch else { break };
             for (seq, name) in batch {
-                let m = stat(&name);
+                let m = stat(&readdir_name(&name));
                 out.push((seq, name, m));
             }
         }
@@ -71,24 +72,44 @@ pub fn jsonl_stats(dir: &std::path::Path) -> io::Result<Vec<(std::ffi::OsString,
         }
         read.map(|_| out)
     })?;
-    if cfg!(windows) {
+    if cfg!(windows) || raw {
         found.sort_unstable_by_key(|f| f.0);
     } else {
         found.sort_unstable_by(|a, b| name_bytes(&a.1).cmp(&name_bytes(&b.1)));
     }
-    Ok(found.into_iter().map(|(_, name, st)| (name, st)).collect())
+    Ok(found.into_iter().map(|(_, name, st)| (readdir_name_owned(name), st)).collect())
 }
 
-/// Puts names read from one directory in Node's `readdir` order (see `jsonl_stats`).
-pub fn sort_as_readdir(names: &mut [(std::ffi::OsString, bool)]) {
-    if !cfg!(windows) {
+/// A name as `readdir` gives it to JS (Node's and Bun's alike): bytes that are not UTF-8
+/// become U+FFFD per maximal invalid subpart, as `from_utf8_lossy` decodes them, and that
+/// name is what the reference then stats and opens. On Windows the bytes are WTF-8, as
+/// libuv's `scandir` gives them (`uv_utf16_to_wtf8`): a lone surrogate becomes three U+FFFD.
+pub fn readdir_name(name: &OsStr) -> std::borrow::Cow<'_, OsStr> {
+    if name.to_str().is_some() {
+        return std::borrow::Cow::Borrowed(name);
+    }
+    std::borrow::Cow::Owned(String::from_utf8_lossy(name.as_encoded_bytes()).into_owned().into())
+}
+
+/// [`readdir_name`] of an owned name.
+pub fn readdir_name_owned(name: std::ffi::OsString) -> std::ffi::OsString {
+    match readdir_name(&name) {
+        std::borrow::Cow::Borrowed(_) => name,
+        std::borrow::Cow::Owned(n) => n,
+    }
+}
+
+/// Puts names read from one directory in Node's `readdir` order (see `jsonl_stats`; `raw`:
+/// as read, Bun's order).
+pub fn sort_as_readdir(names: &mut [(std::ffi::OsString, bool)], raw: bool) {
+    if !cfg!(windows) && !raw {
         names.sort_unstable_by(|a, b| name_bytes(&a.0).cmp(&name_bytes(&b.0)));
     }
 }
 
-/// The `.jsonl` names in `dir` in Node's `readdirSync` order (see `jsonl_stats`), without
-/// their stats.
-pub fn jsonl_names(dir: &std::path::Path) -> io::Result<Vec<std::ffi::OsString>> {
+/// The `.jsonl` names in `dir` in Node's `readdirSync` order (`raw`: as read; see
+/// `jsonl_stats`), without their stats.
+pub fn jsonl_names(dir: &std::path::Path, raw: bool) -> io::Result<Vec<std::ffi::OsString>> {
     let mut names = Vec::new();
     for e in std::fs::read_dir(dir)? {
         let name = e?.file_name();
@@ -96,10 +117,10 @@ pub fn jsonl_names(dir: &std::path::Path) -> io::Result<Vec<std::ffi::OsString>>
             names.push(name);
         }
     }
-    if !cfg!(windows) {
+    if !cfg!(windows) && !raw {
         names.sort_unstable_by(|a, b| name_bytes(a).cmp(&name_bytes(b)));
     }
-    Ok(names)
+    Ok(names.into_iter().map(readdir_name_owned).collect())
 }
 
 /// Opens names inside `dir` for reading, as `open_read(dir.join(name))` does; on Unix with
