@@ -20,25 +20,13 @@ const ALL_SESSION_LIST_PUBLISH_INTERVAL = 100;
 const SCAN_BATCH = 32;
 /** With a progress callback, the longest stretch of callbacks without a turn of the event loop. */
 const YIELD_MS = 50;
-/**
- * pi-native's one deviation (set by pi/launcher.js, never by the library): "time" publishes a
- * partial list for the first file, then at most one every 100 ms, and for the last. pi's /resume
- * picker rebuilds its whole session tree on every partial list: one per 10 files grows as n²/10.
- */
+/** pi-native's partial-list cadence, when pi/swap.js sets one (never the library). */
 const PARTIAL_LISTS = Symbol.for("pi-session-native.partialLists");
 
 /** Decides, per loaded file, whether its progress call carries a partial list. */
 function partialListCadence(everyFiles) {
-  if (globalThis[PARTIAL_LISTS] !== "time") {
-    return (loaded, total, first) => first || loaded % everyFiles === 0 || loaded === total;
-  }
-  let last = Number.NEGATIVE_INFINITY;
-  return (loaded, total, first) => {
-    const now = performance.now();
-    if (!(first || loaded === total || now - last >= 100)) return false;
-    last = now;
-    return true;
-  };
+  if (typeof globalThis[PARTIAL_LISTS] === "function") return globalThis[PARTIAL_LISTS]();
+  return (loaded, total, first) => first || loaded % everyFiles === 0 || loaded === total;
 }
 
 function getSessionHeaderCwd(header) {

@@ -150,8 +150,7 @@ function main() {
     // Profiling: pi's unbundled CLI with every call of our module timed, through the resolve hook.
     const hook = require("./resolve-hook.js");
     if (!hook.install()) die(`this Node (${process.versions.node}) has no module.registerHooks()`);
-    globalThis[Symbol.for("pi-session-native.partialLists")] =
-      require("./env.js").setting("PI_SESSION_NATIVE_PARTIAL_LISTS") === "files" ? "files" : "time";
+    swap.usePartialListsByTime();
     return run(path.join(piDir, "dist", "cli.js"));
   }
   const index = path.join(piDir, "dist", "bundle", "index.js");

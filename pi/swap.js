@@ -21,7 +21,7 @@ const { setting } = require("./env.js");
 const SWAPPED = Symbol.for("pi-session-native.swap");
 /** On this package's own class (lib/session-manager.js): pi already runs on our module. */
 const OURS = Symbol.for("pi-session-native.class");
-/** The listing's partial-list cadence switch (lib/listing.js). */
+/** Where the listing looks for a partial-list cadence (lib/listing.js). */
 const PARTIAL_LISTS = Symbol.for("pi-session-native.partialLists");
 
 const LISTS = ["list", "listAll"];
@@ -110,10 +110,7 @@ function install(cls, loadOurs, mode, by, profile) {
       enumerable: false,
     });
   }
-  // pi's /resume picker rebuilds its session tree on every partial list: publish them on a time
-  // cadence, not per 10 files (lib/listing.js). PI_SESSION_NATIVE_PARTIAL_LISTS=files keeps pi's.
-  if (names.includes("list") && setting("PI_SESSION_NATIVE_PARTIAL_LISTS") !== "files")
-    globalThis[PARTIAL_LISTS] = "time";
+  if (names.includes("list")) usePartialListsByTime();
   const record = Object.freeze({
     mode,
     names: Object.freeze([...names]),
@@ -124,6 +121,24 @@ function install(cls, loadOurs, mode, by, profile) {
   Object.defineProperty(cls, SWAPPED, { value: record, configurable: true });
   log({ event: "swap", by, mode, names, profile: profile ?? null });
   return { swapped: record, now: true };
+}
+
+/**
+ * pi's /resume picker rebuilds its whole session tree on every partial list, so one per 10 files
+ * grows as n²/10: a partial list for the first file, then at most one per 100 ms, and for the last
+ * (pi-native's one deviation; PI_SESSION_NATIVE_PARTIAL_LISTS=files keeps pi's cadence).
+ */
+function usePartialListsByTime() {
+  if (setting("PI_SESSION_NATIVE_PARTIAL_LISTS") === "files") return;
+  globalThis[PARTIAL_LISTS] = () => {
+    let last = Number.NEGATIVE_INFINITY;
+    return (loaded, total, first) => {
+      const now = performance.now();
+      if (!(first || loaded === total || now - last >= 100)) return false;
+      last = now;
+      return true;
+    };
+  };
 }
 
 /** Undo install(): pi's own statics back (for tests and embedders; pi itself never calls it). */
@@ -151,4 +166,5 @@ module.exports = {
   log,
   swapped,
   uninstall,
+  usePartialListsByTime,
 };

@@ -1,5 +1,5 @@
-// pi-native's one deviation from 1.6.0: partial session lists on a time cadence (lib/listing.js,
-// switched on by pi/launcher.js through a global). The library's own cadence, one partial list
+// pi-native's one deviation from 1.6.0: partial session lists on a time cadence (pi/swap.js's
+// usePartialListsByTime, which lib/listing.js finds through a global). The library's own cadence, one partial list
 // per 10 files (list) or 100 (listAll), is checked against the reference by the differential
 // tests; here, with the switch on: the first and the last file carry one, the rest at most one
 // per 100 ms, and each is the sorted list of what was loaded so far. With the switch off, the
@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { busy, writePlainSessions } from "../helpers/folder.mjs";
 import { ours, ref } from "../helpers/impls.mjs";
+import swap from "../../pi/swap.js";
 import { makeTempRoot } from "../helpers/tmp.mjs";
 
 const SWITCH = Symbol.for("pi-session-native.partialLists");
@@ -40,7 +41,7 @@ describe("pi-native's partial lists on a time cadence", () => {
     const name = listAll ? "listAll" : "list";
     it(`${name}: the first and the last file, between them at most one per 100 ms`, async () => {
       const reference = await partials(ref.SessionManager, listAll);
-      globalThis[SWITCH] = "time";
+      swap.usePartialListsByTime();
       const { calls, final } = await partials(ours.SessionManager, listAll);
       expect(final.map((s) => s.id)).toEqual(reference.final.map((s) => s.id));
       expect(calls[0].loaded).toBe(1);
