@@ -1,8 +1,6 @@
 "use strict";
-// Session discovery and listing. The core scans files in parallel off the main thread; this
-// file orders them (`localeCompare` order, see runtime.js; mtime) and shapes `SessionInfo`
-// objects (Dates, key order, the trims) and progress calls exactly as pi 1.6.0 does. Other
-// runtimes tell the core their readdir order and readline's line ends (runtime.js).
+// Session discovery and listing. The core finds, orders and scans the files off the main thread;
+// this shapes `SessionInfo` objects (Dates, key order, trims) and progress calls as pi 1.6.0 does.
 
 const { existsSync } = require("node:fs");
 const { readdir } = require("node:fs/promises");
@@ -16,9 +14,8 @@ const { getDefaultSessionDir, getDefaultSessionDirPath, getSessionsDir, normaliz
 
 const CURRENT_SESSION_LIST_PUBLISH_INTERVAL = 10;
 const ALL_SESSION_LIST_PUBLISH_INTERVAL = 100;
-/** Files per native scan batch at least: progress is reported between batches. */
 const SCAN_BATCH = 32;
-/** With a progress callback, the longest stretch of callbacks without a turn of the event loop. */
+/** With a progress callback, the longest run of callbacks without a turn of the event loop. */
 const YIELD_MS = 50;
 /** pi-native's partial-list cadence, when pi/swap.js sets one (never the library). */
 const PARTIAL_LISTS = Symbol.for("pi-session-native.partialLists");
@@ -48,12 +45,8 @@ function readHeaderForDiscovery(path) {
   }
 }
 
-/**
- * The session files of `dir`, newest first, as the core sorts them (equal mtimes in readdir's
- * order: Node's by bytes, else the directory's own as Bun's readdir gives it).
- */
+/** The session files of `dir`, newest first; the newest 8 first, where the answer nearly always is. */
 function* newestFirst(dir) {
-  // The newest 8 first: the answer is nearly always among them (not 1,000 strings for nothing).
   const first = binding.filesByMtime(dir, 8, !NODE);
   if (first === null) return;
   yield* first;
@@ -76,10 +69,7 @@ function findMostRecentSession(sessionDir, cwd) {
   return null;
 }
 
-/**
- * `[path, header]` of each session file of `dir` whose header's id is `id`, in readdir order
- * (as in `newestFirst`): the core reads the headers, batch by batch as far as the caller reads.
- */
+/** `[path, header]` of each session file of `dir` whose id is `id`, in readdir order, read in batches. */
 function* filesWithId(dir, id) {
   for (let from = 0; from !== null; ) {
     const batch = binding.headersWithId(dir, keyOf(id), from, !NODE);
@@ -105,10 +95,8 @@ function findById(cwd, id, sessionDir) {
 }
 
 /**
- * A SessionInfo from the core's scan row (`listing::Rows`): `[header, name, messageCount,
- * lastActivity, pendingTimes, (block, start, end) of firstMessage and of allMessagesText, mtimeMs]`,
- * each text a slice of a block of the batch (a string V8 reads in place). The tail is the
- * reference's `buildSessionInfo`, key order included.
+ * `buildSessionInfo`'s object from the core's row (`listing::Rows`): `[header, name, messageCount,
+ * lastActivity, pendingTimes, (block, start, end) of firstMessage and of allMessagesText, mtimeMs]`.
  */
 function infoFromRow(path, row, blocks) {
   const [header, rawName, messageCount, lastActivity, pendingTimes] = row;
@@ -145,25 +133,22 @@ function sortSessionInfos(sessions) {
 }
 
 /**
- * Scans `paths` in native batches, calling `onLoaded(info, index)` in index order; resolves to
- * the infos (null for non-sessions). `responsive` (a progress callback): the event loop gets a
- * turn every YIELD_MS of callbacks, as the reference's reads give it one, so a TUI paints.
+ * Scans `paths` in native batches, calling `onLoaded(info, index)` in order; resolves to the infos
+ * (null for non-sessions). `responsive`: the event loop gets turns, as the reference's reads give it.
  */
 async function scanInfos(paths, onLoaded, signal, responsive) {
   const results = new Array(paths.length);
-  // Where this runtime's readline ends lines (Node: never asked).
   const unicodeBreaks = !NODE && (await unicodeLineBreaks());
   const flag = new binding.AbortFlag();
   const onAbort = () => flag.abort();
   signal?.addEventListener("abort", onAbort, { once: true });
   let complete = false;
   try {
-    // The core scans ahead, in order, while the batches before are handed out.
     const scanner = new binding.InfoScanner(paths, flag, unicodeBreaks);
     let since = performance.now();
     for (let start = 0; start < paths.length; ) {
       signal?.throwIfAborted();
-      // At least SCAN_BATCH rows, and all after them that are ready (from the index).
+      // At least SCAN_BATCH rows, and all after them that are ready.
       const [rowsText, ...blocks] = await scanner.take(start, start + SCAN_BATCH);
       const rows = JSON.parse(rowsText);
       signal?.throwIfAborted();
@@ -183,21 +168,17 @@ async function scanInfos(paths, onLoaded, signal, responsive) {
       }
       start += rows.length;
     }
-    // Complete: the index is written in the background (Node stays up for it); it never fails.
+    // The listing index is written in the background; it never fails.
     complete = true;
     scanner.finish().catch(() => {});
   } finally {
     signal?.removeEventListener("abort", onAbort);
-    // Stops the core's threads if this ended early (an aborted scan leaves the index as it was).
     if (!complete) flag.abort();
   }
   return results;
 }
 
-/**
- * The sessions of `paths` (in order), with `onProgress(loaded, total, partial list or undefined)` per
- * file as the reference calls it: files come in index order, so the first loaded is index 0.
- */
+/** The sessions of `paths`, with `onProgress(loaded, total, partial list?)` per file, as the reference calls it. */
 async function scanWithProgress(paths, everyFiles, onProgress, signal) {
   const partialSessions = [];
   const publish = partialListCadence(everyFiles);
@@ -222,10 +203,8 @@ function joinAll(dir, names) {
 async function listSessionsFromDir(dir, onProgress, signal) {
   signal?.throwIfAborted();
   if (!existsSync(dir)) return [];
-  // The index is read (decompressed) on another thread while this one lists and sorts.
-  binding.preloadIndex([dir]);
+  binding.preloadIndex([dir]); // read on another thread meanwhile
   try {
-    // Read and sorted by the core when the order needs no ICU (runtime.js).
     const names =
       (asciiOrderKnown() && binding.jsonlNamesDescending(dir)) ||
       (await readdir(dir)).filter((file) => file.endsWith(".jsonl")).sort((a, b) => b.localeCompare(a));
@@ -277,8 +256,7 @@ async function listAll(sessionDirOrOnProgress, onProgressOrSignal, signal) {
   const sessionsDir = getSessionsDir();
   try {
     if (!existsSync(sessionsDir)) return [];
-    // One core call finds and sorts the files, but for runs of equal mtimes whose names only
-    // `localeCompare` orders: those come in readdir order, sorted here (stably, as the reference).
+    // The core finds and sorts the files, but for runs of equal mtimes only `localeCompare` orders.
     const prefix = join(sessionsDir, "a").slice(0, -1);
     const { paths, ties } = call(() => binding.discoverAll(sessionsDir, prefix, sep, asciiOrderKnown(), !NODE));
     for (let i = 0; i < ties.length; i += 2) {

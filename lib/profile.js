@@ -1,14 +1,8 @@
 "use strict";
-// Which pi release's behaviour this package reproduces: one implementation serves every release in
-// pi/verified.json, and a profile is the few switches where their session modules differ:
-//   exportsProjectContextEntry  `projectContextEntry` is an export of the module (1.5.0 on)
-//   pathsEqual                  session dirs and cwds compare as pi's pathsEqual() does (resolved,
-//                               case-folded on Windows); before 1.5.0 they compare with ===
-// Where an older release loses data, every profile keeps our fix (before 1.5.0 an entry whose append
-// failed stays in memory; we roll it back, as 1.5.0 does: docs/pi.md). Who chooses: 1.
-// PI_SESSION_NATIVE_PI=<pi version> (that release's profile, or the newest release's before it); 2. in
-// pi, the gate (pi/gate.js) calls use() with the profile of the module it matched; 3. as a library,
-// the version of the pi installed beside this package, as in 1.; 4. else the newest profile.
+// Which pi release's behaviour this package reproduces: a profile is the few switches where the
+// session modules of the releases in pi/verified.json differ (docs/pi.md). Chosen by, in order:
+// PI_SESSION_NATIVE_PI=<pi version>; in pi, the gate (use()); the pi installed beside this package;
+// the newest.
 
 const { existsSync, readFileSync } = require("node:fs");
 const { join } = require("node:path");

@@ -1,19 +1,8 @@
 "use strict";
-// The answers that come from the JS runtime, not from ECMAScript: Node's are known (and given
-// fast, often by the core), any other runtime's (Bun, Deno) are asked of it. On Node (V8, libuv):
-// - `localeCompare` of printable ASCII under an English default locale is V8's weight table
-//   (below; the core holds it);
-// - `readdirSync` lists names sorted by bytes (libuv), the order the core's discovery keeps for
-//   equal mtimes (`platform::jsonl_stats`); Bun lists in the directory's own order (the core's
-//   `raw` order); both decode names that are not UTF-8 with U+FFFD;
-// - `stats.mtime` is `new Date(Math.round(mtimeMs))` (Bun truncates; listing.js);
-// - fs errors have the own keys errno, code, syscall, path in that order (their realm is asked
-//   everywhere: under a vm context it is not the caller's);
-// - readline splits lines only at \n, \r\n and \r (Bun's also at U+2028 and U+2029: the core
-//   scans so when told, `unicodeLineBreaks`).
+// The answers of the JS runtime, not of ECMAScript (docs/fidelity.md, "Under Bun and other runtimes"):
+// Node's are known, often given by the core; other runtimes' are asked.
 
 const { readdirSync } = require("node:fs");
-// The loader itself: native.js, which converts the addon's errors, asks this file.
 const binding = require("../binding.js");
 
 /** Node itself: V8 with libuv's fs. Bun reports a Node version too, and a V8 one. */
@@ -22,10 +11,7 @@ const NODE = typeof process.versions.bun !== "string" && typeof process.versions
 const NODE_ERROR_KEYS = ["errno", "code", "syscall", "path"];
 let template;
 
-/**
- * The constructor (under a vm context, Vitest's vmThreads or Jest, fs errors come from the outer
- * realm) and own-key order of an fs error this runtime throws.
- */
+/** The constructor (under a vm context, the outer realm's) and own-key order of this runtime's fs errors. */
 function systemErrorTemplate() {
   if (template !== undefined) return template;
   template = { Ctor: Error, keys: NODE_ERROR_KEYS };
@@ -53,10 +39,7 @@ function systemError(message, fields) {
 
 const OWN_ERRORS = { Error, RangeError, SyntaxError, TypeError };
 
-/**
- * An error the addon threw, as one of this module's realm: N-API makes it in the addon's realm,
- * which under a vm context is not the one the facade (and the reference) throw in.
- */
+/** An error the addon threw (in its realm), as one of this module's realm, where the reference throws. */
 function inOwnRealm(err) {
   if (err instanceof Error) return err;
   const out = new (OWN_ERRORS[err.name] ?? Error)(err.message);
@@ -64,15 +47,14 @@ function inOwnRealm(err) {
   return out;
 }
 
-// Line ends of every kind, and a \r\n split between two chunks (crlfDelay: Infinity).
+// Line ends of every kind, and a \r\n split between two chunks.
 const PROBE_CHUNKS = ["a\u2028b\u2029c\u0085d\ve\ff\rg\r", "\nh\r\ri\n\nj", "\rk"];
 const BUN_LINES = ["a", "b", "c\u0085d\ve\ff", "g", "h", "", "i", "", "j", "k"];
 let readlineProbe;
 
 /**
- * Whether this runtime's readline also ends lines at U+2028 and U+2029, as Bun's does (asked
- * once; never on Node). One that splits like neither Node's nor Bun's is taken for Node's: a
- * file with such other line ends would be listed as on Node, not as the reference lists it there.
+ * Whether this runtime's readline also ends lines at U+2028 and U+2029, as Bun's does (never asked
+ * on Node). One that splits like neither is taken for Node's.
  */
 function unicodeLineBreaks() {
   if (NODE) return Promise.resolve(false);
@@ -91,19 +73,12 @@ function unicodeLineBreaks() {
   return readlineProbe;
 }
 
-// `localeCompare` order of file names without ICU: building ICU's collator costs 6-32 ms, most of
-// a listing served by the listing index. V8 compares printable ASCII under English default
-// locales by fixed UCA weights (`TryFastCompareStrings` in src/objects/intl-objects.cc), which the
-// core holds to sort a folder (`discovery::jsonl_names_descending`) or compare two names
-// (`collateNames`); here is decided whether it may.
+// `localeCompare` of file names without ICU's collator (6-32 ms to build): V8 compares printable ASCII
+// under English locales by fixed weights (`TryFastCompareStrings`), which the core holds.
 
 const PRINTABLE = /^[\x20-\x7e]*$/;
 
-/**
- * Whether the default locale's `localeCompare` of printable ASCII is V8's weight table: on Linux
- * ICU takes the first of LC_ALL, LC_MESSAGES, LANG that is set (even empty); "C", "POSIX" or
- * none mean en-US; `--icu-locale` overrides them.
- */
+/** Whether the default locale is English: ICU on Linux takes the first of LC_ALL, LC_MESSAGES, LANG set. */
 function englishDefault(env = process.env, platform = process.platform, argv = process.execArgv) {
   if (platform !== "linux") return false;
   const flags = `${argv.join(" ")} ${env.NODE_OPTIONS ?? ""}`;
