@@ -3,11 +3,11 @@
 // else pi's own `core/session-manager` module, with one warning (PI_SESSION_NATIVE_NO_FALLBACK=1
 // makes it an error); with no pi either, or a Node that cannot require() ESM, one short error.
 
-const { existsSync, readFileSync } = require("node:fs");
+const { readFileSync } = require("node:fs");
 const { join } = require("node:path");
+const profile = require("./profile.js");
 
-const PI_PACKAGE = "@earendil-works/pi-coding-agent";
-const PI_MODULE = join("dist", "core", "session-manager.js");
+const { PI_MODULE, PI_PACKAGE, findPi } = profile;
 const NO_FALLBACK = "PI_SESSION_NATIVE_NO_FALLBACK";
 /** The platform package (npm/<name>/) of each Rust target in package.json's `napi.targets`, as napi-rs names it. */
 const PLATFORM_OF_TARGET = Object.fromEntries(
@@ -75,15 +75,6 @@ function shortError(message, err) {
 function noFallback(env = process.env) {
   const flag = env[NO_FALLBACK];
   return Boolean(flag) && flag !== "0";
-}
-
-/** The installed pi's package directory, looked up as require() would from here (node_modules up, NODE_PATH). */
-function findPi() {
-  for (const dir of require.resolve.paths(PI_PACKAGE) ?? []) {
-    const root = join(dir, PI_PACKAGE);
-    if (existsSync(join(root, PI_MODULE)) && existsSync(join(root, "package.json"))) return root;
-  }
-  return null;
 }
 
 /** pi's own module, with one warning; or a short error saying what is missing and how to fix it. */
@@ -157,7 +148,7 @@ function ours() {
     projectContextEntry: context.projectContextEntry,
     sessionEntryToContextMessages: context.sessionEntryToContextMessages,
   };
-  if (!require("./profile.js").has("exportsProjectContextEntry")) delete exported.projectContextEntry;
+  if (!profile.has("exportsProjectContextEntry")) delete exported.projectContextEntry;
   return exported;
 }
 

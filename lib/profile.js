@@ -9,6 +9,7 @@ const { join } = require("node:path");
 
 const ENV = "PI_SESSION_NATIVE_PI";
 const PI_PACKAGE = "@earendil-works/pi-coding-agent";
+const PI_MODULE = join("dist", "core", "session-manager.js");
 
 /** The switches of each profile, oldest first. */
 // biome-ignore format: the keys are version strings ("1.5" unquoted would be the number 1.5)
@@ -52,18 +53,23 @@ function forVersion(version, from = "pi's version", rows = RELEASES) {
   return best ? best.row.profile : Object.keys(PROFILES)[0];
 }
 
-/** The version of the pi installed beside this package (as require() would find it), or null. */
-function installedPiVersion() {
+/** The directory of the pi installed beside this package, as require() would find it, or null. */
+function findPi() {
   for (const dir of require.resolve.paths(PI_PACKAGE) ?? []) {
-    const file = join(dir, PI_PACKAGE, "package.json");
-    if (!existsSync(file)) continue;
-    try {
-      return JSON.parse(readFileSync(file, "utf8")).version ?? null;
-    } catch {
-      return null;
-    }
+    const root = join(dir, PI_PACKAGE);
+    if (existsSync(join(root, PI_MODULE)) && existsSync(join(root, "package.json"))) return root;
   }
   return null;
+}
+
+/** The version of the pi installed beside this package, or null. */
+function installedPiVersion() {
+  const dir = findPi();
+  try {
+    return dir && (JSON.parse(readFileSync(join(dir, "package.json"), "utf8")).version ?? null);
+  } catch {
+    return null;
+  }
 }
 
 let chosen = null; // { name, switches, by }
@@ -98,4 +104,4 @@ function use(name, by) {
   return current();
 }
 
-module.exports = { ENV, NEWEST, PROFILES, RELEASES, current, forVersion, has, parseVersion, use };
+module.exports = { ENV, PI_MODULE, PI_PACKAGE, PROFILES, current, findPi, forVersion, has, parseVersion, use };
