@@ -200,3 +200,20 @@ pub fn name_bytes(name: &OsStr) -> std::borrow::Cow<'_, [u8]> {
         std::borrow::Cow::Owned(name.to_string_lossy().into_owned().into_bytes())
     }
 }
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+    use std::os::unix::ffi::OsStrExt;
+
+    #[test]
+    fn readdir_names_decode_as_node_decodes_their_bytes() {
+        let name = |b: &[u8]| readdir_name(OsStr::from_bytes(b)).to_str().unwrap().to_owned();
+        assert_eq!(name(b"plain.jsonl"), "plain.jsonl");
+        // `Buffer.from([0x61, 0xff, 0x62]).toString()`: one U+FFFD per maximal invalid subpart.
+        assert_eq!(name(b"a\xffb"), "a\u{FFFD}b");
+        assert_eq!(name(b"c\xc3.jsonl"), "c\u{FFFD}.jsonl");
+        // A lone surrogate as libuv's WTF-8 gives a Windows name: three U+FFFD, as Node decodes it.
+        assert_eq!(name(b"a\xed\xa0\x80b"), "a\u{FFFD}\u{FFFD}\u{FFFD}b");
+    }
+}
