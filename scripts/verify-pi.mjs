@@ -18,7 +18,7 @@
 // --table <file> the table to look up and write (default pi/verified.json; the release watch's test)
 // Exits 0 when verified, 1 when not, 2 on bad usage.
 import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { createRequire } from "node:module";
 import { join, resolve } from "node:path";
@@ -244,7 +244,9 @@ if (piDir) {
 // row says: pi/gate.js and lib/profile.js read PI_SESSION_NATIVE_TABLE).
 let candidateTable = null;
 if (prints && parseVersion(version)) {
-  candidateTable = join(mkdtempSync(join(tmpdir(), "verify-pi-")), "verified.json");
+  const tableDir = mkdtempSync(join(tmpdir(), "verify-pi-"));
+  process.on("exit", () => rmSync(tableDir, { recursive: true, force: true }));
+  candidateTable = join(tableDir, "verified.json");
   const candidate = { pi: version, profile: profileFor(version, table.releases), ...prints };
   const releases = [...table.releases.filter((r) => r.pi !== version), candidate].sort((a, b) => compare(a.pi, b.pi));
   writeFileSync(candidateTable, `${JSON.stringify({ ...table, releases }, null, 2)}\n`);

@@ -2,12 +2,12 @@
 // Each opens in both implementations with the same result (or the same thrown message);
 // files the reference cannot survive (parent cycles, where it loops forever) and huge
 // inputs run on ours alone and must open or throw a JS Error, in bounded time.
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import * as ours from "../../index.js";
 import { hasParentCycle } from "../helpers/cycles.mjs";
+import { makeTempRoot } from "../helpers/tmp.mjs";
 
 const ref = await import(
   new URL("../../node_modules/@earendil-works/pi-coding-agent/dist/core/session-manager.js", import.meta.url).href
@@ -129,7 +129,7 @@ function normalize(text, ids) {
 }
 
 describe("mutated session files (ref vs ours)", () => {
-  const dir = mkdtempSync(join(tmpdir(), "psn-mutated-"));
+  const dir = makeTempRoot("mutated");
   const COUNT = 600;
   it(`${COUNT} seeded mutations open identically, or throw the same Error`, () => {
     let compared = 0;

@@ -1,17 +1,17 @@
 // Data-safety guarantees beyond the reference (README "Data safety"). Each test fails on a
 // naive implementation: torn tails, lost appends, interleaved writers, touched non-session files.
 import { spawn, spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, statSync, writeFileSync, readdirSync, utimesSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, statSync, writeFileSync, readdirSync, utimesSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { SessionManager } from "../../index.mjs";
+import { makeTempRoot } from "../helpers/tmp.mjs";
 
 const WRITER = fileURLToPath(new URL("./writer.mjs", import.meta.url));
 
 function newSession() {
-  const dir = mkdtempSync(join(tmpdir(), "psn-safety-"));
+  const dir = makeTempRoot("safety");
   const sm = SessionManager.create("/tmp/safety-project", dir);
   sm.appendMessage({ role: "user", content: "first", timestamp: 1 });
   sm.appendMessage({
@@ -66,7 +66,7 @@ describe("torn tails", () => {
 
   it("a file ending in a torn line gets a newline on load, so the next append is a line of its own", () => {
     const { file } = newSession();
-    writeFileSync(file, readFileSync(file, "utf8") + '{"type":"message","id":"torn","par');
+    writeFileSync(file, `${readFileSync(file, "utf8")}{"type":"message","id":"torn","par`);
     const sm = SessionManager.open(file);
     sm.appendMessage({ role: "user", content: "next", timestamp: 3 });
     const lines = readFileSync(file, "utf8").split("\n");
@@ -178,7 +178,7 @@ describe("two writers on one session", () => {
 
 describe("non-session files", () => {
   it("open() of a non-session file throws and leaves its bytes and mtime untouched", () => {
-    const dir = mkdtempSync(join(tmpdir(), "psn-nonsession-"));
+    const dir = makeTempRoot("nonsession");
     for (const [name, content] of [
       ["a.jsonl", '{"type":"message","id":"x"}'],
       ["b.jsonl", "hello world, no newline"],
@@ -197,7 +197,7 @@ describe("non-session files", () => {
 
 describe("atomic rewrites", () => {
   it("migration keeps a backup of the original and rewrites in one rename", () => {
-    const dir = mkdtempSync(join(tmpdir(), "psn-migrate-"));
+    const dir = makeTempRoot("migrate");
     const file = join(dir, "old.jsonl");
     const v1 =
       '{"type":"session","id":"s1","timestamp":"2024-12-03T14:00:00.000Z","cwd":"/p"}\n' +

@@ -61,7 +61,7 @@ const warnings = [];
 process.on("warning", (w) => warnings.push({ code: w.code, message: w.message }));
 const cjs = require("pi-session-native");
 import("pi-session-native").then((esm) => {
-  const dir = require("node:fs").mkdtempSync(require("node:path").join(require("node:os").tmpdir(), "pi-fb-"));
+  const dir = require("node:fs").mkdtempSync(require("node:path").join(process.env.PI_CODING_AGENT_DIR || require("node:os").tmpdir(), "pi-fb-"));
   const sm = cjs.SessionManager.create("/project", dir);
   sm.appendMessage({ role: "user", content: "hello", timestamp: 1 });
   sm.appendMessage({ role: "assistant", content: [{ type: "text", text: "hi" }], api: "a", provider: "p", model: "m", usage: { input: 1, output: 1, cacheRead: 0, cacheWrite: 0, totalTokens: 2, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } }, stopReason: "stop", timestamp: 2 });

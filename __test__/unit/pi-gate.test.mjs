@@ -3,7 +3,7 @@
 // package's extension, pi-native). The flows inside pi are __test__/pi/package.mjs and run.mjs; these
 // are the rules on their own. The synthetic next releases come from scripts/pi-variants.mjs.
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -11,6 +11,7 @@ import { pathToFileURL } from "node:url";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { nodeBinary, REPO } from "../../scripts/node-bin.mjs";
 import { devPiVariant } from "../../scripts/pi-variants.mjs";
+import { makeTempRoot } from "../helpers/tmp.mjs";
 
 const require = createRequire(import.meta.url);
 const swap = require("../../pi/swap.js");
@@ -131,7 +132,7 @@ describe.skipIf(process.platform === "win32")(
 );
 
 describe("the mode", () => {
-  const dir = mkdtempSync(join(tmpdir(), "psn-swap-"));
+  const dir = makeTempRoot("swap");
   const settings = (v) => writeFileSync(join(dir, "settings.json"), JSON.stringify(v));
   it("comes from the environment, then settings.json, then the channel's default", () => {
     settings({});

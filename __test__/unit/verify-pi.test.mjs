@@ -5,12 +5,12 @@
 // lists files and so sees the listing change); the pi CLI tests are not run (--no-cli).
 // And scripts/pi-release-watch.mjs's paths that need no registry: a release in the table, a dry run.
 import { spawn, spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { REPO } from "../../scripts/node-bin.mjs";
 import { devPiVariant } from "../../scripts/pi-variants.mjs";
+import { makeTempRoot } from "../helpers/tmp.mjs";
 
 const FILES = "pi-versions.test.mjs,runtime.test.mjs";
 const row160 = JSON.parse(readFileSync(join(REPO, "pi/verified.json"), "utf8")).releases.find((r) => r.pi === "1.6.0");
@@ -69,7 +69,7 @@ describe("the pi release watch", () => {
     });
 
   it("has nothing to do for a release in the table, and says so to the workflow", () => {
-    const dir = mkdtempSync(join(tmpdir(), "pi-watch-"));
+    const dir = makeTempRoot("watch");
     const out = join(dir, "github-output");
     writeFileSync(out, "");
     const r = watch(["--version", "1.6.0", "--out", dir], { GITHUB_OUTPUT: out });
@@ -79,7 +79,7 @@ describe("the pi release watch", () => {
   });
 
   it("would verify a release missing from the table (--dry-run, --table)", () => {
-    const dir = mkdtempSync(join(tmpdir(), "pi-watch-"));
+    const dir = makeTempRoot("watch");
     const table = JSON.parse(readFileSync(join(REPO, "pi/verified.json"), "utf8"));
     table.releases = table.releases.filter((r) => r.pi !== "1.5.2");
     writeFileSync(join(dir, "table.json"), JSON.stringify(table, null, 2));
