@@ -20,5 +20,7 @@ pub mod projection;
 pub mod session;
 pub mod splice;
 pub mod store;
+#[cfg(test)]
+pub(crate) mod testutil;
 pub mod text;
 pub mod tree;

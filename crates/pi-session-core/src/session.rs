@@ -377,11 +377,8 @@ mod tests {
     use crate::entry::{EntryType, Key, Role};
     use std::io::Write;
 
-    fn tmp(name: &str) -> PathBuf {
-        let dir = std::env::temp_dir().join(format!("pi-session-native-session-{}-{name}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        dir.join("s.jsonl")
+    fn tmp(name: &str) -> crate::testutil::TempPath {
+        crate::testutil::TempPath::file(&format!("session-{name}"), "s.jsonl")
     }
 
     const HEADER: &str =
@@ -499,7 +496,7 @@ mod tests {
         let p = tmp("whole-file");
         let mut a = Session::from_text(HEADER.as_bytes(), Some(&p), WriteMode::Exclusive).unwrap();
         let mut b = Session::new();
-        b.known = Some((p.clone(), 0));
+        b.known = Some((p.to_path_buf(), 0));
         let (sk, line) = msg("a1", "x");
         a.commit(sk, &line, &p, false).unwrap();
         let (sk, line) = msg("b1", "x");

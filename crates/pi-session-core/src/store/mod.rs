@@ -456,10 +456,8 @@ mod tests {
     use crate::header::{HeaderScan, MAX_HEADER_SCAN_BYTES, header_field_raw, read_header};
     use crate::json::Kind;
 
-    fn tmpdir() -> PathBuf {
-        let d = std::env::temp_dir().join(format!("psn-store-{}", uuid::Uuid::new_v4()));
-        fs::create_dir_all(&d).unwrap();
-        d
+    fn tmpdir() -> crate::testutil::TempPath {
+        crate::testutil::TempPath::dir("store")
     }
 
     fn load_lines(p: &Path) -> Vec<String> {

@@ -271,10 +271,8 @@ fn sync_dir(path: &Path) {
 mod tests {
     use super::*;
 
-    fn tmpdir() -> PathBuf {
-        let d = std::env::temp_dir().join(format!("psn-write-{}", uuid::Uuid::new_v4()));
-        fs::create_dir_all(&d).unwrap();
-        d
+    fn tmpdir() -> crate::testutil::TempPath {
+        crate::testutil::TempPath::dir("write")
     }
 
     #[test]
