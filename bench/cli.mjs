@@ -4,6 +4,7 @@
 //   node bench/cli.mjs --dir SESSION_DIR [--bin target/release/pi-sessions] [--query TEXT] [--runs N]
 //   node bench/cli.mjs --lifecycle [--bin …] [--runs N] [--big-mb 1024] [--data .bench-data]
 //   node bench/cli.mjs --prune [--bin …] [--before OTHER_BIN] [--runs N] [--big-mb 1024] [--data .bench-data]
+//   node bench/cli.mjs --inspect [--bin …] [--before OTHER_BIN] [--runs N] [--big-mb 1024] [--data .bench-data]
 //
 // ls: `pi-sessions ls --dir D --json` vs `SessionManager.listAll(D)` (id, path, modified,
 //     messageCount, firstMessage, name must agree, in the same order).
@@ -25,6 +26,10 @@
 // `--before`, the same prune by another build, interleaved run by run (cp + sync, cp, prune by
 // --before, prune by --bin, each on a fresh copy, after a `sync`), and the two pruned files
 // must be byte-identical (sha256); the first pruned file must give the same `context --json`.
+//
+// --inspect: `show --json`, `tree`, `context --json`, `export --format json` and `export` (Markdown)
+// of the ~1 GB session, by --bin and by `--before OTHER_BIN` (optional), interleaved run by run;
+// wall time and peak RSS, medians; both builds must write the same bytes (sha256 of stdout).
 
 import { execFileSync, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
@@ -43,6 +48,7 @@ const args = Object.fromEntries(
 const bin = resolve(args.bin ?? "target/release/pi-sessions");
 if (args.lifecycle) process.exit(await lifecycle());
 if (args.prune) process.exit(await pruneBench());
+if (args.inspect) process.exit(await inspectBench());
 if (!args.dir) {
   console.error("usage: node bench/cli.mjs --dir SESSION_DIR [--bin PATH] [--query TEXT] [--runs N]");
   process.exit(2);
@@ -472,6 +478,68 @@ async function pruneBench() {
         .map(([k, v]) => `${k} ${v.slice(0, 12)}`)
         .join(", ")}; checks ${failures ? `FAILED (${failures})` : "passed"}`,
   );
+  fs.rmSync(work, { recursive: true, force: true });
+  return failures ? 1 : 0;
+}
+
+async function inspectBench() {
+  const gen = await import("../support/gen.mjs");
+  const n = Number(args.runs ?? 3);
+  const MB = 1024 * 1024;
+  const bigSrc = await bigSession(fs, join, gen);
+  const bytes = fs.statSync(bigSrc).size;
+  const bins = args.before
+    ? [
+        ["before", resolve(args.before)],
+        ["after", bin],
+      ]
+    : [["after", bin]];
+  const work = fs.mkdtempSync(join(tmpdir(), "pis-inspect-"));
+  const agent = join(work, "agent");
+  fs.mkdirSync(join(agent, "sessions"), { recursive: true });
+  const out = join(work, "out");
+  const commands = [
+    ["show --json", ["show", bigSrc, "--json"]],
+    ["tree", ["tree", bigSrc, "--width", "120"]],
+    ["context --json", ["context", bigSrc, "--json"]],
+    ["export --format json", ["export", bigSrc, "--format", "json"]],
+    ["export (Markdown)", ["export", bigSrc]],
+  ];
+  const sha = (f) => createHash("sha256").update(fs.readFileSync(f)).digest("hex");
+  const timed = (b, argv) => {
+    const fd = fs.openSync(out, "w");
+    const t = performance.now();
+    const r = spawnSync("/usr/bin/time", ["-f", "%M", b, "--agent-dir", agent, "--no-color", ...argv], {
+      stdio: ["ignore", fd, "pipe"],
+      encoding: "utf8",
+    });
+    const ms = performance.now() - t;
+    fs.closeSync(fd);
+    if (r.status !== 0) throw new Error(`${b} ${argv.join(" ")}: exit ${r.status}\n${r.stderr}`);
+    return { ms, rss: Number(r.stderr.trim().split("\n").pop()) / 1024, sha: sha(out), size: fs.statSync(out).size };
+  };
+  let failures = 0;
+  console.log(`one session of ${(bytes / MB).toFixed(0)} MB, median of ${n} interleaved runs\n`);
+  const head = bins.map(([name]) => `${name}: time | ${name}: peak RSS`).join(" | ");
+  console.log(`| command | output | ${head} |${args.before ? " after / before (time, RSS) |" : ""}`);
+  console.log(`| --- | --- |${" --- | --- |".repeat(bins.length)}${args.before ? " --- |" : ""}`);
+  for (const [what, argv] of commands) {
+    const res = Object.fromEntries(bins.map(([name]) => [name, []]));
+    for (let i = 0; i < n; i++) for (const [name, b] of bins) res[name].push(timed(b, argv));
+    const shas = new Set(Object.values(res).flatMap((xs) => xs.map((x) => x.sha)));
+    if (shas.size !== 1) {
+      failures++;
+      console.log(`MISMATCH: ${what}: the builds wrote different bytes`);
+    }
+    const med = (xs, k) => median(xs.map((x) => x[k]));
+    const cells = bins.map(
+      ([name]) => `${(med(res[name], "ms") / 1000).toFixed(2)} s | ${med(res[name], "rss").toFixed(0)} MB`,
+    );
+    const ratio = args.before
+      ? ` ${(med(res.after, "ms") / med(res.before, "ms")).toFixed(2)}x, ${(med(res.after, "rss") / med(res.before, "rss")).toFixed(3)}x |`
+      : "";
+    console.log(`| ${what} | ${(res.after[0].size / MB).toFixed(1)} MB | ${cells.join(" | ")} |${ratio}`);
+  }
   fs.rmSync(work, { recursive: true, force: true });
   return failures ? 1 : 0;
 }

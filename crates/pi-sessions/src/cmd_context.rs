@@ -41,17 +41,19 @@ pub fn project(s: &Session) -> Result<Projection, CliError> {
         if silent {
             continue;
         }
-        let time = fmt::date_value(s.j(pos).get("timestamp"));
+        let line = s.line(pos);
+        let time = fmt::date_value(line.j().get("timestamp"));
         let hook_is_custom = s.version < session::CURRENT_VERSION;
-        let mut msgs = projection::entry_messages(s.tree.get(pos).ty, s.line(pos), time, hook_is_custom);
+        let mut msgs = projection::entry_messages(s.tree.get(pos).ty, &line, time, hook_is_custom);
         if let Some(e) = edit {
-            msgs = projection::apply_edit(msgs, s.line(e));
+            msgs = projection::apply_edit(msgs, &s.line(e));
         }
         messages.extend(msgs.into_iter().map(|m| Msg { json: m.json, entry: pos }));
     }
     let thinking_level = match plan.thinking {
         Some(p) => s
-            .j(p)
+            .line(p)
+            .j()
             .get("thinkingLevel")
             .map(|v| v.str().map(Cow::into_owned).unwrap_or_else(|| v.raw_str().into_owned()))
             .unwrap_or_default(),
@@ -59,7 +61,8 @@ pub fn project(s: &Session) -> Result<Projection, CliError> {
     };
     let raw = |v: Option<J>| v.map_or("null".to_string(), |v| v.raw_str().into_owned());
     let model = plan.model.map(|p| {
-        let j = s.j(p);
+        let line = s.line(p);
+        let j = line.j();
         if s.tree.get(p).ty == EntryType::ModelChange {
             let [pr, m] = j.pick(["provider", "modelId"]);
             (raw(pr), raw(m))

@@ -1,6 +1,7 @@
 //! `export`: a Markdown transcript or the raw JSON of a session.
 
 use std::borrow::Cow;
+use std::io::{self, Write};
 
 use pi_session_core::entry::EntryType;
 
@@ -69,7 +70,8 @@ fn blocks_md(blocks: Vec<Block>) -> String {
 
 fn entry_md(s: &Session, pos: u32) -> String {
     let sk = s.tree.get(pos);
-    let j = s.j(pos);
+    let line = s.line(pos);
+    let j = line.j();
     let st = |v: Option<J>| v.and_then(|v| v.str()).map(Cow::into_owned).unwrap_or_default();
     let time = fmt::date_value(j.get("timestamp"));
     let when = if time.is_nan() { String::new() } else { format!(" · {}", fmt::short_time(time)) };
@@ -178,19 +180,21 @@ pub fn run(ctx: &Ctx, a: &ExportArgs, out: Out) -> Result<i32, CliError> {
     let s = Session::load(&path)?;
     let positions = if a.branch { s.active_path()? } else { s.tree.entries() };
     if format == "json" {
-        let mut o = String::with_capacity(s.size as usize + 64);
-        o.push_str("{\"header\":");
-        o.push_str(&String::from_utf8_lossy(s.line(0)));
-        o.push_str(",\"entries\":[");
+        // Written as it is read: memory stays bounded, whatever the session's size.
+        let mut o = io::BufWriter::with_capacity(1 << 20, out);
+        o.write_all(b"{\"header\":")?;
+        o.write_all(String::from_utf8_lossy(&s.line(0)).as_bytes())?;
+        o.write_all(b",\"entries\":[")?;
         for (i, &pos) in positions.iter().enumerate() {
-            o.push_str(if i == 0 { "\n" } else { ",\n" });
-            o.push_str(&String::from_utf8_lossy(s.line(pos)));
+            o.write_all(if i == 0 { b"\n" as &[u8] } else { b",\n" })?;
+            o.write_all(String::from_utf8_lossy(&s.line(pos)).as_bytes())?;
         }
-        o.push_str(if positions.is_empty() { "]}\n" } else { "\n]}\n" });
-        out.write_all(o.as_bytes())?;
+        o.write_all(if positions.is_empty() { b"]}\n" as &[u8] } else { b"\n]}\n" })?;
+        o.flush()?;
         return Ok(0);
     }
-    let header = s.header();
+    let header = s.line(0);
+    let header = header.j();
     let [cwd, ts] = header.pick(["cwd", "timestamp"]);
     let title = s.name().unwrap_or_else(|| s.id());
     let mut o = format!("# {}\n\n", fmt::one_line(&title));

@@ -24,12 +24,10 @@
 use std::collections::{HashMap, HashSet};
 use std::fs::File;
 use std::io::{self, Read, Seek, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use pi_session_core::blocks::Blocks;
 use pi_session_core::entry::{EntryType, Key, Skeleton};
 use pi_session_core::json;
-use pi_session_core::lines::{LineStore, Span};
 use pi_session_core::platform::read_exact_at;
 use pi_session_core::store;
 use pi_session_core::tree::Tree;
@@ -39,106 +37,8 @@ use super::args::PruneArgs;
 use super::ctx::{CliError, Ctx, Out};
 use super::jv::J;
 use super::safe;
-use super::session::{self, CURRENT_VERSION, key_text};
+use super::session::{CURRENT_VERSION, Session, chunk};
 use super::{fmt, folder, held, jout};
-
-/// Read blocks and the write buffer: 8 MiB, as the core's `store::load` reads (it parses a block
-/// of 2 MiB or more on two threads). `PI_SESSIONS_PRUNE_CHUNK` sets another size (at least
-/// 4 KiB), for the tests: lines cut at block ends and longer than a block, many pieces.
-fn chunk() -> usize {
-    std::env::var("PI_SESSIONS_PRUNE_CHUNK").ok().and_then(|v| v.parse::<usize>().ok()).unwrap_or(8 << 20).max(4096)
-}
-
-/// A session indexed in one pass over its file, in bounded memory: the core's skeletons and
-/// tree, where each kept line lies in the file (lines are read again from it where needed),
-/// and what prune checks of the text as a whole. Nothing of the file is held but the current
-/// block, the repaired copies of lines with invalid UTF-8, and the index.
-struct Indexed {
-    path: PathBuf,
-    /// The file as it was opened (read again through it, by offset).
-    file: File,
-    /// By tree position: a file span, or the core's repaired copy of an invalid UTF-8 line.
-    lines: LineStore,
-    tree: Tree,
-    /// `header.version ?? 1` (NaN when not a number).
-    version: f64,
-    /// Bytes read.
-    size: u64,
-    /// Lines that are not blank (parsed or not).
-    physical: usize,
-    /// The file ends in a line cut short (see `torn_tail`).
-    torn: bool,
-}
-
-impl Indexed {
-    /// Reads `file` from its start block by block, each block parsed by the core as
-    /// `store::load` parses it, with the rules `Session::load` applies to a whole file: lines
-    /// split at `\n`, kept when they parse to a truthy value, v1/v2 sessions migrated in memory
-    /// (to tell their version).
-    fn scan(path: &Path, file: &File) -> Result<Indexed, CliError> {
-        let cannot = |e: io::Error| CliError::Fail(format!("cannot read {}: {e}", path.display()));
-        let mut parsed = store::Parsed::new(true);
-        let chunk = chunk();
-        let mut blocks = Blocks::new(file, chunk, chunk);
-        let (mut size, mut physical, mut torn) = (0u64, 0usize, false);
-        while let Some((off, block)) = blocks.next_block().map_err(cannot)? {
-            physical += non_blank_lines(block);
-            // Only the last block can end without a newline.
-            torn = torn_tail(block);
-            parsed.add(block, off);
-            size = off + block.len() as u64;
-        }
-        let store::Parsed { skeletons, store: mut lines, .. } = parsed;
-        lines.set_file(file.try_clone().map_err(cannot)?);
-        let (tree, version) = session::index(path, skeletons, &lines)?;
-        let file = file.try_clone().map_err(cannot)?;
-        Ok(Indexed { path: path.to_path_buf(), file, lines, tree, version, size, physical, torn })
-    }
-
-    /// The bytes of a kept line (read from the file, or the repaired copy).
-    fn line(&self, pos: u32) -> Vec<u8> {
-        self.lines.line(pos).ok().flatten().unwrap_or_default()
-    }
-
-    /// Where a kept line is in the file, `(offset, length)`, when its bytes are the file's.
-    fn file_span(&self, pos: u32) -> Option<(u64, u64)> {
-        match self.lines.span(pos) {
-            Span::File { off, len } => Some((off, len)),
-            _ => None,
-        }
-    }
-
-    /// Kept (parsed) lines, header included.
-    fn kept(&self) -> usize {
-        self.lines.len()
-    }
-
-    fn entry_id(&self, pos: u32) -> String {
-        key_text(&self.tree.get(pos).id)
-    }
-
-    /// Bytes `from..to` of the file as read.
-    fn read(&self, from: u64, to: u64) -> io::Result<Vec<u8>> {
-        let mut buf = vec![0u8; to.saturating_sub(from) as usize];
-        read_exact_at(&self.file, &mut buf, from)?;
-        Ok(buf)
-    }
-}
-
-fn is_blank(l: &[u8]) -> bool {
-    l.iter().all(|b| b" \t\r".contains(b))
-}
-
-/// Lines of `block` (split at `\n`) that are not blank.
-fn non_blank_lines(block: &[u8]) -> usize {
-    let mut n = 0;
-    let mut start = 0;
-    for end in memchr::memchr_iter(b'\n', block).chain(std::iter::once(block.len())) {
-        n += usize::from(!is_blank(&block[start..end]));
-        start = end + 1;
-    }
-    n
-}
 
 /// What a prune keeps and how.
 struct Plan {
@@ -180,20 +80,20 @@ struct Report<'a> {
     forwarded_bytes: u64,
 }
 
-fn name_of(s: &Indexed, pos: Option<u32>) -> Option<String> {
+fn name_of(s: &Session, pos: Option<u32>) -> Option<String> {
     let line = s.line(pos?);
     let n = J::parse(&line)?.get("name")?.str()?.trim().to_string();
     (!n.is_empty()).then_some(n)
 }
 
-fn label_text(s: &Indexed, pos: Option<u32>) -> Option<String> {
+fn label_text(s: &Session, pos: Option<u32>) -> Option<String> {
     let line = s.line(pos?);
     let j = J::parse(&line).or_else(|| J::parse(b"null"))?;
     Some(j.get("label").map_or_else(|| "undefined".into(), |l| l.raw_str().into_owned()))
 }
 
 /// The raw JSON of an entry's `id` (`null` for none).
-fn raw_id(s: &Indexed, to: Option<u32>) -> String {
+fn raw_id(s: &Session, to: Option<u32>) -> String {
     to.and_then(|c| {
         let line = s.line(c);
         J::parse(&line)?.get("id").map(|v| v.raw_str().into_owned())
@@ -202,7 +102,7 @@ fn raw_id(s: &Indexed, to: Option<u32>) -> String {
 }
 
 /// Decides what to keep. `Err` when the leaf is unknown or the result would differ.
-fn plan(s: &Indexed, leaf_arg: Option<&str>) -> Result<Option<Plan>, CliError> {
+fn plan(s: &Session, leaf_arg: Option<&str>) -> Result<Option<Plan>, CliError> {
     let t = &s.tree;
     let leaf = match leaf_arg {
         Some(id) => t
@@ -288,7 +188,7 @@ fn plan(s: &Indexed, leaf_arg: Option<&str>) -> Result<Option<Plan>, CliError> {
 }
 
 /// The pruned file as the core's tree reads it must answer as the original does.
-fn verify(s: &Indexed, plan: &Plan, path: &[u32]) -> Result<(), CliError> {
+fn verify(s: &Session, plan: &Plan, path: &[u32]) -> Result<(), CliError> {
     let t = &s.tree;
     let items: Vec<Skeleton> = plan
         .order
@@ -369,16 +269,6 @@ pub fn set_parent(line: &[u8], raw: &str) -> Vec<u8> {
 
 /// Whether the file ends in a line cut short: no final newline and a last line that does not
 /// parse (a write cut short, or one in progress).
-fn torn_tail(bytes: &[u8]) -> bool {
-    if bytes.is_empty() || bytes.ends_with(b"\n") {
-        return false;
-    }
-    let start = memchr::memrchr(b'\n', bytes).map_or(0, |i| i + 1);
-    let last = &bytes[start..];
-    let blank = last.iter().all(|b| b" \t\r".contains(b));
-    !blank && Skeleton::parse_line(last, &mut 0).is_none()
-}
-
 pub fn run(ctx: &Ctx, a: &PruneArgs, out: Out) -> Result<i32, CliError> {
     let path = folder::find_session(ctx, &a.session)?;
     let shown = path.display().to_string();
@@ -391,7 +281,7 @@ pub fn run(ctx: &Ctx, a: &PruneArgs, out: Out) -> Result<i32, CliError> {
     // Kept open: read through it, and bytes another writer adds to it after the rename are
     // carried over.
     let original = File::open(&path)?;
-    let s = Indexed::scan(&path, &original)?;
+    let s = Session::scan(&path, &original)?;
     if !safe::unchanged(&path, &before) || s.size != before.size {
         return Err(CliError::Fail(format!("{shown} changed while it was read; not pruned")));
     }
@@ -501,7 +391,7 @@ pub fn run(ctx: &Ctx, a: &PruneArgs, out: Out) -> Result<i32, CliError> {
 /// The core keeps a repaired copy of a line with invalid UTF-8; such lines are found again in
 /// the gap between their neighbours (read again from the file), by the same rule (a line that
 /// parses once repaired).
-fn original_spans(s: &Indexed) -> io::Result<Vec<(u64, u64)>> {
+fn original_spans(s: &Session) -> io::Result<Vec<(u64, u64)>> {
     let n = s.kept();
     let size = s.size;
     let mut out = vec![(0u64, 0u64); n];
@@ -540,7 +430,7 @@ fn original_spans(s: &Indexed) -> io::Result<Vec<(u64, u64)>> {
 /// written as rewritten. Memory stays bounded either way.
 fn write_kept(
     to: &File,
-    s: &Indexed,
+    s: &Session,
     plan: &Plan,
     spans: &[(u64, u64)],
     relinked: &HashMap<u32, Vec<u8>>,
@@ -551,7 +441,7 @@ fn write_kept(
     let mut run: Option<(u64, u64)> = None;
     let flush = |run: &mut Option<(u64, u64)>, out: &mut io::BufWriter<&File>| -> io::Result<()> {
         if let Some((a, b)) = run.take() {
-            let mut from = &s.file;
+            let mut from = s.file();
             from.seek(io::SeekFrom::Start(a))?;
             if io::copy(&mut from.take(b - a), out)? != b - a {
                 return Err(io::Error::new(io::ErrorKind::UnexpectedEof, "the file is shorter than it was read"));
@@ -614,12 +504,5 @@ mod tests {
         assert_eq!(set_parent(br#"{"parentId" : "x" ,"a":[1]}"#, "null"), br#"{"parentId" : null ,"a":[1]}"#);
         assert_eq!(set_parent(br#"{"id":"l"}"#, "\"p\""), br#"{"parentId":"p","id":"l"}"#);
         assert_eq!(set_parent(b"{}", "null"), b"{\"parentId\":null}");
-    }
-
-    #[test]
-    fn torn_tails() {
-        assert!(torn_tail(b"{\"a\":1}\n{\"b\""));
-        assert!(!torn_tail(b"{\"a\":1}\n{\"b\":2}"));
-        assert!(!torn_tail(b"{\"a\":1}\nxx\n"));
     }
 }

@@ -88,7 +88,8 @@ pub fn run(ctx: &Ctx, a: &ShowArgs, out: Out) -> Result<i32, CliError> {
     let path = folder::find_session(ctx, &a.session)?;
     let s = Session::load(&path)?;
     let info = folder::info(&path);
-    let header = s.header();
+    let header = s.line(0);
+    let header = header.j();
     let [cwd, ts, parent] = header.pick(["cwd", "timestamp", "parentSession"]);
 
     let mut by_type = Counts::default();
@@ -101,7 +102,8 @@ pub fn run(ctx: &Ctx, a: &ShowArgs, out: Out) -> Result<i32, CliError> {
     let entries = s.tree.entries();
     for &pos in &entries {
         let sk = s.tree.get(pos);
-        let j = s.j(pos);
+        let line = s.line(pos);
+        let j = line.j();
         by_type.add(&session::type_name(sk.ty, &j), 1);
         if sk.ty == EntryType::Message {
             by_role.add(&session::role_name(j.get("message")), 1);
@@ -147,23 +149,18 @@ pub fn run(ctx: &Ctx, a: &ShowArgs, out: Out) -> Result<i32, CliError> {
         .into_iter()
         .map(|pos| {
             let sk = s.tree.get(pos);
-            let label =
-                s.j(pos).get("label").map(|l| l.str().map(Cow::into_owned).unwrap_or_else(|| l.raw_str().into_owned()));
+            let label = s
+                .line(pos)
+                .j()
+                .get("label")
+                .map(|l| l.str().map(Cow::into_owned).unwrap_or_else(|| l.raw_str().into_owned()));
             (key_text(&sk.target), label.unwrap_or_default())
         })
         .collect();
 
     // Lines the loader skips (malformed or falsy), and the final newline.
-    let original = &s.bytes[..];
-    let mut nonblank = 0u64;
-    pi_session_core::blocks::each_line(original, |l| {
-        if l.iter().any(|b| !matches!(b, b' ' | b'\t' | b'\r')) {
-            nonblank += 1;
-        }
-        true
-    });
-    let skipped = nonblank.saturating_sub(s.kept() as u64);
-    let trailing_newline = original.last().is_none_or(|b| *b == b'\n');
+    let skipped = s.physical.saturating_sub(s.kept()) as u64;
+    let trailing_newline = s.ends_with_newline;
     let leaf = s.leaf().map(|l| s.entry_id(l));
     let name = s.name();
     let modified = info.as_ref().map_or(f64::NAN, |i| i.modified);
@@ -228,7 +225,7 @@ pub fn run(ctx: &Ctx, a: &ShowArgs, out: Out) -> Result<i32, CliError> {
     if let Some(n) = &name {
         line(row("Name", paint.bold(n)));
     }
-    line(row("File", format!("{} ({}, {} lines)", path.display(), fmt::size(s.size), fmt::group(nonblank))));
+    line(row("File", format!("{} ({}, {} lines)", path.display(), fmt::size(s.size), fmt::group(s.physical as u64))));
     line(row("Cwd", cwd));
     let version = if s.version >= session::CURRENT_VERSION {
         jnum(s.version)

@@ -14,7 +14,8 @@ use super::session::{self, Block, Session, key_text};
 /// A one-line description of an entry: (kind, detail).
 pub fn describe(s: &Session, pos: u32) -> (String, String) {
     let sk = s.tree.get(pos);
-    let j = s.j(pos);
+    let line = s.line(pos);
+    let j = line.j();
     let st = |v: Option<J>| v.and_then(|v| v.str()).map(Cow::into_owned).unwrap_or_default();
     match sk.ty {
         EntryType::Message => {
@@ -129,7 +130,8 @@ pub fn run(ctx: &Ctx, a: &TreeArgs, out: Out) -> Result<i32, CliError> {
         let (kind, detail) = describe(&s, pos);
         let marker = if on_path[pos as usize] { paint.bold("*") } else { " ".into() };
         let id = s.entry_id(pos);
-        let label = s.tree.label(&sk.id).and_then(|l| s.j(l).get("label")).and_then(|l| l.str().map(Cow::into_owned));
+        let label =
+            s.tree.label(&sk.id).and_then(|l| s.line(l).j().get("label").and_then(|l| l.str().map(Cow::into_owned)));
         let mut head = format!("{prefix}{id} {kind}");
         let mut shown = format!("{marker} {prefix}{} {}", paint.cyan(&id), paint_kind(&paint, &kind));
         if let Some(l) = &label {
@@ -196,7 +198,7 @@ pub fn run(ctx: &Ctx, a: &TreeArgs, out: Out) -> Result<i32, CliError> {
         }
     }
     let time = |pos: u32| -> f64 {
-        let t = s.tree.get(pos).time.unwrap_or_else(|| fmt::date_value(s.j(pos).get("timestamp")));
+        let t = s.tree.get(pos).time.unwrap_or_else(|| fmt::date_value(s.line(pos).j().get("timestamp")));
         if t.is_nan() { f64::INFINITY } else { t }
     };
     let mut children: Vec<Vec<u32>> = vec![Vec::new(); n];

@@ -1,16 +1,19 @@
-//! A session file loaded read-only for inspection: the core's line parse
-//! (`store::parse_text`), its v1/v2 migration in memory (`migrate::in_memory`, never on
-//! disk) and its tree index.
+//! A session file indexed read-only for inspection, in one pass over its file and in bounded
+//! memory: the core's line parse (`store::Parsed`, block by block), its v1/v2 migration in
+//! memory (`migrate::in_memory`, never on disk) and its tree index. Lines are read again from
+//! the file where a command needs them, so a session costs its index, not its bytes.
 
 use std::borrow::Cow;
-use std::fs;
-use std::io::Read;
+use std::fs::File;
+use std::io;
 use std::path::{Path, PathBuf};
 
+use pi_session_core::blocks::Blocks;
 use pi_session_core::entry::{EntryType, Key, Role, Skeleton};
 use pi_session_core::json::Kind;
 use pi_session_core::lines::{LineStore, Span};
 pub use pi_session_core::migrate::CURRENT_VERSION;
+use pi_session_core::platform::read_exact_at;
 use pi_session_core::tree::Tree;
 use pi_session_core::{header, migrate, store};
 
@@ -19,23 +22,53 @@ use serde::Serialize;
 use super::ctx::CliError;
 use super::jv::J;
 
+/// Read blocks: 8 MiB, as the core's `store::load` reads (it parses a block of 2 MiB or more on
+/// two threads). `PI_SESSIONS_READ_CHUNK` sets another size (at least 4 KiB), for the tests:
+/// lines cut at block ends and longer than a block.
+pub fn chunk() -> usize {
+    std::env::var("PI_SESSIONS_READ_CHUNK").ok().and_then(|v| v.parse::<usize>().ok()).unwrap_or(8 << 20).max(4096)
+}
+
 pub struct Session {
     pub path: PathBuf,
-    /// The file's bytes, as read.
-    pub bytes: Vec<u8>,
-    /// Where each kept line is by tree position (the header is position 0): a range of
-    /// `bytes`, or the core's repaired copy of an invalid UTF-8 line. Ranges, not copies, so
-    /// a session costs its size once in memory, not twice.
+    /// The file as it was opened (read again through it, by offset).
+    file: File,
+    /// By tree position (the header is position 0): a file span, or the core's repaired copy
+    /// of a line with invalid UTF-8.
     lines: LineStore,
     pub tree: Tree,
     /// `header.version ?? 1` (NaN when not a number).
     pub version: f64,
+    /// Bytes read.
     pub size: u64,
+    /// Lines that are not blank (parsed or not).
+    pub physical: usize,
+    /// The file ends in a line cut short (see `torn_tail`).
+    pub torn: bool,
+    /// The file is empty or ends with `\n`.
+    pub ends_with_newline: bool,
+}
+
+/// A kept line's bytes, read from the file.
+pub struct Line(Vec<u8>);
+
+impl Line {
+    /// The entry as a JSON view (every kept line parsed once already).
+    pub fn j(&self) -> J<'_> {
+        J::parse(&self.0).or_else(|| J::parse(b"null")).expect("kept lines parse")
+    }
+}
+
+impl std::ops::Deref for Line {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        &self.0
+    }
 }
 
 /// The tree of a parsed session's skeletons, migrated in memory, and its `header.version ?? 1`;
 /// an error when the first entry is not a session header.
-pub fn index(path: &Path, mut skeletons: Vec<Skeleton>, lines: &LineStore) -> Result<(Tree, f64), CliError> {
+fn index(path: &Path, mut skeletons: Vec<Skeleton>, lines: &LineStore) -> Result<(Tree, f64), CliError> {
     if !skeletons.first().is_some_and(header::is_header) {
         return Err(CliError::Fail(format!(
             "{} is not a session file (its first entry is not a session header)",
@@ -51,31 +84,80 @@ pub fn index(path: &Path, mut skeletons: Vec<Skeleton>, lines: &LineStore) -> Re
     Ok((tree, version))
 }
 
+fn is_blank(l: &[u8]) -> bool {
+    l.iter().all(|b| b" \t\r".contains(b))
+}
+
+/// Lines of `block` (split at `\n`) that are not blank.
+fn non_blank_lines(block: &[u8]) -> usize {
+    let mut n = 0;
+    let mut start = 0;
+    for end in memchr::memchr_iter(b'\n', block).chain(std::iter::once(block.len())) {
+        n += usize::from(!is_blank(&block[start..end]));
+        start = end + 1;
+    }
+    n
+}
+
+/// Whether `bytes` end in a line cut short: no final newline, and a last line that is not
+/// blank and does not parse (a writer stopped mid-line).
+pub fn torn_tail(bytes: &[u8]) -> bool {
+    if bytes.is_empty() || bytes.ends_with(b"\n") {
+        return false;
+    }
+    let start = memchr::memrchr(b'\n', bytes).map_or(0, |i| i + 1);
+    let last = &bytes[start..];
+    !is_blank(last) && Skeleton::parse_line(last, &mut 0).is_none()
+}
+
 impl Session {
     /// Reads and indexes a session without modifying the file (unlike opening it in pi,
-    /// which appends a missing final newline and rewrites old versions). Lines are split
-    /// at `\n` and kept when they parse to a truthy value, as `loadEntriesFromFile` does.
+    /// which appends a missing final newline and rewrites old versions).
     pub fn load(path: &Path) -> Result<Session, CliError> {
-        let cannot = |e: std::io::Error| CliError::Fail(format!("cannot read {}: {e}", path.display()));
-        let mut file = fs::File::open(path).map_err(cannot)?;
-        let mut bytes = Vec::new();
-        file.read_to_end(&mut bytes).map_err(cannot)?;
-        let size = bytes.len() as u64;
-        // File-backed spans: offsets into `bytes`, which `line` serves (the core reads them
-        // from the same descriptor, so both see the bytes read).
-        let mut parsed = store::Parsed::new(true);
-        parsed.add(&bytes, 0);
-        let store::Parsed { skeletons, store: mut lines, .. } = parsed;
-        lines.set_file(file);
-        let (tree, version) = index(path, skeletons, &lines)?;
-        Ok(Session { path: path.to_path_buf(), bytes, lines, tree, version, size })
+        let file = File::open(path).map_err(|e| CliError::Fail(format!("cannot read {}: {e}", path.display())))?;
+        Session::scan(path, &file)
     }
 
-    pub fn line(&self, pos: u32) -> &[u8] {
-        match self.lines.span(pos) {
-            Span::File { off, len } => &self.bytes[off as usize..(off + len) as usize],
-            _ => self.lines.mem_line(pos).unwrap_or_default(),
+    /// Reads `file` from its start block by block, each block parsed by the core as
+    /// `store::load` parses it: lines split at `\n`, kept when they parse to a truthy value,
+    /// as `loadEntriesFromFile` does; v1/v2 sessions migrated in memory.
+    pub fn scan(path: &Path, file: &File) -> Result<Session, CliError> {
+        let cannot = |e: io::Error| CliError::Fail(format!("cannot read {}: {e}", path.display()));
+        let mut parsed = store::Parsed::new(true);
+        let chunk = chunk();
+        let mut blocks = Blocks::new(file, chunk, chunk);
+        let (mut size, mut physical, mut torn, mut ends_with_newline) = (0u64, 0usize, false, true);
+        while let Some((off, block)) = blocks.next_block().map_err(cannot)? {
+            physical += non_blank_lines(block);
+            // Only the last block can end without a newline.
+            torn = torn_tail(block);
+            ends_with_newline = block.ends_with(b"\n");
+            parsed.add(block, off);
+            size = off + block.len() as u64;
         }
+        let store::Parsed { skeletons, store: mut lines, .. } = parsed;
+        lines.set_file(file.try_clone().map_err(cannot)?);
+        let (tree, version) = index(path, skeletons, &lines)?;
+        let file = file.try_clone().map_err(cannot)?;
+        let path = path.to_path_buf();
+        Ok(Session { path, file, lines, tree, version, size, physical, torn, ends_with_newline })
+    }
+
+    /// The bytes of a kept line (read from the file, or the repaired copy).
+    pub fn line(&self, pos: u32) -> Line {
+        Line(self.lines.line(pos).ok().flatten().unwrap_or_default())
+    }
+
+    /// The file as it was opened.
+    pub fn file(&self) -> &File {
+        &self.file
+    }
+
+    /// Bytes `from..to` of the file as read.
+    pub fn read(&self, from: u64, to: u64) -> io::Result<Vec<u8>> {
+        let mut buf = vec![0u8; to.saturating_sub(from) as usize];
+        read_exact_at(&self.file, &mut buf, from)?;
+        Ok(buf)
     }
 
     /// Where a kept line is in the file, `(offset, length)`, when its bytes are the file's (not
@@ -92,18 +174,9 @@ impl Session {
         self.lines.len()
     }
 
-    /// The entry at a position as a JSON view (every kept line parsed once already).
-    pub fn j(&self, pos: u32) -> J<'_> {
-        J::parse(self.line(pos)).or_else(|| J::parse(b"null")).expect("kept lines parse")
-    }
-
-    pub fn header(&self) -> J<'_> {
-        self.j(0)
-    }
-
     /// The session id (the header's string id).
     pub fn id(&self) -> String {
-        self.header().get("id").and_then(|v| v.str()).map(Cow::into_owned).unwrap_or_default()
+        self.line(0).j().get("id").and_then(|v| v.str()).map(Cow::into_owned).unwrap_or_default()
     }
 
     /// The active leaf: the last entry (`leafId` after loading).
@@ -122,7 +195,7 @@ impl Session {
     /// The latest `session_info` name, trimmed (`getSessionName`).
     pub fn name(&self) -> Option<String> {
         let pos = self.tree.last_session_info()?;
-        let n = self.j(pos).get("name")?.str()?.trim().to_string();
+        let n = self.line(pos).j().get("name")?.str()?.trim().to_string();
         (!n.is_empty()).then_some(n)
     }
 
@@ -367,5 +440,17 @@ pub fn entry_usage(ty: EntryType, role: Role, j: &J) -> Option<(Usage, String, S
             Some((Usage::from_json(usage), s(provider), s(model), super::fmt::date_value(ts)))
         }
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn torn_tails() {
+        assert!(torn_tail(b"{\"a\":1}\n{\"b\""));
+        assert!(!torn_tail(b"{\"a\":1}\n{\"b\":2}"));
+        assert!(!torn_tail(b"{\"a\":1}\nxx\n"));
     }
 }

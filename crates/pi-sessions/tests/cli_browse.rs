@@ -202,6 +202,54 @@ fn tree_draws_branches_labels_and_leaf() {
     assert_eq!(active.stdout.lines().count(), 13, "header + 12 entries on the path");
 }
 
+/// `show`, `tree`, `context` and `export` read the file in blocks and read lines again from it:
+/// the smallest blocks (4 KiB; lines longer than a block, lines cut at block ends) give the same
+/// output as one block, and `export --format json` gives the file's own lines.
+#[test]
+fn inspecting_commands_read_in_blocks() {
+    let a = Agent::new();
+    let mut lines = rich_lines();
+    let long = "x".repeat(9000);
+    lines.insert(2, user("big", Some("u1"), 1, &format!("long {long}")));
+    lines[3] = lines[3].replace(r#""parentId":"u1""#, r#""parentId":"big""#);
+    lines.insert(5, "{not json".into());
+    lines.insert(6, "   ".into());
+    let path = a.demo().join("2025-01-04T09-00-00-000Z_abc55555-blocks.jsonl");
+    // No final newline: the last line is whole, so the session is not torn.
+    fs::write(&path, lines.join("\n")).unwrap();
+    let file = path.to_str().unwrap();
+    let agent = a.dir().to_str().unwrap();
+    let runs: [&[&str]; 6] = [
+        &["show", file, "--json"],
+        &["tree", file],
+        &["context", file, "--json"],
+        &["context", file, "--full"],
+        &["export", file, "--format", "json"],
+        &["export", file],
+    ];
+    for args in runs {
+        let full: Vec<&str> = ["--agent-dir", agent].iter().chain(args.iter()).copied().collect();
+        let one = run(&full, &[]);
+        let small = run(&full, &[("PI_SESSIONS_READ_CHUNK", "4096")]);
+        assert_eq!(one.code, 0, "{args:?}: {}", one.stderr);
+        assert_eq!(one.stdout, small.stdout, "{args:?}: 4 KiB blocks differ");
+    }
+    let show =
+        run(&["--agent-dir", agent, "show", file, "--json", "--no-color"], &[("PI_SESSIONS_READ_CHUNK", "4096")]);
+    let show = show.json();
+    assert_eq!(show.get("skippedLines").and_then(|v| v.num()), Some(1.0), "{}", show.raw_str());
+    assert_eq!(show.get("trailingNewline").map(|v| v.raw_str().into_owned()), Some("false".into()));
+    let export =
+        run(&["--agent-dir", agent, "export", file, "--format", "json"], &[("PI_SESSIONS_READ_CHUNK", "4096")]);
+    let kept: Vec<&String> = lines.iter().filter(|l| l.starts_with('{') && *l != "{not json").collect();
+    let want = format!(
+        "{{\"header\":{},\"entries\":[\n{}\n]}}\n",
+        kept[0],
+        kept[1..].iter().map(|l| l.as_str()).collect::<Vec<_>>().join(",\n")
+    );
+    assert_eq!(export.stdout, want);
+}
+
 // ---------------------------------------------------------------------------
 // search
 // ---------------------------------------------------------------------------
