@@ -27,8 +27,8 @@
 // --before, prune by --bin, each on a fresh copy, after a `sync`), and the two pruned files
 // must be byte-identical (sha256); the first pruned file must give the same `context --json`.
 //
-// --inspect: `show --json`, `tree`, `context --json`, `export --format json` and `export` (Markdown)
-// of the ~1 GB session, by --bin and by `--before OTHER_BIN` (optional), interleaved run by run;
+// --inspect: `show --json`, `tree`, `context --json`, `export --format json`, `export` (Markdown)
+// and `check --json` of the ~1 GB session (`--only PREFIX`: those commands only), by --bin and by `--before OTHER_BIN` (optional), interleaved run by run;
 // wall time and peak RSS, medians; both builds must write the same bytes (sha256 of stdout).
 
 import { execFileSync, spawnSync } from "node:child_process";
@@ -504,7 +504,8 @@ async function inspectBench() {
     ["context --json", ["context", bigSrc, "--json"]],
     ["export --format json", ["export", bigSrc, "--format", "json"]],
     ["export (Markdown)", ["export", bigSrc]],
-  ];
+    ["check --json", ["check", bigSrc, "--json"]],
+  ].filter(([what]) => !args.only || what.startsWith(args.only));
   const sha = (f) => createHash("sha256").update(fs.readFileSync(f)).digest("hex");
   const timed = (b, argv) => {
     const fd = fs.openSync(out, "w");

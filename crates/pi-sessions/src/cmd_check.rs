@@ -2,10 +2,11 @@
 
 use std::borrow::Cow;
 use std::collections::HashMap;
-use std::fs::{self, OpenOptions};
+use std::fs::{self, File, OpenOptions};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+use pi_session_core::blocks::Blocks;
 use pi_session_core::entry::{Key, Skeleton};
 use pi_session_core::header;
 use pi_session_core::json;
@@ -21,7 +22,7 @@ use serde_json::value::RawValue;
 use super::ctx::{CliError, Ctx, Out};
 use super::jout;
 use super::jv::J;
-use super::session::{CURRENT_VERSION, key_text};
+use super::session::{self, CURRENT_VERSION, key_text};
 use super::{folder, paths};
 
 const DETAIL_CAP: usize = 100;
@@ -90,7 +91,7 @@ enum Status {
 struct Analysis {
     report: Report,
     /// Byte ranges (without `\n`) of lines kept by a repair.
-    keep: Vec<(usize, usize)>,
+    keep: Vec<(u64, u64)>,
     needs_repair: bool,
 }
 
@@ -98,42 +99,54 @@ fn is_blank(l: &[u8]) -> bool {
     l.iter().all(|b| matches!(b, b' ' | b'\t' | b'\r'))
 }
 
-fn analyze(path: &Path, bytes: &[u8]) -> Analysis {
+/// Reads `file` once, in blocks of whole lines (memory grows with the number of lines, not
+/// with their bytes), and reports what pi would make of it.
+fn analyze(path: &Path, file: &File) -> std::io::Result<Analysis> {
     let mut r = Report { path: path.to_path_buf(), ..Report::default() };
-    let mut statuses: Vec<(u64, usize, usize, Status)> = Vec::new();
+    let mut statuses: Vec<(u64, u64, u64, Status)> = Vec::new();
     let mut unique = 0u64;
-    let mut start = 0;
     let mut line_no = 0u64;
     let mut bad_utf8 = Vec::new();
-    while start < bytes.len() {
-        let end = memchr::memchr(b'\n', &bytes[start..]).map_or(bytes.len(), |i| start + i);
-        line_no += 1;
-        let raw = &bytes[start..end];
-        let text = String::from_utf8_lossy(raw);
-        if matches!(text, Cow::Owned(_)) {
-            bad_utf8.push(line_no);
-        }
-        let st = if is_blank(raw) {
-            Status::Blank
-        } else {
-            match json::parse_document(text.as_bytes()) {
-                None => Status::Malformed("not valid JSON"),
-                Some(v) if v.kind != json::Kind::Object => Status::Malformed(if v.truthy(text.as_bytes()) {
-                    "not a JSON object"
-                } else {
-                    "a falsy JSON value"
-                }),
-                Some(_) => match Skeleton::parse_line(text.as_bytes(), &mut unique) {
-                    Some(sk) => Status::Entry(sk),
-                    None => Status::Malformed("not valid JSON"),
-                },
+    // The first line pi keeps (a falsy line is skipped; any other value counts), as text.
+    let mut first_text: Option<String> = None;
+    let mut terminated = true;
+    let chunk = session::chunk();
+    let mut blocks = Blocks::new(file, chunk, chunk);
+    while let Some((off, block)) = blocks.next_block()? {
+        terminated = block.ends_with(b"\n");
+        let mut start = 0;
+        while start < block.len() {
+            let end = memchr::memchr(b'\n', &block[start..]).map_or(block.len(), |i| start + i);
+            line_no += 1;
+            let raw = &block[start..end];
+            let text = String::from_utf8_lossy(raw);
+            if matches!(text, Cow::Owned(_)) {
+                bad_utf8.push(line_no);
             }
-        };
-        statuses.push((line_no, start, end, st));
-        start = end + 1;
+            let st = if is_blank(raw) {
+                Status::Blank
+            } else {
+                match json::parse_document(text.as_bytes()) {
+                    None => Status::Malformed("not valid JSON"),
+                    Some(v) if v.kind != json::Kind::Object => Status::Malformed(if v.truthy(text.as_bytes()) {
+                        "not a JSON object"
+                    } else {
+                        "a falsy JSON value"
+                    }),
+                    Some(_) => match Skeleton::parse_line(text.as_bytes(), &mut unique) {
+                        Some(sk) => Status::Entry(sk),
+                        None => Status::Malformed("not valid JSON"),
+                    },
+                }
+            };
+            if first_text.is_none() && matches!(st, Status::Entry(_) | Status::Malformed("not a JSON object")) {
+                first_text = Some(text.into_owned());
+            }
+            statuses.push((line_no, off + start as u64, off + end as u64, st));
+            start = end + 1;
+        }
     }
     r.lines = line_no;
-    let terminated = bytes.last().is_none_or(|b| *b == b'\n');
     let last_nonblank = statuses.iter().rposition(|s| !matches!(s.3, Status::Blank));
 
     // The header: the first line pi keeps (a falsy line is skipped; any other value counts).
@@ -157,7 +170,7 @@ fn analyze(path: &Path, bytes: &[u8]) -> Analysis {
             }
         };
         r.add("missing_header", first.map(|f| f.0), None, msg);
-        return Analysis { report: r, keep, needs_repair };
+        return Ok(Analysis { report: r, keep, needs_repair });
     }
     let header_line = header.unwrap_or(0);
     for (i, (n, s, e, st)) in statuses.iter().enumerate() {
@@ -189,8 +202,7 @@ fn analyze(path: &Path, bytes: &[u8]) -> Analysis {
     }
 
     // Version.
-    let header_entry = statuses.iter().find(|s| s.0 == header_line).map(|s| &bytes[s.1..s.2]).unwrap_or_default();
-    let htext = String::from_utf8_lossy(header_entry);
+    let htext = first_text.unwrap_or_default();
     let version = match J::parse(htext.as_bytes()).and_then(|h| h.get("version")) {
         None => 1.0,
         Some(v) if v.is_null() => 1.0,
@@ -285,7 +297,7 @@ fn analyze(path: &Path, bytes: &[u8]) -> Analysis {
             }
         }
     }
-    Analysis { report: r, keep, needs_repair }
+    Ok(Analysis { report: r, keep, needs_repair })
 }
 
 use crate::safe::backup_path;
@@ -305,7 +317,7 @@ fn repair(path: &Path, bytes: &[u8], a: &Analysis, before: &fs::Metadata) -> Res
     write_backup().map_err(|e| format!("cannot write backup {}: {e}", backup.display()))?;
     let mut parts: Vec<&[u8]> = Vec::with_capacity(a.keep.len() * 2);
     for &(s, e) in &a.keep {
-        parts.push(&bytes[s..e]);
+        parts.push(&bytes[s as usize..e as usize]);
         parts.push(b"\n");
     }
     store::write_file(path, &parts, WriteMode::Replace)
@@ -322,21 +334,28 @@ fn repair(path: &Path, bytes: &[u8], a: &Analysis, before: &fs::Metadata) -> Res
 /// Checks one file, repairing it when asked and possible.
 pub fn check_file(path: &Path, do_repair: bool) -> Report {
     let meta = fs::metadata(path);
-    let bytes = match fs::read(path) {
-        Ok(b) => b,
-        Err(e) => {
-            return Report { path: path.to_path_buf(), error: Some(format!("cannot read: {e}")), ..Report::default() };
-        }
+    let cannot = |e: std::io::Error| Report {
+        path: path.to_path_buf(),
+        error: Some(format!("cannot read: {e}")),
+        ..Report::default()
     };
-    let a = analyze(path, &bytes);
+    let a = match File::open(path).and_then(|f| analyze(path, &f)) {
+        Ok(a) => a,
+        Err(e) => return cannot(e),
+    };
     if !do_repair || !a.report.session || !a.needs_repair {
         return a.report;
     }
     let Ok(meta) = meta else { return a.report };
+    // A repair holds the file in memory: it is rare, asked for, and keeps a backup.
+    let bytes = match fs::read(path) {
+        Ok(b) => b,
+        Err(e) => return cannot(e),
+    };
     match repair(path, &bytes, &a, &meta) {
         Ok(done) => {
             // Report the file as it is now.
-            let after = fs::read(path).map(|b| analyze(path, &b).report);
+            let after = File::open(path).and_then(|f| analyze(path, &f)).map(|a| a.report);
             let mut r = after.unwrap_or(a.report);
             r.repair = Some(Ok(done));
             r

@@ -44,6 +44,40 @@ fn check_reports_each_kind_of_damage() {
     assert_eq!(run(&["check", "/no/such/dir"], &[]).code, 1);
 }
 
+/// `check` reads each file once in blocks of whole lines: 4 KiB blocks (lines longer than a
+/// block, damage cut at block ends) give the same report and the same repair as one block.
+#[test]
+fn check_reads_in_blocks() {
+    let long = |id: &str, p: Option<&str>, sec| user(id, p, sec, &"y".repeat(5000));
+    let t = Tmp::new("check-blocks");
+    damaged(&t.0);
+    let mut big = vec![header("big", "/w", &ts(0)), long("m1", None, 1), "not json".into(), long("m2", Some("m1"), 2)];
+    big.push(user("m3", Some("ghost"), 3, "lost"));
+    big.push("\u{1}\u{fffd}".into());
+    big.push(long("m4", Some("m2"), 4));
+    let mut text = big.join("\n");
+    text.push_str("\n{\"type\":\"message\",\"id\":\"m5\",\"parentId\":\"m4\",\"message\":{\"role\":\"us");
+    fs::write(t.0.join("big.jsonl"), text).unwrap();
+    let dir = t.0.to_str().unwrap();
+    let one = run(&["check", dir, "--json"], &[]);
+    let small = run(&["check", dir, "--json"], &[("PI_SESSIONS_READ_CHUNK", "4096")]);
+    assert_eq!(one.code, 1);
+    assert_eq!(one.stdout, small.stdout);
+    assert_eq!(kinds(small.json(), "big.jsonl"), ["malformed_line", "torn_last_line", "orphan"]);
+    let copy = Tmp::new("check-blocks-copy");
+    for f in ["big.jsonl", "torn.jsonl", "malformed.jsonl"] {
+        fs::copy(t.0.join(f), copy.0.join(f)).unwrap();
+    }
+    let repaired = run(&["check", dir, "--repair", "--json"], &[("PI_SESSIONS_READ_CHUNK", "4096")]);
+    let again = run(&["check", copy.0.to_str().unwrap(), "--repair", "--json"], &[]);
+    assert_eq!(repaired.code, again.code);
+    for f in ["big.jsonl", "torn.jsonl", "malformed.jsonl"] {
+        assert!(fs::read(t.0.join(f)).unwrap() == fs::read(copy.0.join(f)).unwrap(), "{f} repaired differently");
+    }
+    let kept = String::from_utf8(fs::read(t.0.join("big.jsonl")).unwrap()).unwrap();
+    assert_eq!(kept.lines().count(), 5, "header, m1, m2, m3 and m4 stay: {kept}");
+}
+
 #[test]
 fn check_repair_backs_up_and_rewrites_only_sessions() {
     let t = Tmp::new("repair");
