@@ -26,7 +26,8 @@
 // other majors of WIN32_NODE (default "22") the SMOKE set. node.exe 24 does not start under
 // wine 8.0 (V8 aborts: "Fatal process out of memory: SegmentedTable::InitializeTable", its
 // sandbox cannot reserve its address space there), so it is not in the default; the release
-// workflow runs it on Windows. EXCLUDED lists what does not run there and why.
+// workflow runs it on Windows. EXCLUDED lists what does not run there and why. Then the pi-sessions
+// command line's Rust tests, built for the same target, run under wine (`cargo test`'s runner).
 // Env: WIN32_NODE, WIN32_FULL (majors).
 import { execFileSync, spawnSync } from "node:child_process";
 import { copyFileSync, existsSync, mkdirSync, openSync, closeSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -61,7 +62,7 @@ const EXCLUDED_FILES = [
   [
     "__test__/diff/lifecycle.test.mjs",
     "runs the pi-sessions command line, built here for Linux: node.exe under wine cannot start that binary " +
-      "(the release workflow builds and tests the Windows one)",
+      "(the command line's own tests run as Windows programs under wine, the last step)",
   ],
   [
     "__test__/unit/verify-pi.test.mjs",
@@ -248,6 +249,13 @@ function test() {
       }
     });
   }
+  // The command line's own tests (Rust: unit and integration), as Windows programs under wine.
+  const runner = `CARGO_TARGET_${TARGET.toUpperCase().replaceAll("-", "_")}_RUNNER`;
+  step(`pi-sessions: cargo test --target ${TARGET}, under wine`, () => {
+    run("cargo", ["test", "--quiet", "--target", TARGET, "-p", "pi-sessions"], {
+      env: { ...WINE_ENV, [runner]: "wine" },
+    });
+  });
   if (failed) process.exit(1);
 }
 

@@ -28,7 +28,7 @@ use std::path::Path;
 
 use pi_session_core::entry::{EntryType, Key, Skeleton};
 use pi_session_core::json;
-use pi_session_core::platform::read_exact_at;
+use pi_session_core::platform::{self, read_exact_at};
 use pi_session_core::store;
 use pi_session_core::tree::Tree;
 use serde::Serialize;
@@ -281,7 +281,8 @@ pub fn run(ctx: &Ctx, a: &PruneArgs, out: Out) -> Result<i32, CliError> {
     // Kept open: read through it, and bytes another writer adds to it after the rename are
     // carried over.
     let original = File::open(&path)?;
-    let s = Session::scan(&path, &original)?;
+    let mut s = Session::scan(&path, &original)?;
+    let mut original = Some(original);
     if !safe::unchanged(&path, &before) || s.size != before.size {
         return Err(CliError::Fail(format!("{shown} changed while it was read; not pruned")));
     }
@@ -300,10 +301,12 @@ pub fn run(ctx: &Ctx, a: &PruneArgs, out: Out) -> Result<i32, CliError> {
         return Err(CliError::Fail(format!("{shown} has no entries; nothing to prune")));
     };
     let spans = original_spans(&s)?;
+    // Read before the rewrite: on Windows the file is closed before it is replaced.
+    let new_parents: HashMap<u32, String> = plan.relink.iter().map(|(&p, &to)| (p, raw_id(&s, to))).collect();
     let mut relinked: HashMap<u32, Vec<u8>> = HashMap::new();
-    for (&p, &to) in &plan.relink {
+    for (&p, parent) in &new_parents {
         let (off, len) = spans[p as usize];
-        relinked.insert(p, set_parent(&s.read(off, off + len)?, &raw_id(&s, to)));
+        relinked.insert(p, set_parent(&s.read(off, off + len)?, parent));
     }
     let bytes_after: u64 =
         plan.order.iter().map(|&p| relinked.get(&p).map_or(spans[p as usize].1, |l| l.len() as u64) + 1).sum();
@@ -316,15 +319,32 @@ pub fn run(ctx: &Ctx, a: &PruneArgs, out: Out) -> Result<i32, CliError> {
         if !a.no_backup {
             backup = Some(safe::backup(&path).map_err(|e| CliError::Fail(format!("cannot back up {shown}: {e}")))?);
         }
-        let mtime = original.metadata().and_then(|m| m.modified()).ok();
-        let written = safe::replace(&path, &before, mtime, |to| write_kept(to, &s, &plan, &spans, &relinked));
+        let mtime = original.as_ref().and_then(|f| f.metadata().and_then(|m| m.modified()).ok());
+        let written = safe::replace(&path, &before, mtime, |to| {
+            write_kept(to, &s, &plan, &spans, &relinked)?;
+            // Windows refuses a rename over a file that is open: every handle goes first.
+            if platform::OPEN_FILES_BLOCK_RENAME {
+                s.let_go_of_file();
+                original = None;
+            }
+            Ok(())
+        });
         if let Err(e) = written {
             if let Some(b) = &backup {
                 let _ = std::fs::remove_file(b);
             }
             return Err(CliError::Fail(format!("{shown}: {e}")));
         }
-        forwarded = forward_late_lines(&original, before.size, &path)?;
+        // Lines appended meanwhile are in the old file: still open here, or (where it had to be
+        // closed) reachable through the backup, a hard link to it.
+        let old = match (original, &backup) {
+            (Some(f), _) => Some(f),
+            (None, Some(b)) => File::open(b).ok(),
+            (None, None) => None,
+        };
+        if let Some(old) = old {
+            forwarded = forward_late_lines(&old, before.size, &path)?;
+        }
     }
     let report = Report {
         path: &shown,
@@ -342,7 +362,7 @@ pub fn run(ctx: &Ctx, a: &PruneArgs, out: Out) -> Result<i32, CliError> {
             .map(|&e| KeptJson {
                 id: s.entry_id(e),
                 r#type: if s.tree.get(e).ty == EntryType::Label { "label" } else { "session_info" },
-                relinked_to: plan.relink.get(&e).map(|&to| jout::raw(&raw_id(&s, to))),
+                relinked_to: new_parents.get(&e).map(|parent| jout::raw(parent)),
             })
             .collect(),
         skipped_lines: skipped,
@@ -441,7 +461,7 @@ fn write_kept(
     let mut run: Option<(u64, u64)> = None;
     let flush = |run: &mut Option<(u64, u64)>, out: &mut io::BufWriter<&File>| -> io::Result<()> {
         if let Some((a, b)) = run.take() {
-            let mut from = s.file();
+            let mut from = s.file()?;
             from.seek(io::SeekFrom::Start(a))?;
             if io::copy(&mut from.take(b - a), out)? != b - a {
                 return Err(io::Error::new(io::ErrorKind::UnexpectedEof, "the file is shorter than it was read"));

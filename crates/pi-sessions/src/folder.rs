@@ -104,7 +104,7 @@ pub fn files(scope: &Scope) -> Vec<PathBuf> {
 /// `sessionCwdMatches`.
 pub fn cwd_matches(header_cwd: Option<&str>, want: &Path, cwd: &Path) -> bool {
     match header_cwd {
-        Some(c) if !c.is_empty() => resolve(c, cwd) == want,
+        Some(c) if !c.is_empty() => super::paths::same_path(&resolve(c, cwd), want),
         _ => false,
     }
 }

@@ -13,7 +13,7 @@ use pi_session_core::entry::{EntryType, Key, Role, Skeleton};
 use pi_session_core::json::Kind;
 use pi_session_core::lines::{LineStore, Span};
 pub use pi_session_core::migrate::CURRENT_VERSION;
-use pi_session_core::platform::read_exact_at;
+use pi_session_core::platform::{self, read_exact_at};
 use pi_session_core::tree::Tree;
 use pi_session_core::{header, migrate, store};
 
@@ -31,8 +31,8 @@ pub fn chunk() -> usize {
 
 pub struct Session {
     pub path: PathBuf,
-    /// The file as it was opened (read again through it, by offset).
-    file: File,
+    /// The file as it was opened (read again through it, by offset); None once let go of.
+    file: Option<File>,
     /// By tree position (the header is position 0): a file span, or the core's repaired copy
     /// of a line with invalid UTF-8.
     lines: LineStore,
@@ -138,7 +138,7 @@ impl Session {
         let store::Parsed { skeletons, store: mut lines, .. } = parsed;
         lines.set_file(file.try_clone().map_err(cannot)?);
         let (tree, version) = index(path, skeletons, &lines)?;
-        let file = file.try_clone().map_err(cannot)?;
+        let file = Some(file.try_clone().map_err(cannot)?);
         let path = path.to_path_buf();
         Ok(Session { path, file, lines, tree, version, size, physical, torn, ends_with_newline })
     }
@@ -149,15 +149,25 @@ impl Session {
     }
 
     /// The file as it was opened.
-    pub fn file(&self) -> &File {
-        &self.file
+    pub fn file(&self) -> io::Result<&File> {
+        self.file.as_ref().ok_or_else(|| io::Error::other("the session file was let go of"))
     }
 
     /// Bytes `from..to` of the file as read.
     pub fn read(&self, from: u64, to: u64) -> io::Result<Vec<u8>> {
         let mut buf = vec![0u8; to.saturating_sub(from) as usize];
-        read_exact_at(&self.file, &mut buf, from)?;
+        read_exact_at(self.file()?, &mut buf, from)?;
         Ok(buf)
+    }
+
+    /// Closes every handle to the file where open files block a rename over their path
+    /// (`platform::OPEN_FILES_BLOCK_RENAME`: Windows), before the file is replaced; its lines
+    /// cannot be read after that, the index stays.
+    pub fn let_go_of_file(&mut self) {
+        if platform::OPEN_FILES_BLOCK_RENAME {
+            self.file = None;
+            self.lines = LineStore::new();
+        }
     }
 
     /// Where a kept line is in the file, `(offset, length)`, when its bytes are the file's (not

@@ -56,7 +56,7 @@ fn ls_writes_the_listing_index_and_answers_the_same_from_it() {
     let again = ls(&env);
     assert_eq!(again.stdout, first.stdout);
     // A session changed since: the index row is not used for it.
-    let rich = a.dir().join("sessions/--work-demo--/2025-01-02T09-00-00-000Z_abc12345-rich.jsonl");
+    let rich = a.demo().join("2025-01-02T09-00-00-000Z_abc12345-rich.jsonl");
     let mut text = fs::read_to_string(&rich).unwrap();
     text.push_str(&format!(
         "{}\n",
@@ -85,14 +85,15 @@ fn ls_human_output_and_roots() {
     let env = run(&["ls", "--cwd", "/work/other", "--json"], &[("PI_CODING_AGENT_DIR", a.dir().to_str().unwrap())]);
     assert_eq!(strs(env.json(), "id"), ["other-1"]);
     let home = Tmp::new("home");
-    let agent_in_home = home.0.join(".pi/agent/sessions/--work-other--");
+    let agent_in_home = home.0.join(".pi/agent/sessions").join(project("/work/other"));
     fs::create_dir_all(&agent_in_home).unwrap();
     fs::copy(
-        a.dir().join("sessions/--work-other--/2025-02-01T00-00-00-000Z_other-1.jsonl"),
+        a.dir().join("sessions").join(project("/work/other")).join("2025-02-01T00-00-00-000Z_other-1.jsonl"),
         agent_in_home.join("x.jsonl"),
     )
     .unwrap();
-    let h = run(&["ls", "--cwd", "/work/other", "--json"], &[("HOME", home.0.to_str().unwrap())]);
+    let home_env = [("HOME", home.0.to_str().unwrap()), ("USERPROFILE", home.0.to_str().unwrap())];
+    let h = run(&["ls", "--cwd", "/work/other", "--json"], &home_env);
     assert_eq!(strs(h.json(), "id"), ["other-1"]);
 
     // --dir: one folder; with --cwd, only sessions whose header cwd matches.

@@ -18,6 +18,7 @@ use std::time::{Duration, SystemTime};
 use serde_json::Value;
 
 mod common;
+use common::fixtures::project;
 use common::*;
 
 /// What pi would read of a session, through the CLI's reading commands.
@@ -179,7 +180,7 @@ fn folder(t: &Tmp) -> Vec<PathBuf> {
         let (id, mut lines) = gen_session(100 + i as u64, 50);
         lines[0] = lines[0].replace("/work/gen", &format!("/work/{cwd}"));
         out.push(put(
-            &t.0.join(format!("sessions/--work-{cwd}--")),
+            &t.0.join("sessions").join(project(&format!("/work/{cwd}"))),
             &format!("2025-03-04T10-00-0{i}-000Z_{id}.jsonl"),
             &lines,
         ));
@@ -193,7 +194,7 @@ fn folder(t: &Tmp) -> Vec<PathBuf> {
             r#"{{"type":"message","id":"r1","parentId":null,"timestamp":"2025-03-04T10:00:01.000Z","message":{{"role":"user","content":"fresh","timestamp":{now}}}}}"#
         ),
     ];
-    out.push(put(&t.0.join("sessions/--work-a--"), "2025-03-04T11-00-00-000Z_recent-1.jsonl", &recent));
+    out.push(put(&t.0.join("sessions").join(project("/work/a")), "2025-03-04T11-00-00-000Z_recent-1.jsonl", &recent));
     out
 }
 
@@ -414,16 +415,24 @@ fn rm_moves_to_the_trash_or_deletes() {
     let files = folder(&t);
     assert_eq!(ls_ids(&t.0, &[]).len(), 5);
     let o = run(&t.0, &["rm", files[0].to_str().unwrap(), "--json"]);
-    assert_eq!(o.code, 0, "{}", o.stderr);
-    assert_eq!(o.json()["removed"][0]["how"], "trash");
-    assert!(!files[0].exists());
-    let trashed = snapshot(&t.0.join(".xdg/Trash/files"));
-    assert_eq!(trashed.len(), 1, "in the freedesktop trash");
+    if cfg!(windows) {
+        // The Windows trash (the shell's IFileOperation) is not in wine: only the refusal is
+        // checked here, the file stays.
+        assert_eq!(o.code, 1, "{}", o.stdout);
+        assert!(o.stderr.contains("--permanent deletes it; not removed") && files[0].exists(), "{}", o.stderr);
+        fs::remove_file(&files[0]).unwrap();
+    } else {
+        assert_eq!(o.code, 0, "{}", o.stderr);
+        assert_eq!(o.json()["removed"][0]["how"], "trash");
+        assert!(!files[0].exists());
+        let trashed = snapshot(&t.0.join(".xdg/Trash/files"));
+        assert_eq!(trashed.len(), 1, "in the freedesktop trash");
+    }
     let o = run(&t.0, &["rm", "--permanent", "gen-0101", "gen-0102"]);
     assert_eq!(o.code, 0, "{}", o.stderr);
     assert!(!files[1].exists() && !files[2].exists());
     assert_eq!(ls_ids(&t.0, &[]).len(), 2, "gone from the listing (and its index)");
-    let notes = put(&t.0.join("sessions/--work-a--"), "notes.jsonl", &["{\"a\":1}".to_string()]);
+    let notes = put(&t.0.join("sessions").join(project("/work/a")), "notes.jsonl", &["{\"a\":1}".to_string()]);
     assert_eq!(run(&t.0, &["rm", "--permanent", notes.to_str().unwrap()]).code, 1);
     assert!(notes.exists(), "not a session: kept");
 }

@@ -118,6 +118,16 @@ fn golden_input(seed: u64, variant: usize) -> (Vec<u8>, Option<String>) {
     (bytes, if variant == 4 { leaf.or(Some("e0003".into())) } else { None })
 }
 
+/// Output with the temp root as `<T>`; on Windows its paths' separators (`\\`, `\\\\` in JSON)
+/// as `/`, so that one table serves every platform.
+fn shown(out: &str, root: &str) -> String {
+    let out = out.replace(root, "<T>");
+    if !cfg!(windows) {
+        return out;
+    }
+    out.replace(&root.replace('\\', "\\\\"), "<T>").replace("\\\\", "/").replace('\\', "/")
+}
+
 /// One prune of a golden input: a digest of the exit code, stdout, stderr, the file's bytes
 /// after, the names in its folder and whether the mtime was kept.
 fn golden_case(t: &Tmp, seed: u64, variant: usize, env: &[(&str, &str)]) -> String {
@@ -140,8 +150,8 @@ fn golden_case(t: &Tmp, seed: u64, variant: usize, env: &[(&str, &str)]) -> Stri
         a.extend_from_slice(extra);
         let o = run_env(&t.0, &a, env);
         fnv(&mut h, o.code.to_string().as_bytes());
-        fnv(&mut h, o.stdout.replace(root, "<T>").as_bytes());
-        fnv(&mut h, o.stderr.replace(root, "<T>").as_bytes());
+        fnv(&mut h, shown(&o.stdout, root).as_bytes());
+        fnv(&mut h, shown(&o.stderr, root).as_bytes());
     }
     let after = fs::read(&f).unwrap();
     fnv(&mut h, &after);

@@ -141,7 +141,7 @@ pub struct Agent {
 impl Agent {
     pub fn new() -> Agent {
         let tmp = Tmp::new("agent");
-        let demo = tmp.0.join("sessions/--work-demo--");
+        let demo = tmp.0.join("sessions").join(project("/work/demo"));
         write(&demo.join("2025-01-02T09-00-00-000Z_abc12345-rich.jsonl"), &rich_lines());
         write(
             &demo.join("2025-01-03T10-00-00-000Z_abc12399-other.jsonl"),
@@ -157,7 +157,7 @@ impl Agent {
         );
         write(&demo.join("notes.jsonl"), &[user("x", None, 1, "not a session")]);
         fs::write(demo.join("readme.txt"), "ignored").unwrap();
-        let other = tmp.0.join("sessions/--work-other--");
+        let other = tmp.0.join("sessions").join(project("/work/other"));
         write(
             &other.join("2025-02-01T00-00-00-000Z_other-1.jsonl"),
             &[
@@ -173,7 +173,7 @@ impl Agent {
     }
 
     pub fn demo(&self) -> PathBuf {
-        self.tmp.0.join("sessions/--work-demo--")
+        self.tmp.0.join("sessions").join(project("/work/demo"))
     }
 
     pub fn run(&self, args: &[&str]) -> Out {
@@ -255,13 +255,22 @@ pub fn damaged(dir: &Path) {
     fs::write(dir.join("nonl.jsonl"), ok("nonl").join("\n")).unwrap();
 }
 
+/// The project folder pi names for `cwd` (`--<resolved cwd, / \\ : as ->--`); on Windows a
+/// POSIX-looking cwd such as `/work/demo` resolves onto the current drive (`Z:\\work\\demo`).
+pub fn project(cwd: &str) -> String {
+    let resolved =
+        if cfg!(windows) { std::path::absolute(cwd).unwrap().to_string_lossy().into_owned() } else { cwd.into() };
+    let s = resolved.strip_prefix(['/', '\\']).unwrap_or(&resolved);
+    format!("--{}--", s.replace(['/', '\\', ':'], "-"))
+}
+
 pub fn kinds(report: J, file: &str) -> Vec<String> {
     let f = report
         .get("files")
         .unwrap()
         .items()
         .into_iter()
-        .find(|f| s(*f, "path").ends_with(&format!("/{file}")))
+        .find(|f| Path::new(&s(*f, "path")).file_name().is_some_and(|n| n == file))
         .unwrap_or_else(|| panic!("{file} not in report"));
     let mut k: Vec<String> = f.get("problems").unwrap().items().iter().map(|p| s(*p, "kind")).collect();
     k.dedup();
