@@ -22,7 +22,7 @@ use serde_json::value::RawValue;
 use super::ctx::{CliError, Ctx, Out};
 use super::jout;
 use super::jv::J;
-use super::session::{self, CURRENT_VERSION, key_text};
+use super::session::{self, CURRENT_VERSION, is_blank, key_text};
 use super::{folder, paths};
 
 const DETAIL_CAP: usize = 100;
@@ -93,10 +93,6 @@ struct Analysis {
     /// Byte ranges (without `\n`) of lines kept by a repair.
     keep: Vec<(u64, u64)>,
     needs_repair: bool,
-}
-
-fn is_blank(l: &[u8]) -> bool {
-    l.iter().all(|b| matches!(b, b' ' | b'\t' | b'\r'))
 }
 
 /// Reads `file` once, in blocks of whole lines (memory grows with the number of lines, not

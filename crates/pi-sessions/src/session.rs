@@ -84,7 +84,8 @@ fn index(path: &Path, mut skeletons: Vec<Skeleton>, lines: &LineStore) -> Result
     Ok((tree, version))
 }
 
-fn is_blank(l: &[u8]) -> bool {
+/// A line pi's loader skips as blank: only spaces, tabs and carriage returns.
+pub fn is_blank(l: &[u8]) -> bool {
     l.iter().all(|b| b" \t\r".contains(b))
 }
 
