@@ -23,10 +23,14 @@ use std::time::{Duration, SystemTime};
 /// A session changed more recently than this is taken to be in use.
 pub const RECENT: Duration = Duration::from_secs(60);
 
-/// `RECENT`, or `PI_SESSIONS_RECENT_SECS` (the tests set it to 0 to race a writer against
-/// the change checks that come after this one).
+/// `RECENT`, or `PI_SESSION_NATIVE_CLI_RECENT_SECS` (the tests set it to 0 to race a writer
+/// against the change checks that come after this one; `PI_SESSIONS_RECENT_SECS`, its old
+/// name, still works).
 fn recent() -> Duration {
-    std::env::var("PI_SESSIONS_RECENT_SECS").ok().and_then(|v| v.parse().ok()).map_or(RECENT, Duration::from_secs)
+    let var = |name| std::env::var(name).ok().and_then(|v| v.parse().ok());
+    var("PI_SESSION_NATIVE_CLI_RECENT_SECS")
+        .or_else(|| var("PI_SESSIONS_RECENT_SECS"))
+        .map_or(RECENT, Duration::from_secs)
 }
 
 /// Why a session is taken to be in use, for the error message; `None` when it is free.

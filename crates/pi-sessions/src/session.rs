@@ -23,10 +23,14 @@ use super::ctx::CliError;
 use super::jv::J;
 
 /// Read blocks: 8 MiB, as the core's `store::load` reads (it parses a block of 2 MiB or more on
-/// two threads). `PI_SESSIONS_READ_CHUNK` sets another size (at least 4 KiB), for the tests:
+/// two threads). `PI_SESSION_NATIVE_CLI_READ_CHUNK` sets another size (at least 4 KiB), for the tests:
 /// lines cut at block ends and longer than a block.
 pub fn chunk() -> usize {
-    std::env::var("PI_SESSIONS_READ_CHUNK").ok().and_then(|v| v.parse::<usize>().ok()).unwrap_or(8 << 20).max(4096)
+    std::env::var("PI_SESSION_NATIVE_CLI_READ_CHUNK")
+        .ok()
+        .and_then(|v| v.parse::<usize>().ok())
+        .unwrap_or(8 << 20)
+        .max(4096)
 }
 
 pub struct Session {

@@ -231,17 +231,21 @@ fn inspecting_commands_read_in_blocks() {
     for args in runs {
         let full: Vec<&str> = ["--agent-dir", agent].iter().chain(args.iter()).copied().collect();
         let one = run(&full, &[]);
-        let small = run(&full, &[("PI_SESSIONS_READ_CHUNK", "4096")]);
+        let small = run(&full, &[("PI_SESSION_NATIVE_CLI_READ_CHUNK", "4096")]);
         assert_eq!(one.code, 0, "{args:?}: {}", one.stderr);
         assert_eq!(one.stdout, small.stdout, "{args:?}: 4 KiB blocks differ");
     }
-    let show =
-        run(&["--agent-dir", agent, "show", file, "--json", "--no-color"], &[("PI_SESSIONS_READ_CHUNK", "4096")]);
+    let show = run(
+        &["--agent-dir", agent, "show", file, "--json", "--no-color"],
+        &[("PI_SESSION_NATIVE_CLI_READ_CHUNK", "4096")],
+    );
     let show = show.json();
     assert_eq!(show.get("skippedLines").and_then(|v| v.num()), Some(1.0), "{}", show.raw_str());
     assert_eq!(show.get("trailingNewline").map(|v| v.raw_str().into_owned()), Some("false".into()));
-    let export =
-        run(&["--agent-dir", agent, "export", file, "--format", "json"], &[("PI_SESSIONS_READ_CHUNK", "4096")]);
+    let export = run(
+        &["--agent-dir", agent, "export", file, "--format", "json"],
+        &[("PI_SESSION_NATIVE_CLI_READ_CHUNK", "4096")],
+    );
     let kept: Vec<&String> = lines.iter().filter(|l| l.starts_with('{') && *l != "{not json").collect();
     let want = format!(
         "{{\"header\":{},\"entries\":[\n{}\n]}}\n",

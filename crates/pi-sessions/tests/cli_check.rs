@@ -60,7 +60,7 @@ fn check_reads_in_blocks() {
     fs::write(t.0.join("big.jsonl"), text).unwrap();
     let dir = t.0.to_str().unwrap();
     let one = run(&["check", dir, "--json"], &[]);
-    let small = run(&["check", dir, "--json"], &[("PI_SESSIONS_READ_CHUNK", "4096")]);
+    let small = run(&["check", dir, "--json"], &[("PI_SESSION_NATIVE_CLI_READ_CHUNK", "4096")]);
     assert_eq!(one.code, 1);
     assert_eq!(one.stdout, small.stdout);
     assert_eq!(kinds(small.json(), "big.jsonl"), ["malformed_line", "torn_last_line", "orphan"]);
@@ -68,7 +68,7 @@ fn check_reads_in_blocks() {
     for f in ["big.jsonl", "torn.jsonl", "malformed.jsonl"] {
         fs::copy(t.0.join(f), copy.0.join(f)).unwrap();
     }
-    let repaired = run(&["check", dir, "--repair", "--json"], &[("PI_SESSIONS_READ_CHUNK", "4096")]);
+    let repaired = run(&["check", dir, "--repair", "--json"], &[("PI_SESSION_NATIVE_CLI_READ_CHUNK", "4096")]);
     let again = run(&["check", copy.0.to_str().unwrap(), "--repair", "--json"], &[]);
     assert_eq!(repaired.code, again.code);
     for f in ["big.jsonl", "torn.jsonl", "malformed.jsonl"] {

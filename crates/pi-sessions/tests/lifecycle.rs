@@ -381,7 +381,7 @@ fn a_writer_during_prune_or_archive_loses_nothing() {
     let dir = t.0.join("sessions/--w--");
     // Big enough that the commands take a while; the recent-change rule is off so that the
     // change checks after it are what protects the writer.
-    let env = [("PI_SESSIONS_RECENT_SECS", "0")];
+    let env = [("PI_SESSION_NATIVE_CLI_RECENT_SECS", "0")];
     for (round, cmd) in ["prune", "archive", "prune", "archive"].iter().enumerate() {
         let (_, lines) = gen_session(200 + round as u64, 20_000);
         let f = put(&dir, &format!("2025-03-04T10-00-00-000Z_race{round}.jsonl"), &lines);

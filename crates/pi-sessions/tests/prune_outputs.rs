@@ -256,5 +256,5 @@ fn prune_outputs_are_todays() {
 /// than the default 8 MiB): lines cut at block ends, lines longer than a block, many pieces.
 #[test]
 fn prune_outputs_are_todays_in_small_blocks() {
-    golden_check(&[("PI_SESSIONS_READ_CHUNK", "4096")]);
+    golden_check(&[("PI_SESSION_NATIVE_CLI_READ_CHUNK", "4096")]);
 }
