@@ -203,7 +203,7 @@ pub fn run(args: &[&str], env: &[(&str, &str)]) -> Out {
     for (k, v) in env {
         c.env(k, v);
     }
-    let o: Output = c.output().expect("run pi-sessions");
+    let o: Output = super::output(&mut c);
     Out {
         code: o.status.code().unwrap_or(-1),
         stdout: String::from_utf8_lossy(&o.stdout).into_owned(),

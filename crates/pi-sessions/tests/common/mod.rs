@@ -61,11 +61,28 @@ pub fn run_env(agent: &Path, args: &[&str], env: &[(&str, &str)]) -> Out {
     for (k, v) in env {
         c.env(k, v);
     }
-    let o = c.output().expect("run pi-sessions");
+    let o = output(&mut c);
     Out {
         code: o.status.code().unwrap_or(-1),
         stdout: String::from_utf8_lossy(&o.stdout).into_owned(),
         stderr: String::from_utf8_lossy(&o.stderr).into_owned(),
+    }
+}
+
+/// Runs the binary to its end. Under wine, starting a process now and then fails with
+/// ERROR_INTERNAL_ERROR (1359) when the machine is loaded (seen in CI, once in 55 tests); that is
+/// wine's, not the binary's, so the start is tried again. Any other failure to start panics.
+pub fn output(c: &mut Command) -> std::process::Output {
+    const WINE_INTERNAL_ERROR: i32 = 1359;
+    let mut tries = 0;
+    loop {
+        match c.output() {
+            Err(e) if cfg!(windows) && e.raw_os_error() == Some(WINE_INTERNAL_ERROR) && tries < 5 => {
+                tries += 1;
+                std::thread::sleep(Duration::from_millis(200 * tries));
+            }
+            r => return r.expect("run pi-sessions"),
+        }
     }
 }
 
