@@ -306,6 +306,7 @@ fn archive_keeps_torn_tails_and_refuses_non_sessions_and_recent_files() {
 // ---------------------------------------------------------------------------
 
 /// A process that holds the file open for appending, as a writer that keeps its descriptor.
+#[cfg(target_os = "linux")]
 fn holder(f: &Path) -> std::process::Child {
     let c = Command::new("sh")
         .arg("-c")
