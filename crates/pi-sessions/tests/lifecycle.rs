@@ -11,7 +11,6 @@ use std::collections::BTreeMap;
 use std::fs;
 use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 use std::sync::atomic::Ordering;
 use std::time::{Duration, SystemTime};
 
@@ -308,6 +307,7 @@ fn archive_keeps_torn_tails_and_refuses_non_sessions_and_recent_files() {
 /// A process that holds the file open for appending, as a writer that keeps its descriptor.
 #[cfg(target_os = "linux")]
 fn holder(f: &Path) -> std::process::Child {
+    use std::process::{Command, Stdio};
     let c = Command::new("sh")
         .arg("-c")
         .arg(format!("exec 3>>'{}'; exec sleep 30", f.display()))
