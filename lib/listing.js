@@ -203,7 +203,8 @@ function joinAll(dir, names) {
 async function listSessionsFromDir(dir, onProgress, signal) {
   signal?.throwIfAborted();
   if (!existsSync(dir)) return [];
-  binding.preloadIndex([dir]); // read on another thread meanwhile
+  // Read on another thread meanwhile, where the scan will use it.
+  if (NODE || !(await unicodeLineBreaks())) binding.preloadIndex([dir]);
   try {
     const names =
       (asciiOrderKnown() && binding.jsonlNamesDescending(dir)) ||
@@ -258,7 +259,10 @@ async function listAll(sessionDirOrOnProgress, onProgressOrSignal, signal) {
     if (!existsSync(sessionsDir)) return [];
     // The core finds and sorts the files, but for runs of equal mtimes only `localeCompare` orders.
     const prefix = join(sessionsDir, "a").slice(0, -1);
-    const { paths, ties } = call(() => binding.discoverAll(sessionsDir, prefix, sep, asciiOrderKnown(), !NODE));
+    const preloadIndex = NODE || !(await unicodeLineBreaks());
+    const { paths, ties } = call(() =>
+      binding.discoverAll(sessionsDir, prefix, sep, asciiOrderKnown(), !NODE, preloadIndex),
+    );
     for (let i = 0; i < ties.length; i += 2) {
       const run = paths.slice(ties[i], ties[i + 1]).sort((a, b) => compare(basename(b), basename(a)));
       for (let k = 0; k < run.length; k++) paths[ties[i] + k] = run[k];

@@ -206,11 +206,19 @@ pub struct Discovered {
     pub ties: Vec<u32>,
 }
 
-/// See [`Discovered`]; `raw`: readdir's order is the directory's own (Bun's).
+/// See [`Discovered`]; `raw`: readdir's order is the directory's own (Bun's); `preloadIndex`:
+/// the listing that follows uses the listing index (not with Bun's line breaks).
 #[napi]
-pub fn discover_all(root: String, prefix: String, sep: String, collate_known: bool, raw: bool) -> Result<Discovered> {
+pub fn discover_all(
+    root: String,
+    prefix: String,
+    sep: String,
+    collate_known: bool,
+    raw: bool,
+    preload_index: bool,
+) -> Result<Discovered> {
     guard(|| {
-        let found = discovery::all_sessions(Path::new(&root), &prefix, &sep, collate_known, raw);
+        let found = discovery::all_sessions(Path::new(&root), &prefix, &sep, collate_known, raw, preload_index);
         let ties = found.ties.into_iter().flat_map(|(a, b)| [a as u32, b as u32]).collect();
         Ok(Discovered { paths: found.paths, ties })
     })

@@ -106,9 +106,17 @@ pub struct Discovered {
 /// `-Infinity`), equal times in `b.localeCompare(a)` order of the file names: here when
 /// `collate_known` and the run's names are printable ASCII, else left to the facade
 /// (`ties`). Names are `readdir`'s (lossy UTF-8), in Node's order or `raw` Bun's. Paths are
-/// `prefix + folder` (`join(root, folder)`) and `folder + sep + name`. The listing index of
-/// the folders is preloaded meanwhile. An unreadable `root` has no files.
-pub fn all_sessions(root: &Path, prefix: &str, sep: &str, collate_known: bool, raw: bool) -> Discovered {
+/// `prefix + folder` (`join(root, folder)`) and `folder + sep + name`. With `preload_index`
+/// (the listing that follows uses the index), the folders' listing indexes are read on another
+/// thread meanwhile. An unreadable `root` has no files.
+pub fn all_sessions(
+    root: &Path,
+    prefix: &str,
+    sep: &str,
+    collate_known: bool,
+    raw: bool,
+    preload_index: bool,
+) -> Discovered {
     let Ok(entries) = std::fs::read_dir(root) else { return Discovered::default() };
     let mut names = Vec::new();
     for e in entries {
@@ -125,7 +133,9 @@ pub fn all_sessions(root: &Path, prefix: &str, sep: &str, collate_known: bool, r
             dirs.push(format!("{prefix}{}", platform::readdir_name(&name).to_string_lossy()));
         }
     }
-    index::preload(dirs.iter().map(PathBuf::from).collect());
+    if preload_index {
+        index::preload(dirs.iter().map(PathBuf::from).collect());
+    }
     // (path, mtime or -Infinity, where its name starts)
     let mut files: Vec<(String, f64, usize)> = Vec::new();
     for dir in &dirs {
@@ -275,20 +285,41 @@ mod tests {
         let prefix = format!("{}/", root.display());
         let names = |d: &Discovered| d.paths.iter().map(|p| p[prefix.len()..].to_owned()).collect::<Vec<_>>();
         // Printable ASCII runs are sorted here; a run with "é" comes in readdir order.
-        assert_eq!(all_sessions(&root.join("none"), &prefix, "/", true, false), Discovered::default());
-        let found = all_sessions(&root, &prefix, "/", true, false);
+        assert_eq!(all_sessions(&root.join("none"), &prefix, "/", true, false, true), Discovered::default());
+        let found = all_sessions(&root, &prefix, "/", true, false, true);
         let want = ["p1/C.jsonl", "p1/b.jsonl", "p1/a.jsonl", "p2/e.jsonl", "p2/f.jsonl", "p2/\u{e9}.jsonl"];
         assert_eq!(names(&found)[..6], want);
         assert_eq!(names(&found)[6], "p1/x\u{FFFD}.jsonl");
         assert_eq!(found.ties, [(3, 6)]);
         // Without the weight table every run of two or more is the facade's.
-        let raw = all_sessions(&root, &prefix, "/", false, true);
+        let raw = all_sessions(&root, &prefix, "/", false, true, false);
         assert_eq!(raw.ties, [(0, 3), (3, 6)]);
         let mut sorted = names(&raw);
         sorted.sort();
         let mut want = names(&found);
         want.sort();
         assert_eq!(sorted, want);
+        let _ = std::fs::remove_dir_all(&root);
+    }
+
+    #[test]
+    fn all_sessions_preloads_the_index_only_when_asked() {
+        let root = std::env::temp_dir().join(format!("psn-all-preload-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        std::fs::create_dir_all(root.join("p")).unwrap();
+        std::fs::write(root.join("p").join("a.jsonl"), "").unwrap();
+        let prefix = format!("{}{}", root.display(), std::path::MAIN_SEPARATOR);
+        let folder = root.join("p");
+        let found = all_sessions(&root, &prefix, "/", true, true, false);
+        assert_eq!(found.paths.len(), 1);
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        assert!(!index::loaded(&folder), "read the index of a listing that does not use it");
+        all_sessions(&root, &prefix, "/", true, true, true);
+        let start = std::time::Instant::now();
+        while !index::loaded(&folder) {
+            assert!(start.elapsed().as_secs() < 10, "the index was never preloaded");
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
         let _ = std::fs::remove_dir_all(&root);
     }
 

@@ -200,6 +200,12 @@ pub fn preload(folders: Vec<PathBuf>) {
     drop(spawned);
 }
 
+/// Whether this process has read (or found no) disk index of `folder`.
+#[cfg(test)]
+pub fn loaded(folder: &Path) -> bool {
+    folders().get(folder).is_some_and(|f| f.loaded)
+}
+
 /// Whether this process knows anything of the files of `folder` (rows or headers, from a
 /// listing, discovery or the folder's disk index).
 pub fn knows_folder(folder: &Path) -> bool {
