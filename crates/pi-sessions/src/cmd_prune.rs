@@ -23,7 +23,7 @@
 
 use std::collections::{HashMap, HashSet};
 use std::fs::File;
-use std::io::{self, Read, Seek, Write};
+use std::io;
 use std::path::Path;
 
 use pi_session_core::entry::{EntryType, Key, Skeleton};
@@ -445,9 +445,8 @@ fn original_spans(s: &Session) -> io::Result<Vec<(u64, u64)>> {
 }
 
 /// Writes the kept lines in order: runs of lines that lie next to each other in the original
-/// are copied from it by `io::copy` (on Linux a `copy_file_range`: the kernel copies the pages,
-/// nothing passes through this process; elsewhere through the buffer), the re-linked lines
-/// written as rewritten. Memory stays bounded either way.
+/// are copied from it (`safe::SpanCopy`), the re-linked lines written as rewritten. Memory stays
+/// bounded either way.
 fn write_kept(
     to: &File,
     s: &Session,
@@ -456,44 +455,23 @@ fn write_kept(
     relinked: &HashMap<u32, Vec<u8>>,
 ) -> io::Result<()> {
     let size = s.size;
-    let mut out = io::BufWriter::with_capacity(chunk().min(size as usize).max(4096), to);
-    // The current run: `start..end` of the original, newlines included.
-    let mut run: Option<(u64, u64)> = None;
-    let flush = |run: &mut Option<(u64, u64)>, out: &mut io::BufWriter<&File>| -> io::Result<()> {
-        if let Some((a, b)) = run.take() {
-            let mut from = s.file()?;
-            from.seek(io::SeekFrom::Start(a))?;
-            if io::copy(&mut from.take(b - a), out)? != b - a {
-                return Err(io::Error::new(io::ErrorKind::UnexpectedEof, "the file is shorter than it was read"));
-            }
-        }
-        Ok(())
-    };
+    let mut out = safe::SpanCopy::new(s.file()?, to, chunk().min(size as usize));
     for &p in &plan.order {
         if let Some(line) = relinked.get(&p) {
-            flush(&mut run, &mut out)?;
-            out.write_all(line)?;
-            out.write_all(b"\n")?;
+            out.bytes(line)?;
+            out.bytes(b"\n")?;
             continue;
         }
         let (off, len) = spans[p as usize];
         if off + len >= size {
             // The last line of a file without a final newline: end it.
-            flush(&mut run, &mut out)?;
-            out.write_all(&s.read(off, off + len)?)?;
-            out.write_all(b"\n")?;
-            continue;
-        }
-        match &mut run {
-            Some((_, end)) if *end == off => *end = off + len + 1,
-            _ => {
-                flush(&mut run, &mut out)?;
-                run = Some((off, off + len + 1));
-            }
+            out.span(off, off + len)?;
+            out.bytes(b"\n")?;
+        } else {
+            out.span(off, off + len + 1)?;
         }
     }
-    flush(&mut run, &mut out)?;
-    out.flush()
+    out.finish()
 }
 
 /// Lines another process appended to the old file between the last check and the rename

@@ -3,7 +3,7 @@
 //! atomic replace, aborted when the file changed under it, no-overwrite placement, folder fsyncs.
 
 use std::fs::{self, File, OpenOptions};
-use std::io;
+use std::io::{self, Read, Seek, Write};
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
@@ -119,6 +119,59 @@ pub fn place_new(tmp: &Path, to: &Path) -> io::Result<()> {
     }
     sync_dir(to);
     Ok(())
+}
+
+/// Writes a new file from spans of an old one, and bytes of its own, in bounded memory: spans
+/// that lie next to each other in the old file are copied as one run by `io::copy` (on Linux a
+/// `copy_file_range`: the kernel copies the pages, nothing passes through this process;
+/// elsewhere through the buffer).
+pub struct SpanCopy<'a> {
+    from: &'a File,
+    out: io::BufWriter<&'a File>,
+    /// The current run, `start..end` of the old file.
+    run: Option<(u64, u64)>,
+}
+
+impl<'a> SpanCopy<'a> {
+    /// `buffer`: the write buffer's size (for the bytes of its own and copies that go through it).
+    pub fn new(from: &'a File, to: &'a File, buffer: usize) -> SpanCopy<'a> {
+        SpanCopy { from, out: io::BufWriter::with_capacity(buffer.max(4096), to), run: None }
+    }
+
+    /// Bytes `start..end` of the old file.
+    pub fn span(&mut self, start: u64, end: u64) -> io::Result<()> {
+        match &mut self.run {
+            Some((_, e)) if *e == start => *e = end,
+            _ => {
+                self.flush_run()?;
+                self.run = Some((start, end));
+            }
+        }
+        Ok(())
+    }
+
+    /// Bytes of its own.
+    pub fn bytes(&mut self, b: &[u8]) -> io::Result<()> {
+        self.flush_run()?;
+        self.out.write_all(b)
+    }
+
+    fn flush_run(&mut self) -> io::Result<()> {
+        if let Some((a, b)) = self.run.take() {
+            let mut from = self.from;
+            from.seek(io::SeekFrom::Start(a))?;
+            if io::copy(&mut from.take(b - a), &mut self.out)? != b - a {
+                return Err(io::Error::new(io::ErrorKind::UnexpectedEof, "the file is shorter than it was read"));
+            }
+        }
+        Ok(())
+    }
+
+    /// Writes what is left; the new file is complete (not yet fsynced).
+    pub fn finish(mut self) -> io::Result<()> {
+        self.flush_run()?;
+        self.out.flush()
+    }
 }
 
 /// fsyncs the folder of `path`, so a rename, link or unlink in it survives a power loss.
