@@ -2,16 +2,14 @@
 
 use std::borrow::Cow;
 use std::collections::HashMap;
-use std::fs::{self, File, OpenOptions};
-use std::io::Write;
+use std::fs::{self, File};
 use std::path::{Path, PathBuf};
 
 use pi_session_core::blocks::Blocks;
 use pi_session_core::entry::{Key, Skeleton};
 use pi_session_core::header;
 use pi_session_core::json;
-use pi_session_core::listing::info::mtime_ms;
-use pi_session_core::store::{self, WriteMode};
+use pi_session_core::platform::FileStamp;
 use pi_session_core::tree::Tree;
 
 use super::args::CheckArgs;
@@ -23,7 +21,7 @@ use super::ctx::{CliError, Ctx, Out};
 use super::jout;
 use super::jv::J;
 use super::session::{self, CURRENT_VERSION, is_blank, key_text};
-use super::{folder, paths};
+use super::{folder, paths, safe};
 
 const DETAIL_CAP: usize = 100;
 
@@ -93,6 +91,9 @@ struct Analysis {
     /// Byte ranges (without `\n`) of lines kept by a repair.
     keep: Vec<(u64, u64)>,
     needs_repair: bool,
+    /// The bytes read, and whether the last of them is `\n` (or there are none).
+    size: u64,
+    terminated: bool,
 }
 
 /// Reads `file` once, in blocks of whole lines (memory grows with the number of lines, not
@@ -106,10 +107,12 @@ fn analyze(path: &Path, file: &File) -> std::io::Result<Analysis> {
     // The first line pi keeps (a falsy line is skipped; any other value counts), as text.
     let mut first_text: Option<String> = None;
     let mut terminated = true;
+    let mut size = 0;
     let chunk = session::chunk();
     let mut blocks = Blocks::new(file, chunk, chunk);
     while let Some((off, block)) = blocks.next_block()? {
         terminated = block.ends_with(b"\n");
+        size = off + block.len() as u64;
         let mut start = 0;
         while start < block.len() {
             let end = memchr::memchr(b'\n', &block[start..]).map_or(block.len(), |i| start + i);
@@ -166,7 +169,7 @@ fn analyze(path: &Path, file: &File) -> std::io::Result<Analysis> {
             }
         };
         r.add("missing_header", first.map(|f| f.0), None, msg);
-        return Ok(Analysis { report: r, keep, needs_repair });
+        return Ok(Analysis { report: r, keep, needs_repair, size, terminated });
     }
     let header_line = header.unwrap_or(0);
     for (i, (n, s, e, st)) in statuses.iter().enumerate() {
@@ -293,43 +296,52 @@ fn analyze(path: &Path, file: &File) -> std::io::Result<Analysis> {
             }
         }
     }
-    Ok(Analysis { report: r, keep, needs_repair })
+    Ok(Analysis { report: r, keep, needs_repair, size, terminated })
 }
 
-use crate::safe::backup_path;
-
-fn repair(path: &Path, bytes: &[u8], a: &Analysis, before: &fs::Metadata) -> Result<Repaired, String> {
+/// Drops the lines a repair drops and ends the file with `\n`: the kept lines are copied from
+/// the file, which is replaced atomically (and only if it is still the file that was
+/// analysed), after a backup of the original (a hard link, else a copy). Memory stays bounded.
+/// `before`: the file's stamp from before it was analysed.
+fn repair(path: &Path, a: &Analysis, before: &FileStamp) -> Result<Repaired, String> {
+    let from = File::open(path).map_err(|e| e.to_string())?;
     // Refuse if the file changed since it was read (pi may be appending to it).
-    let now = fs::metadata(path).map_err(|e| e.to_string())?;
-    if now.len() != before.len() || mtime_ms(&now) != mtime_ms(before) {
-        return Err("the file changed while it was checked; not repaired".into());
+    let same = FileStamp::of_file(&from).is_ok_and(|s| s.id == before.id);
+    if !same || before.size != a.size || !safe::unchanged(path, before) {
+        return Err(CHANGED.into());
     }
-    let backup = backup_path(path);
-    let write_backup = || -> std::io::Result<()> {
-        let mut f = OpenOptions::new().write(true).create_new(true).open(&backup)?;
-        f.write_all(bytes)?;
-        f.sync_all()
-    };
-    write_backup().map_err(|e| format!("cannot write backup {}: {e}", backup.display()))?;
-    let mut parts: Vec<&[u8]> = Vec::with_capacity(a.keep.len() * 2);
-    for &(s, e) in &a.keep {
-        parts.push(&bytes[s as usize..e as usize]);
-        parts.push(b"\n");
+    let backup =
+        safe::backup(path).map_err(|e| format!("cannot write backup {}: {e}", safe::backup_path(path).display()))?;
+    let written = safe::replace(path, before, None, move |to| {
+        let mut out = safe::SpanCopy::new(&from, to, session::chunk().min(a.size as usize));
+        for &(s, e) in &a.keep {
+            if e < a.size {
+                out.span(s, e + 1)?;
+            } else {
+                out.span(s, e)?;
+                out.bytes(b"\n")?;
+            }
+        }
+        // `from` closes here, before the rename (Windows refuses a rename over an open file).
+        out.finish()
+    });
+    if let Err(e) = written {
+        // The original is as it was: its backup goes.
+        let _ = fs::remove_file(&backup);
+        return Err(if e.starts_with("the file changed") {
+            CHANGED.into()
+        } else {
+            format!("rewrite failed (original kept): {e}")
+        });
     }
-    store::write_file(path, &parts, WriteMode::Replace)
-        .map_err(|e| format!("rewrite failed (original kept, backup at {}): {e}", backup.display()))?;
-    let _ = fs::set_permissions(path, before.permissions());
-    let kept_lines = a.keep.len() as u64;
-    Ok(Repaired {
-        backup,
-        dropped: a.report.lines.saturating_sub(kept_lines),
-        terminated: bytes.last().is_some_and(|b| *b != b'\n'),
-    })
+    Ok(Repaired { backup, dropped: a.report.lines.saturating_sub(a.keep.len() as u64), terminated: !a.terminated })
 }
+
+const CHANGED: &str = "the file changed while it was checked; not repaired";
 
 /// Checks one file, repairing it when asked and possible.
 pub fn check_file(path: &Path, do_repair: bool) -> Report {
-    let meta = fs::metadata(path);
+    let before = safe::stamp(path);
     let cannot = |e: std::io::Error| Report {
         path: path.to_path_buf(),
         error: Some(format!("cannot read: {e}")),
@@ -342,13 +354,8 @@ pub fn check_file(path: &Path, do_repair: bool) -> Report {
     if !do_repair || !a.report.session || !a.needs_repair {
         return a.report;
     }
-    let Ok(meta) = meta else { return a.report };
-    // A repair holds the file in memory: it is rare, asked for, and keeps a backup.
-    let bytes = match fs::read(path) {
-        Ok(b) => b,
-        Err(e) => return cannot(e),
-    };
-    match repair(path, &bytes, &a, &meta) {
+    let Ok(before) = before else { return a.report };
+    match repair(path, &a, &before) {
         Ok(done) => {
             // Report the file as it is now.
             let after = File::open(path).and_then(|f| analyze(path, &f)).map(|a| a.report);
@@ -542,4 +549,52 @@ pub fn run(ctx: &Ctx, a: &CheckArgs, out: Out) -> Result<i32, CliError> {
     ));
     write!(out, "{o}")?;
     Ok(if bad > 0 { 1 } else { 0 })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn damaged(name: &str) -> (PathBuf, Vec<u8>) {
+        let dir = std::env::temp_dir().join(format!("pis-check-{name}-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("s.jsonl");
+        let bytes = [
+            r#"{"type":"session","version":3,"id":"s1","timestamp":"t","cwd":"/w"}"#,
+            r#"{"type":"message","id":"a","parentId":null,"timestamp":"t","message":{"role":"user","content":"hi"}}"#,
+            r#"{"broken"#,
+            r#"{"type":"message","id":"b","parentId":"a","timestamp":"t","message":{"role":"user","content":"x"}}"#,
+        ]
+        .join("\n")
+        .into_bytes();
+        fs::write(&path, &bytes).unwrap();
+        (path, bytes)
+    }
+
+    /// A file that changes between the analysis and the repair is left alone, without a backup.
+    #[test]
+    fn a_file_changed_after_its_analysis_is_not_repaired() {
+        let (path, bytes) = damaged("changed");
+        let before = safe::stamp(&path).unwrap();
+        let a = analyze(&path, &File::open(&path).unwrap()).unwrap();
+        assert!(a.needs_repair && a.keep.len() == 3 && !a.terminated);
+        let grown = [&bytes[..], b"\n{\"type\":\"label\"}\n"].concat();
+        fs::write(&path, &grown).unwrap();
+        assert_eq!(repair(&path, &a, &before).err().as_deref(), Some(CHANGED));
+        assert_eq!(fs::read(&path).unwrap(), grown);
+        assert_eq!(fs::read_dir(path.parent().unwrap()).unwrap().count(), 1, "a backup or temp file was left");
+
+        // Unchanged: the kept lines, byte for byte, each ending in `\n`; the original in the backup.
+        fs::write(&path, &bytes).unwrap();
+        let before = safe::stamp(&path).unwrap();
+        let a = analyze(&path, &File::open(&path).unwrap()).unwrap();
+        let done = repair(&path, &a, &before).unwrap();
+        assert!(done.terminated && done.dropped == 1);
+        let text = String::from_utf8(bytes.clone()).unwrap();
+        let want: String = text.lines().filter(|l| l.ends_with('}')).map(|l| format!("{l}\n")).collect();
+        assert_eq!(fs::read_to_string(&path).unwrap(), want);
+        assert_eq!(fs::read(&done.backup).unwrap(), bytes);
+        let _ = fs::remove_dir_all(path.parent().unwrap());
+    }
 }
