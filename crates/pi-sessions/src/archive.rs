@@ -137,17 +137,24 @@ pub fn archive_one(src: &Path, dest: &Path) -> Result<u64, String> {
 }
 
 /// Writes the bytes of the (unlinked) `input` back at `src`, followed by whatever a writer
-/// put at `src` since.
+/// put at `src` since, copied through a buffer (bounded memory).
 fn put_back(input: &File, src: &Path) -> io::Result<()> {
-    let len = input.metadata()?.len();
-    let mut bytes = vec![0u8; len as usize];
-    platform::read_exact_at(input, &mut bytes, 0)?;
-    if let Ok(since) = fs::read(src) {
-        bytes.extend_from_slice(&since);
-    }
     let tmp = safe::temp_beside(src);
-    fs::write(&tmp, &bytes)?;
-    File::open(&tmp)?.sync_all()?;
+    let written = (|| -> io::Result<()> {
+        let out = platform::default_mode(fs::OpenOptions::new().write(true).create_new(true)).open(&tmp)?;
+        let len = input.metadata()?.len();
+        let mut copy = safe::SpanCopy::new(input, &out, PIECE.min(len as usize));
+        copy.span(0, len)?;
+        copy.finish()?;
+        if let Ok(mut since) = File::open(src) {
+            io::copy(&mut since, &mut &out)?;
+        }
+        out.sync_all()
+    })();
+    if let Err(e) = written {
+        let _ = fs::remove_file(&tmp);
+        return Err(e);
+    }
     fs::rename(&tmp, src)?;
     safe::sync_dir(src);
     Ok(())
@@ -412,5 +419,25 @@ mod tests {
         let zst = archive_path(&ctx, &src);
         assert!(archive_one(&src, &zst).unwrap_err().contains("in use"), "modified less than a minute ago");
         assert!(src.exists() && !zst.exists());
+    }
+
+    /// An archived session that a writer appended to meanwhile goes back in place: the bytes
+    /// of the old file, then what was written at its path since; in pieces smaller than it.
+    #[test]
+    fn put_back_gives_the_old_bytes_then_the_new() {
+        let a = Agent::new("putback");
+        let old = a.put("--w--", "old.jsonl", "p1");
+        let mut bytes = fs::read(&old).unwrap();
+        bytes.extend((0..3 * PIECE).map(|i| b"abc\n"[i % 4]));
+        fs::write(&old, &bytes).unwrap();
+        let input = File::open(&old).unwrap();
+        let src = old.with_file_name("s.jsonl");
+        put_back(&input, &src).unwrap();
+        assert!(fs::read(&src).unwrap() == bytes);
+        fs::write(&src, "late\n").unwrap();
+        put_back(&input, &src).unwrap();
+        assert!(fs::read(&src).unwrap() == [&bytes[..], b"late\n"].concat());
+        let names: Vec<_> = fs::read_dir(src.parent().unwrap()).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert_eq!(names.len(), 2, "a temp file was left: {names:?}");
     }
 }
