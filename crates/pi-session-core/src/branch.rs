@@ -307,8 +307,7 @@ mod tests {
     use super::*;
 
     fn branched(text: &str, path: &[u32]) -> Option<String> {
-        let dir = std::env::temp_dir().join(format!("psn-branch-{}", uuid::Uuid::new_v4()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = crate::testutil::TempPath::dir("branch");
         let parsed = store::parse_text(text.as_bytes(), 1);
         let mut tree = Tree::new();
         for sk in parsed.skeletons {

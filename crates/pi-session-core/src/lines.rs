@@ -465,7 +465,8 @@ mod tests {
 
     #[test]
     fn file_and_memory_lines() {
-        let p = std::env::temp_dir().join(format!("psn-lines-{}", uuid::Uuid::new_v4()));
+        let dir = crate::testutil::TempPath::dir("lines");
+        let p = dir.join("a");
         let mut f = File::create(&p).unwrap();
         f.write_all(b"{\"a\":1}\n{\"b\":2}\n{\"c\":3}\n").unwrap();
         let mut s = LineStore::new();
@@ -489,7 +490,7 @@ mod tests {
         let kept = moved.keep(b"{\"m\":0}");
         moved.push(kept);
         moved.into_memory().unwrap();
-        let copy = std::env::temp_dir().join(format!("psn-lines-{}", uuid::Uuid::new_v4()));
+        let copy = dir.join("b");
         std::fs::rename(&p, &copy).unwrap();
         assert!(moved.file.is_none());
         assert_eq!(moved.joined_ascii(&[0, 1, 2, 3]).unwrap(), b"{\"b\":2}\n\n{\"a\":1}\n{\"m\":0}");
@@ -532,7 +533,7 @@ mod tests {
     /// of the same lines gives: nothing of an earlier piece is left in them.
     #[test]
     fn recycled_pieces_start_clean() {
-        let p = std::env::temp_dir().join(format!("psn-pieces-{}", uuid::Uuid::new_v4()));
+        let p = crate::testutil::TempPath::file("pieces", "a");
         let mut f = File::create(&p).unwrap();
         let mut s = LineStore::new();
         let mut off = 0;

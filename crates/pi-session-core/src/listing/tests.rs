@@ -7,20 +7,19 @@ use crate::json::{self, Kind};
 use crate::listing::info::{InfoScan, scan_info};
 use crate::listing::rows::Row;
 use crate::listing::scanner::{Scanner, scan_rows};
+use crate::testutil::TempPath;
 
 fn scan(content: &str) -> InfoScan {
-    let d = std::env::temp_dir().join(format!("psn-list-{}", uuid::Uuid::new_v4()));
-    fs::create_dir_all(&d).unwrap();
-    let p = d.join("x.jsonl");
+    let p = TempPath::file("list", "x.jsonl");
     fs::write(&p, content).unwrap();
     scan_info(&p, &AtomicBool::new(false))
 }
 
-/// Writes one file per text in a fresh temp dir; returns their paths, in order.
-fn write_files(label: &str, texts: impl IntoIterator<Item = String>) -> Vec<String> {
-    let d = std::env::temp_dir().join(format!("psn-list-{label}-{}", uuid::Uuid::new_v4()));
-    fs::create_dir_all(&d).unwrap();
-    texts
+/// Writes one file per text in a fresh temp dir (removed with the `TempPath`); returns their
+/// paths, in order.
+fn write_files(label: &str, texts: impl IntoIterator<Item = String>) -> (TempPath, Vec<String>) {
+    let d = TempPath::dir(&format!("list-{label}"));
+    let paths = texts
         .into_iter()
         .enumerate()
         .map(|(i, text)| {
@@ -28,7 +27,8 @@ fn write_files(label: &str, texts: impl IntoIterator<Item = String>) -> Vec<Stri
             fs::write(&p, text).unwrap();
             p.to_string_lossy().into_owned()
         })
-        .collect()
+        .collect();
+    (d, paths)
 }
 
 /// A session of `messages` user messages of `chars` ASCII characters each.
@@ -112,7 +112,8 @@ fn unicode_line_breaks_split_as_buns_readline() {
     // and two messages in one line: Node counts 2 messages, Bun's readline 2 others.
     let text =
         format!("{head}\n\u{2029}\r\n{}\n{}\u{2028}x\n{}\u{2029}{}", msg("a\u{2028}b"), msg("c"), msg("d"), msg("e"));
-    let p = &write_files("breaks", [text])[0];
+    let (_dir, paths) = write_files("breaks", [text]);
+    let p = &paths[0];
     let scan = |b| scan_info_and_header(std::path::Path::new(p), &AtomicBool::new(false), b).0;
     let (InfoScan::Info(node), InfoScan::Info(bun)) = (scan(LineBreaks::Node), scan(LineBreaks::Unicode)) else {
         panic!()
@@ -127,8 +128,7 @@ fn unicode_line_breaks_split_as_buns_readline() {
 
 #[test]
 fn cached_rows_follow_file_changes() {
-    let d = std::env::temp_dir().join(format!("psn-list-cache-{}", uuid::Uuid::new_v4()));
-    fs::create_dir_all(&d).unwrap();
+    let d = TempPath::dir("list-cache");
     let p = d.join("s.jsonl");
     let head = "{\"type\":\"session\",\"id\":\"s\"}\n";
     let msg = "{\"type\":\"message\",\"message\":{\"role\":\"user\",\"content\":\"hi\"}}\n";
@@ -153,7 +153,7 @@ fn rows_carry_decoded_texts() {
     let msg = |role: &str, text: &str| {
         format!("{{\"type\":\"message\",\"message\":{{\"role\":\"{role}\",\"content\":\"{text}\"}}}}\n")
     };
-    let paths = write_files(
+    let (_dir, paths) = write_files(
         "rows",
         [
             format!("{head}{}{}", msg("assistant", "caf\u{e9} \\n"), msg("user", "q\\\"")),
@@ -182,7 +182,7 @@ fn rows_carry_decoded_texts() {
 
 #[test]
 fn scanner_batches_and_abort() {
-    let paths = write_files(
+    let (_dir, paths) = write_files(
         "scanner",
         (0..7).map(|i| {
             let msg =
@@ -218,7 +218,7 @@ fn scanner_batches_and_abort() {
 
 #[test]
 fn scanner_stays_within_its_lookahead() {
-    let paths = write_files("ahead", (0..60).map(|i| format!("{{\"type\":\"session\",\"id\":\"{i}\"}}\n")));
+    let (_dir, paths) = write_files("ahead", (0..60).map(|i| format!("{{\"type\":\"session\",\"id\":\"{i}\"}}\n")));
     let scanner =
         Scanner::start_with(paths.clone(), std::sync::Arc::new(AtomicBool::new(false)), 4, Default::default());
     let scanned = || scanner.shared.lock().rows.iter().filter(|r| r.is_some()).count();
@@ -244,7 +244,7 @@ fn scanner_stays_within_its_lookahead() {
 
 #[test]
 fn a_greedy_take_gets_every_ready_row_also_once_the_workers_are_done() {
-    let paths = write_files("greedy", (0..50).map(|i| format!("{{\"type\":\"session\",\"id\":\"{i}\"}}\n")));
+    let (_dir, paths) = write_files("greedy", (0..50).map(|i| format!("{{\"type\":\"session\",\"id\":\"{i}\"}}\n")));
     let scanner = Scanner::start(paths, std::sync::Arc::new(AtomicBool::new(false)));
     for _ in 0..500 {
         if scanner.shared.lock().running == 0 {
@@ -332,8 +332,7 @@ mod index {
     /// change, a damaged or foreign index file. One test: the settle time is global.
     #[test]
     fn rows_persist_and_follow_every_change() {
-        let dir = std::env::temp_dir().join(format!("psn-index-rows-{}", uuid::Uuid::new_v4()));
-        fs::create_dir_all(&dir).unwrap();
+        let dir = crate::testutil::TempPath::dir("index-rows");
         let paths: Vec<String> = (0..3)
             .map(|i| {
                 let p = dir.join(format!("{i}.jsonl"));

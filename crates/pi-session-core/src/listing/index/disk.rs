@@ -716,7 +716,7 @@ mod tests {
 
     #[test]
     fn an_unwritable_index_costs_nothing_but_speed() {
-        let file = std::env::temp_dir().join(format!("psn-index-file-{}", uuid::Uuid::new_v4()));
+        let file = crate::testutil::TempPath::file("index-file", "f");
         fs::write(&file, b"a file, not a folder").unwrap();
         assert!(write_index(&file.join("x.idx"), Path::new("/f"), &sample()).is_err());
         assert!(
