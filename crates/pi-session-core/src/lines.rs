@@ -5,6 +5,7 @@
 use std::fs::File;
 use std::io;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::platform::Mapping;
 use crate::splice::Extracted;
@@ -329,6 +330,11 @@ impl LineStore {
     /// caller can parse one piece while the next is read and escaped. Pieces arrive in
     /// order; an error ends the sequence.
     pub fn ascii_pieces(&self, positions: &[u32], chunk: usize) -> io::Result<Pieces> {
+        self.ascii_pieces_with(positions, chunk, piece_workers())
+    }
+
+    /// `ascii_pieces` made by at most `workers` threads.
+    pub(crate) fn ascii_pieces_with(&self, positions: &[u32], chunk: usize, workers: usize) -> io::Result<Pieces> {
         let mut sizes = Vec::with_capacity(positions.len());
         let mut total = 0usize;
         for &p in positions {
@@ -342,7 +348,7 @@ impl LineStore {
         if total <= chunk.saturating_mul(2) {
             let (tx, rx) = std::sync::mpsc::sync_channel(1);
             let _ = tx.send(self.joined_spliced(positions));
-            return Ok(Pieces { rx, recycle: None });
+            return Ok(Pieces { rx: vec![rx], recycle: Vec::new(), next: AtomicUsize::new(0) });
         }
         // A store of just these lines that the thread owns: the same file (a duplicate
         // descriptor: reads are positioned) and copies of the in-memory lines.
@@ -373,27 +379,39 @@ impl LineStore {
         if *bounds.last().unwrap_or(&0) != positions.len() as u32 {
             bounds.push(positions.len() as u32);
         }
-        // Two pieces ahead at most: memory stays bounded if the caller is slow.
-        let (tx, rx) = std::sync::mpsc::sync_channel(2);
-        // Pieces the caller is done with come back to be filled again.
-        let (recycle, used) = std::sync::mpsc::channel::<Piece>();
-        std::thread::Builder::new().name("pi-session-pieces".into()).spawn(move || {
-            let mut buf = Vec::new();
-            for w in bounds.windows(2) {
-                let ids: Vec<u32> = (w[0]..w[1]).collect();
-                let mut piece = used.try_recv().unwrap_or_default();
-                let made = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                    own.splice_into(&ids, &mut buf, &mut piece)
-                }))
-                .unwrap_or_else(|_| Err(io::Error::other("internal error while reading lines")));
-                let failed = made.is_err();
-                // The receiver is gone (the caller stopped early): stop too.
-                if tx.send(made.map(|()| piece)).is_err() || failed {
-                    break;
+        // Piece `i` is made by worker `i % workers`; each works two pieces ahead at most, so
+        // memory stays bounded if the caller is slow.
+        let own = Arc::new(own);
+        let workers = workers.clamp(1, bounds.len() - 1);
+        let (mut rxs, mut recycles) = (Vec::with_capacity(workers), Vec::with_capacity(workers));
+        for k in 0..workers {
+            let (tx, rx) = std::sync::mpsc::sync_channel(2);
+            // Pieces the caller is done with come back to be filled again.
+            let (recycle, used) = std::sync::mpsc::channel::<Piece>();
+            let (own, bounds) = (Arc::clone(&own), bounds.clone());
+            let spawned = std::thread::Builder::new().name("pi-session-pieces".into()).spawn(move || {
+                let mut buf = Vec::new();
+                for w in bounds.windows(2).skip(k).step_by(workers) {
+                    let ids: Vec<u32> = (w[0]..w[1]).collect();
+                    let mut piece = used.try_recv().unwrap_or_default();
+                    let made = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                        own.splice_into(&ids, &mut buf, &mut piece)
+                    }))
+                    .unwrap_or_else(|_| Err(io::Error::other("internal error while reading lines")));
+                    piece.worker = k;
+                    let failed = made.is_err();
+                    // The receiver is gone (the caller stopped early): stop too.
+                    if tx.send(made.map(|()| piece)).is_err() || failed {
+                        break;
+                    }
                 }
-            }
-        })?;
-        Ok(Pieces { rx, recycle: Some(recycle) })
+            });
+            // (Threads already started stop at their first piece: nobody receives it.)
+            spawned?;
+            rxs.push(rx);
+            recycles.push(recycle);
+        }
+        Ok(Pieces { rx: rxs, recycle: recycles, next: AtomicUsize::new(0) })
     }
 
     /// The text of a line held in memory, borrowed (`None` for file-backed or absent lines).
@@ -412,6 +430,12 @@ impl LineStore {
     }
 }
 
+/// How many threads make the pieces of a large text: one per CPU, up to 4 (the caller's thread
+/// parses them meanwhile, and on a 100 MB session two threads halve the wait).
+fn piece_workers() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, 4)
+}
+
 /// One piece of `LineStore::ascii_pieces`: its lines (joined by `\n`, ASCII) and the
 /// strings taken out of them.
 #[derive(Default, Debug)]
@@ -420,6 +444,8 @@ pub struct Piece {
     pub ex: Extracted,
     /// The mapping that `ex.mapped` points into (set when there is one).
     pub map: Option<Arc<Mapping>>,
+    /// The thread that made it, which gets it back to fill again.
+    worker: usize,
 }
 
 impl Piece {
@@ -435,14 +461,20 @@ impl Piece {
 
 /// The pieces of `LineStore::ascii_pieces`, in order; `None` after the last.
 pub struct Pieces {
-    rx: std::sync::mpsc::Receiver<io::Result<Piece>>,
-    recycle: Option<std::sync::mpsc::Sender<Piece>>,
+    /// Piece `i` comes from `rx[i % rx.len()]`.
+    rx: Vec<std::sync::mpsc::Receiver<io::Result<Piece>>>,
+    /// Where each worker takes pieces back (none when the pieces were made at once).
+    recycle: Vec<std::sync::mpsc::Sender<Piece>>,
+    /// The index of the next piece.
+    next: AtomicUsize,
 }
 
 impl Pieces {
     /// The next piece, waiting for it if it is not ready yet.
     pub fn next_piece(&self) -> io::Result<Option<Piece>> {
-        match self.rx.recv() {
+        let i = self.next.fetch_add(1, Ordering::Relaxed);
+        // A worker with no piece left has hung up: the pieces are over.
+        match self.rx[i % self.rx.len()].recv() {
             Ok(piece) => piece.map(Some),
             Err(_) => Ok(None),
         }
@@ -452,7 +484,7 @@ impl Pieces {
     /// again for a later piece. Memory that is already mapped costs no page faults, and
     /// fresh memory costs one per 4 KiB (about a third of the time on a 20 MB session).
     pub fn recycle(&self, piece: Piece) {
-        if let Some(tx) = &self.recycle {
+        if let Some(tx) = self.recycle.get(piece.worker) {
             let _ = tx.send(piece);
         }
     }
@@ -554,22 +586,44 @@ mod tests {
         }
         s.set_file(File::open(&p).unwrap());
         let all: Vec<u32> = (0..60).collect();
-        let mut from = 0;
-        let mut spliced = 0;
-        let pieces = s.ascii_pieces(&all, 1500).unwrap();
-        while let Some(got) = pieces.next_piece().unwrap() {
-            let n = got.text.iter().filter(|&&b| b == b'\n').count() + 1;
-            let want = s.joined_spliced(&all[from..from + n]).unwrap();
-            assert_eq!(got.text, want.text, "piece at {from}");
-            assert_eq!(got.ex.latin1, want.ex.latin1, "piece at {from}");
-            assert_eq!(got.ex.utf16, want.ex.utf16, "piece at {from}");
-            assert_eq!(got.ex.patches, want.ex.patches, "piece at {from}");
-            spliced += usize::from(!got.ex.is_empty());
-            from += n;
-            pieces.recycle(got);
+        // One thread, or several taking pieces in turn: the same pieces, in order.
+        for workers in [1, 2, 3] {
+            let mut from = 0;
+            let mut spliced = 0;
+            let pieces = s.ascii_pieces_with(&all, 1500, workers).unwrap();
+            while let Some(got) = pieces.next_piece().unwrap() {
+                let n = got.text.iter().filter(|&&b| b == b'\n').count() + 1;
+                let want = s.joined_spliced(&all[from..from + n]).unwrap();
+                assert_eq!(got.text, want.text, "piece at {from}, {workers} workers");
+                assert_eq!(got.ex.latin1, want.ex.latin1, "piece at {from}");
+                assert_eq!(got.ex.utf16, want.ex.utf16, "piece at {from}");
+                assert_eq!(got.ex.patches, want.ex.patches, "piece at {from}");
+                spliced += usize::from(!got.ex.is_empty());
+                from += n;
+                pieces.recycle(got);
+            }
+            assert_eq!(from, 60, "{workers} workers");
+            assert!(spliced > 10, "{spliced} pieces had strings taken out");
+            assert!(pieces.next_piece().unwrap().is_none(), "the end stays the end");
         }
-        assert_eq!(from, 60);
-        assert!(spliced > 10, "{spliced} pieces had strings taken out");
-        std::fs::remove_file(&p).unwrap();
+        // A caller that stops early lets the threads go (nothing waits on them).
+        let early = s.ascii_pieces_with(&all, 1500, 3).unwrap();
+        assert!(early.next_piece().unwrap().is_some());
+        drop(early);
+        // A file cut short: the pieces before the cut, then its error, from whichever thread.
+        f.set_len(off / 2).unwrap();
+        for workers in [1, 3] {
+            let pieces = s.ascii_pieces_with(&all, 1500, workers).unwrap();
+            let mut good = 0;
+            let err = loop {
+                match pieces.next_piece() {
+                    Ok(Some(_)) => good += 1,
+                    Ok(None) => panic!("no error from a file cut short"),
+                    Err(e) => break e,
+                }
+            };
+            assert_eq!(err.kind(), io::ErrorKind::UnexpectedEof, "{err}");
+            assert!(good > 2, "{good} pieces before the cut");
+        }
     }
 }
