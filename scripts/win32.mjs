@@ -26,8 +26,9 @@
 // other majors of WIN32_NODE (default "22") the SMOKE set. node.exe 24 does not start under
 // wine 8.0 (V8 aborts: "Fatal process out of memory: SegmentedTable::InitializeTable", its
 // sandbox cannot reserve its address space there), so it is not in the default; the release
-// workflow runs it on Windows. EXCLUDED lists what does not run there and why. Then the pi-sessions
-// command line's Rust tests, built for the same target, run under wine (`cargo test`'s runner).
+// workflow runs it on Windows. EXCLUDED lists what does not run there and why. Then the core's unit
+// tests and the pi-sessions command line's Rust tests, built for the same target, run under wine
+// (`cargo test`'s runner).
 // Env: WIN32_NODE, WIN32_FULL (majors).
 import { execFileSync, spawnSync } from "node:child_process";
 import { copyFileSync, existsSync, mkdirSync, openSync, closeSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -249,13 +250,17 @@ function test() {
       }
     });
   }
-  // The command line's own tests (Rust: unit and integration), as Windows programs under wine.
+  // The core's unit tests and the command line's own tests (unit and integration), as Windows
+  // programs under wine.
   const runner = `CARGO_TARGET_${TARGET.toUpperCase().replaceAll("-", "_")}_RUNNER`;
-  step(`pi-sessions: cargo test --target ${TARGET}, under wine`, () => {
-    run("cargo", ["test", "--quiet", "--target", TARGET, "-p", "pi-sessions"], {
-      env: { ...WINE_ENV, [runner]: "wine" },
+  for (const [name, args] of [
+    ["pi-session-core", ["-p", "pi-session-core", "--lib"]],
+    ["pi-sessions", ["-p", "pi-sessions"]],
+  ]) {
+    step(`${name}: cargo test --target ${TARGET}, under wine`, () => {
+      run("cargo", ["test", "--quiet", "--target", TARGET, ...args], { env: { ...WINE_ENV, [runner]: "wine" } });
     });
-  });
+  }
   if (failed) process.exit(1);
 }
 

@@ -93,9 +93,8 @@ mod tests {
     use super::*;
 
     fn read_all(content: &str, chunk: usize) -> (Vec<String>, Vec<u64>) {
-        let d = std::env::temp_dir().join(format!("pisn-blocks-{}-{chunk}-{}", std::process::id(), content.len()));
-        std::fs::create_dir_all(&d).unwrap();
-        let p = d.join("a");
+        // (Removed after `b` closes the file: Windows keeps an open file's folder.)
+        let p = crate::testutil::TempPath::file("blocks", "a");
         std::fs::write(&p, content).unwrap();
         let mut b = Blocks::open(&p, chunk).unwrap();
         let (mut lines, mut offsets) = (Vec::new(), Vec::new());
@@ -107,7 +106,7 @@ mod tests {
                 true
             });
         }
-        std::fs::remove_dir_all(&d).unwrap();
+        drop(b);
         (lines, offsets)
     }
 

@@ -288,6 +288,11 @@ mod tests {
         assert_eq!(h.append(b"y\n", Some(10), false).unwrap(), Appended::At { start: 23, end: 25, len: 25 });
         assert_eq!(h.read_new(10, 25).unwrap(), b"{\"b\":2}\n{\"pary\n");
         assert_eq!(h.read_new(10, 22).unwrap(), b"{\"b\":2}\n", "a partial line is left for later");
+        if cfg!(windows) {
+            // The rename below is refused where a file is open (wine; Windows without POSIX
+            // rename semantics): the replacement is the Unix case.
+            return;
+        }
         // A replaced file is noticed.
         fs::write(d.join("g.jsonl"), b"").unwrap();
         fs::rename(d.join("g.jsonl"), &p).unwrap();
