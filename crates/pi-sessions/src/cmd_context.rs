@@ -139,7 +139,7 @@ pub fn render_message(j: &J, role: &str) -> String {
             for b in session::blocks(j.get("content")) {
                 match b {
                     Block::Text(t) => parts.push(t.into_owned()),
-                    Block::Thinking(t) => parts.push(format!("(thinking) {}", fmt::trunc(&fmt::one_line(&t), 200))),
+                    Block::Thinking(t) => parts.push(format!("(thinking) {}", fmt::one_line_trunc(&t, 200))),
                     Block::ToolCall { name, args } => {
                         parts.push(format!("→ {name} {}", args.map(|a| a.raw_str().into_owned()).unwrap_or_default()));
                     }

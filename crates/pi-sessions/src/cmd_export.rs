@@ -151,7 +151,7 @@ fn entry_md(s: &Session, pos: u32) -> String {
             let what = match r {
                 Some(r) if r.is_null() => "removed from the context".to_string(),
                 Some(r) => {
-                    format!("replaced by: {}", fmt::trunc(&fmt::one_line(&session::text_of(r.get("content"))), 200))
+                    format!("replaced by: {}", fmt::one_line_trunc(&session::text_of(r.get("content")), 200))
                 }
                 None => "edited".into(),
             };

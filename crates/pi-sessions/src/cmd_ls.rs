@@ -87,8 +87,8 @@ pub fn run(ctx: &Ctx, a: &LsArgs, out: Out) -> Result<i32, CliError> {
             line.push_str(&format!("  {}", fmt::pad_right(&fmt::trunc(&cwd_of(&s.cwd), 40), cwd_w)));
         }
         let title = match &s.name {
-            Some(name) => paint.bold(&fmt::trunc(&fmt::one_line(name), room)),
-            None => fmt::trunc(&fmt::one_line(&s.first_message), room),
+            Some(name) => paint.bold(&fmt::one_line_trunc(name, room)),
+            None => fmt::one_line_trunc(&s.first_message, room),
         };
         line.push_str("  ");
         line.push_str(&title);

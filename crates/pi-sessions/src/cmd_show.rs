@@ -238,7 +238,7 @@ pub fn run(ctx: &Ctx, a: &ShowArgs, out: Out) -> Result<i32, CliError> {
     if let Some(p) = parent {
         line(row("Parent", p.str().map(Cow::into_owned).unwrap_or_else(|| p.raw_str().into_owned())));
     }
-    line(row("First msg", fmt::trunc(&fmt::one_line(&first_message), ctx.width.saturating_sub(13).max(20))));
+    line(row("First msg", fmt::one_line_trunc(&first_message, ctx.width.saturating_sub(13).max(20))));
     line(String::new());
     line(row("Entries", format!("{} ({})", fmt::group(entries.len() as u64), by_type.human())));
     line(row("Messages", format!("{} ({})", fmt::group(message_count), by_role.human())));

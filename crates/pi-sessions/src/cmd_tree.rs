@@ -83,7 +83,7 @@ pub fn summarize_blocks(blocks: &[Block]) -> String {
                 text.push_str(t);
             }
             Block::ToolCall { name, args } => {
-                let a = args.map(|a| fmt::trunc(&fmt::one_line(&a.raw_str()), 60)).unwrap_or_default();
+                let a = args.map(|a| fmt::one_line_trunc(&a.raw_str(), 60)).unwrap_or_default();
                 calls.push(format!("{name}({a})"));
             }
             Block::Thinking(_) => thinking = true,
@@ -146,9 +146,8 @@ pub fn run(ctx: &Ctx, a: &TreeArgs, out: Out) -> Result<i32, CliError> {
             tail.push_str("  ← leaf");
         }
         let room = width.saturating_sub(2 + fmt::width(&head) + fmt::width(&tail) + 2);
-        let detail = fmt::one_line(&detail);
-        if !detail.is_empty() && room >= 8 {
-            let d = fmt::trunc(&detail, room);
+        let d = if room >= 8 { fmt::one_line_trunc(&detail, room) } else { String::new() };
+        if !d.is_empty() {
             shown.push_str(": ");
             shown.push_str(&if on_path[pos as usize] { d } else { paint.dim(&d) });
         }

@@ -205,6 +205,38 @@ pub fn one_line(s: &str) -> String {
     out
 }
 
+/// `trunc(&one_line(s), max)` in one pass that stops after `max + 1` characters: a long text
+/// (a tool result of megabytes) costs what is shown.
+pub fn one_line_trunc(s: &str, max: usize) -> String {
+    if max == 0 {
+        return String::new();
+    }
+    let mut out = String::with_capacity(s.len().min(4 * max + 4));
+    // Characters in `out`, and where the `max - 1`-th ends (the cut when there are more).
+    let (mut n, mut cut) = (0, 0);
+    let mut space = false;
+    for c in s.chars() {
+        if c.is_whitespace() {
+            space = n > 0;
+            continue;
+        }
+        for c in [' ', c].into_iter().skip(usize::from(!space)) {
+            if n == max {
+                out.truncate(cut);
+                out.push('…');
+                return out;
+            }
+            out.push(c);
+            n += 1;
+            if n == max - 1 {
+                cut = out.len();
+            }
+        }
+        space = false;
+    }
+    out
+}
+
 /// Cuts `s` to at most `max` characters, ending with `…` when cut.
 pub fn trunc(s: &str, max: usize) -> String {
     if max == 0 {
@@ -323,6 +355,13 @@ mod tests {
         assert_eq!(trunc("héllo", 3), "hé…");
         assert_eq!(trunc("abc", 3), "abc");
         assert_eq!(one_line("  a\n\n b\tc "), "a b c");
+        // One pass, the same as collapsing then cutting, at every width.
+        for s in ["", "  ", "a", " a b ", "héllo wörld\n\n x", "ab  cd\t\tef ", "x y", "\u{1f600} \u{1f600}\n\u{1f600}"]
+        {
+            for max in 0..14 {
+                assert_eq!(one_line_trunc(s, max), trunc(&one_line(s), max), "{s:?} at {max}");
+            }
+        }
         assert_eq!(group(1234567), "1,234,567");
         assert_eq!(size(1536), "1.5 KB");
     }
