@@ -34,6 +34,13 @@ class Entries {
   /** The ids while every entry is a JS object (no file yet); null once the core holds them. */
   #jsIds = new Set();
 
+  /**
+   * The JSON lines of the objects at `positions`, which the core asks for when it writes the whole
+   * session again (the file was deleted or moved away while open): the exact `JSON.stringify` bytes
+   * of objects that only JS holds.
+   */
+  heldLines = (positions) => Array.from(positions, (p) => JSON.stringify(this.at(p)));
+
   /** The core, with every pending skeleton pushed. */
   core() {
     const objs = this.#objs;

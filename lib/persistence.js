@@ -118,7 +118,7 @@ function commitEntry(native, entries, sessionFile, build) {
     const before = entries.length;
     let count;
     try {
-      count = native.commitLine(factsOf(entry), json, sessionFile, SYNC_APPENDS);
+      count = native.commitLine(factsOf(entry), json, sessionFile, SYNC_APPENDS, entries.heldLines);
     } catch (error) {
       entries.padTo(native.count());
       throw toJsError(error);

@@ -195,7 +195,7 @@ class SessionManager {
       this.#entries.coreTakesIds();
     } else {
       const json = JSON.stringify(entry);
-      call(() => this.#core().appendLine(this.#sessionFile, json, SYNC_APPENDS));
+      call(() => this.#core().appendLine(this.#sessionFile, json, SYNC_APPENDS, this.#entries.heldLines));
     }
   }
 

@@ -67,6 +67,21 @@ impl NativeSession {
     }
 }
 
+/// The facade's `held(positions)` as the core asks for it; an exception it throws is kept in
+/// `thrown` (the call's own error) and stops the write.
+fn held_lines<'a>(
+    held: &'a Function<Uint32Array, Vec<String>>,
+    thrown: &'a mut Option<Error>,
+) -> impl FnMut(&[u32]) -> std::result::Result<Vec<Vec<u8>>, CoreError> + 'a {
+    move |positions| match held.call(Uint32Array::new(positions.to_vec())) {
+        Ok(lines) => Ok(lines.into_iter().map(String::into_bytes).collect()),
+        Err(e) => {
+            *thrown = Some(e);
+            Err(CoreError::Msg("the facade's lines could not be made".into()))
+        }
+    }
+}
+
 fn write_mode(exclusive: bool) -> WriteMode {
     if exclusive { WriteMode::Exclusive } else { WriteMode::Replace }
 }
@@ -147,24 +162,54 @@ impl NativeSession {
     /// `Session::commit`). Returns the item count afterwards: unchanged when the id is taken
     /// (nothing written: the facade builds the entry again with another id); otherwise the
     /// entry is the last item, after any that other processes appended before it.
-    /// `facts` are the entry's (see `Skeleton::from_facts`), `json` its line.
-    #[napi]
-    pub fn commit_line(&mut self, facts: String, mut json: Text, path: String, sync: bool) -> Result<u32> {
-        guard(|| {
+    /// `facts` are the entry's (see `Skeleton::from_facts`), `json` its line. `held(positions)`
+    /// gives the JSON of the entries the facade holds at those positions, called only when
+    /// the whole session must be written again (nothing is at the path any more).
+    #[napi(
+        ts_args_type = "facts: string, json: string, path: string, sync: boolean, held: (positions: Uint32Array) => string[]"
+    )]
+    pub fn commit_line(
+        &mut self,
+        facts: String,
+        mut json: Text,
+        path: String,
+        sync: bool,
+        held: Function<Uint32Array, Vec<String>>,
+    ) -> Result<u32> {
+        let mut thrown = None;
+        let done = guard(|| {
             let mut skeletons = Skeleton::from_facts(facts.as_bytes()).map_err(CoreError::Msg)?;
             let (Some(sk), true) = (skeletons.pop(), skeletons.is_empty()) else {
                 return Err(CoreError::Msg("commitLine: the facts of one entry".into()));
             };
             // Written or not, the count tells the facade which (see above).
-            let _: Commit = self.s.commit(sk, json.line(), Path::new(&path), sync)?;
+            let _: Commit =
+                self.s.commit(sk, json.line(), Path::new(&path), sync, &mut held_lines(&held, &mut thrown))?;
             Ok(self.tree().len() as u32)
-        })
+        });
+        if let Some(e) = thrown {
+            return Err(e);
+        }
+        done
     }
 
-    /// Appends `json` and a newline to `path` (the reference's `_persist`).
-    #[napi]
-    pub fn append_line(&mut self, path: String, mut json: Text, sync: bool) -> Result<()> {
-        guard(|| self.s.append_line(Path::new(&path), json.line(), sync))
+    /// Appends `json` and a newline to `path` (the reference's `_persist`); `held` as in
+    /// `commitLine`.
+    #[napi(ts_args_type = "path: string, json: string, sync: boolean, held: (positions: Uint32Array) => string[]")]
+    pub fn append_line(
+        &mut self,
+        path: String,
+        mut json: Text,
+        sync: bool,
+        held: Function<Uint32Array, Vec<String>>,
+    ) -> Result<()> {
+        let mut thrown = None;
+        let done =
+            guard(|| self.s.append_line(Path::new(&path), json.line(), sync, &mut held_lines(&held, &mut thrown)));
+        if let Some(e) = thrown {
+            return Err(e);
+        }
+        done
     }
 
     /// Writes the whole file atomically (`exclusive`: like `openSync(path, "wx")`).

@@ -23,6 +23,12 @@ impl Error {
         Error::io_as(err, syscall, path, FsCall::of(syscall))
     }
 
+    /// Whether this is the "file already exists" of an exclusive create (`openSync(p, "wx")`).
+    pub fn is_exists(&self) -> bool {
+        let exists = io::Error::from_raw_os_error(crate::platform::RAW_EEXIST);
+        matches!(self, Error::Io { errno, .. } if *errno == crate::platform::node_errno(&exists, FsCall::of("open")))
+    }
+
     /// A failed open that creates without `O_EXCL` (`"a"`, `"w"`): on Windows libuv words one
     /// of its errors apart (`platform::FsCall`).
     pub fn io_creating(err: io::Error, path: &Path) -> Error {

@@ -7,6 +7,7 @@ pub mod blocks;
 pub mod branch;
 pub mod entry;
 pub mod error;
+pub mod faults;
 #[cfg(any(test, feature = "fuzz"))]
 pub mod fuzz;
 pub mod header;

@@ -51,6 +51,21 @@ pub struct Session {
     append: Option<AppendHandle>,
     /// Batches of lines read from other writers (numbers their object-id keys).
     ingests: u64,
+    /// The session file this session last read or wrote: an append there finds a file, or
+    /// writes the whole session again (see `write_line`).
+    wrote: Option<PathBuf>,
+}
+
+/// The lines (without newlines) of the items at the given positions, which the facade holds
+/// as objects: asked for only when a whole session must be written again.
+pub type HeldLines<'a> = dyn FnMut(&[u32]) -> Result<Vec<Vec<u8>>> + 'a;
+
+/// Where an appended line landed.
+struct Landed {
+    start: u64,
+    end: u64,
+    /// In another file than the one this session last read or wrote (nothing to pick up).
+    elsewhere: bool,
 }
 
 impl Session {
@@ -100,7 +115,13 @@ impl Session {
 
     fn indexed(path: &Path, skeletons: Vec<Skeleton>, store: LineStore, len: u64) -> Session {
         let tree = Tree::from_items(skeletons);
-        Session { tree, store, known: Some((path.to_path_buf(), len)), ..Session::default() }
+        Session {
+            tree,
+            store,
+            known: Some((path.to_path_buf(), len)),
+            wrote: Some(path.to_path_buf()),
+            ..Session::default()
+        }
     }
 
     pub fn tree(&self) -> &Tree {
@@ -142,32 +163,39 @@ impl Session {
     /// is unused, writes `line` (which ends with its newline) with one `write`, indexes the
     /// lines other processes appended before it since this session last read or wrote the
     /// file, then the entry. A failed write indexes nothing and returns the error (the
-    /// reference's rollback).
-    pub fn commit(&mut self, sk: Skeleton, line: &[u8], path: &Path, sync: bool) -> Result<Commit> {
+    /// reference's rollback). `held` gives the lines of entries the facade holds, should the
+    /// whole session have to be written again (see `write_line`).
+    pub fn commit(
+        &mut self,
+        sk: Skeleton,
+        line: &[u8],
+        path: &Path,
+        sync: bool,
+        held: &mut HeldLines,
+    ) -> Result<Commit> {
         if self.tree.lookup(&sk.id).is_some() {
             return Ok(Commit::IdTaken);
         }
         let known = self.known_len(path);
-        let (start, end) = self.write_line(path, line, sync)?;
-        // (`known` is forgotten when the line had to go to a new file at the path.)
+        let landed = self.write_line(path, line, sync, held)?;
         if let Some(known) = known
-            && self.known.is_some()
-            && start > known
+            && !landed.elsewhere
+            && landed.start > known
         {
-            self.pick_up(known, start);
+            self.pick_up(known, landed.start);
         }
         self.let_go_after_append();
         self.push(sk);
-        self.known = Some((path.to_path_buf(), end));
+        self.known = Some((path.to_path_buf(), landed.end));
         Ok(Commit::Written)
     }
 
     /// Appends `line` to `path` without indexing anything (the facade's `_persist`, kept
     /// public as in the reference).
-    pub fn append_line(&mut self, path: &Path, line: &[u8], sync: bool) -> Result<()> {
-        let (_, end) = self.write_line(path, line, sync)?;
+    pub fn append_line(&mut self, path: &Path, line: &[u8], sync: bool, held: &mut HeldLines) -> Result<()> {
+        let landed = self.write_line(path, line, sync, held)?;
         self.let_go_after_append();
-        self.known = Some((path.to_path_buf(), end));
+        self.known = Some((path.to_path_buf(), landed.end));
         Ok(())
     }
 
@@ -186,6 +214,7 @@ impl Session {
         }
         own_writes::replaced(path, text.len() as u64);
         self.known = Some((path.to_path_buf(), text.len() as u64));
+        self.wrote = Some(path.to_path_buf());
         Ok(())
     }
 
@@ -237,25 +266,52 @@ impl Session {
         }
     }
 
-    /// Appends `line` to `path` through the held descriptor (opened, creating the file like
-    /// `appendFileSync`, when needed) and records it as this process's. Returns where it
-    /// landed. A file unlinked or replaced under us is opened again by its path and the line
-    /// written there, as the reference (which opens the path for every append) would.
-    fn write_line(&mut self, path: &Path, line: &[u8], sync: bool) -> Result<(u64, u64)> {
-        for _ in 0..3 {
+    /// Appends `line` to the file at `path`, whatever another program did to it since this
+    /// session last read or wrote it (`docs/safety.md`, "The outside world"), and records it
+    /// as this process's. The reference opens the path for every append, so its line always
+    /// lands in the file the path names now; so does ours:
+    /// - the held descriptor is used while the path still names its file (by identity, checked
+    ///   after the write: a line that went to a file renamed away meanwhile is taken back out
+    ///   of it and written again at the path);
+    /// - a file that replaced it at the path (an editor's save, a repair) gets the line;
+    /// - where nothing is at the path any more (deleted, moved away), the whole session is
+    ///   written there: every entry this session holds, then the line (the reference, pi's
+    ///   #8939, leaves one headerless line). Its folder gone, that write fails with the
+    ///   reference's `ENOENT ... open` and nothing is kept.
+    ///
+    /// A path this session never read or wrote is created by the append, as the reference's.
+    fn write_line(&mut self, path: &Path, line: &[u8], sync: bool, held: &mut HeldLines) -> Result<Landed> {
+        let mut elsewhere = false;
+        for _ in 0..4 {
             if self.append.as_ref().is_none_or(|h| h.path() != path) {
-                self.append = Some(AppendHandle::open(path).map_err(|e| Error::io_creating(e, path))?);
+                let ours = self.wrote.as_deref() == Some(path);
+                match AppendHandle::open(path, !ours) {
+                    Ok(h) => self.append = Some(h),
+                    Err(e) if ours && e.kind() == std::io::ErrorKind::NotFound => {
+                        match self.write_whole(path, line, held)? {
+                            Some((start, end)) => return Ok(Landed { start, end, elsewhere: true }),
+                            // Another program made a file there meanwhile: append to it.
+                            None => {
+                                elsewhere = true;
+                                continue;
+                            }
+                        }
+                    }
+                    Err(e) => return Err(Error::io_creating(e, path)),
+                }
             }
             let expected = self.known_len(path);
             let Some(h) = self.append.as_mut() else { unreachable!("opened above") };
             match h.append(line, expected, sync)? {
                 Appended::At { start, end, .. } => {
                     own_writes::appended(h.id(), start, end);
-                    return Ok((start, end));
+                    self.wrote = Some(path.to_path_buf());
+                    return Ok(Landed { start, end, elsewhere });
                 }
-                Appended::Replaced => {
+                Appended::Moved => {
                     self.append = None;
                     self.known = None;
+                    elsewhere = true;
                 }
             }
         }
@@ -263,6 +319,52 @@ impl Session {
             "the session file was replaced during every attempt to append to it: {}",
             path.display()
         )))
+    }
+
+    /// Writes the whole session to `path`, where nothing is: every item's line (the stored
+    /// ones from this session's store, the facade's from `held`), then `line`; atomically and
+    /// exclusively (a temp file linked into place). `None` when a file appeared at the path
+    /// meanwhile. Returns where `line` landed.
+    fn write_whole(&mut self, path: &Path, line: &[u8], held: &mut HeldLines) -> Result<Option<(u64, u64)>> {
+        let all: Vec<u32> = (0..self.tree.len() as u32).collect();
+        let facade: Vec<u32> = all.iter().copied().filter(|&p| self.store.span(p) == Span::None).collect();
+        let facade_lines = if facade.is_empty() { Vec::new() } else { held(&facade)? };
+        if facade_lines.len() != facade.len() {
+            return Err(Error::Msg("the facade's lines do not match its entries".into()));
+        }
+        let store = &self.store;
+        let written = store::write_file_with(path, WriteMode::Exclusive, &mut |f| {
+            let mut w = std::io::BufWriter::with_capacity(1 << 20, f);
+            let mut next = facade_lines.iter();
+            let mut failed = None;
+            store.for_each(&all, |_, stored| {
+                let text = match stored {
+                    Some(text) => text,
+                    None => next.next().map_or(&b""[..], |l| l.as_slice()),
+                };
+                if failed.is_none()
+                    && let Err(e) =
+                        std::io::Write::write_all(&mut w, text).and_then(|()| std::io::Write::write_all(&mut w, b"\n"))
+                {
+                    failed = Some(e);
+                }
+            })?;
+            if let Some(e) = failed {
+                return Err(e);
+            }
+            std::io::Write::write_all(&mut w, line)?;
+            std::io::Write::flush(&mut w)
+        });
+        match written {
+            Ok(len) => {
+                own_writes::replaced(path, len);
+                self.wrote = Some(path.to_path_buf());
+                self.known = Some((path.to_path_buf(), len));
+                Ok(Some((len - line.len() as u64, len)))
+            }
+            Err(e) if e.is_exists() => Ok(None),
+            Err(e) => Err(e),
+        }
     }
 
     /// `createBranchedSession` of the path from the entry `leaf` (see `branch::write_branch`):
@@ -372,6 +474,9 @@ mod own_writes {
 }
 
 #[cfg(test)]
+mod outside;
+
+#[cfg(test)]
 mod tests {
     use super::*;
     use crate::entry::{EntryType, Key, Role};
@@ -381,10 +486,14 @@ mod tests {
         crate::testutil::TempPath::file(&format!("session-{name}"), "s.jsonl")
     }
 
-    const HEADER: &str =
+    pub(super) fn none_held(_: &[u32]) -> Result<Vec<Vec<u8>>> {
+        Ok(Vec::new())
+    }
+
+    pub(super) const HEADER: &str =
         "{\"type\":\"session\",\"version\":3,\"id\":\"s1\",\"timestamp\":\"2024-01-01T00:00:00.000Z\",\"cwd\":\"/\"}\n";
 
-    fn msg(id: &str, parent: &str) -> (Skeleton, Vec<u8>) {
+    pub(super) fn msg(id: &str, parent: &str) -> (Skeleton, Vec<u8>) {
         let line = format!(
             "{{\"type\":\"message\",\"id\":\"{id}\",\"parentId\":\"{parent}\",\"timestamp\":\"2024-01-01T00:00:01.000Z\",\"message\":{{\"role\":\"user\",\"content\":\"x\"}}}}\n"
         );
@@ -401,7 +510,7 @@ mod tests {
         (sk, line.into_bytes())
     }
 
-    fn opened(path: &Path) -> Session {
+    pub(super) fn opened(path: &Path) -> Session {
         match Session::open(path).unwrap() {
             Opened::Session(s) => *s,
             _ => panic!("not a session"),
@@ -419,11 +528,11 @@ mod tests {
         let mut a = opened(&p);
         let mut b = opened(&p);
         let (sk, line) = msg("a1", "x");
-        assert_eq!(a.commit(sk, &line, &p, false).unwrap(), Commit::Written);
+        assert_eq!(a.commit(sk, &line, &p, false, &mut none_held).unwrap(), Commit::Written);
         let (sk, line) = msg("b1", "x");
-        assert_eq!(b.commit(sk, &line, &p, false).unwrap(), Commit::Written);
+        assert_eq!(b.commit(sk, &line, &p, false, &mut none_held).unwrap(), Commit::Written);
         let (sk, line) = msg("a2", "a1");
-        a.commit(sk, &line, &p, false).unwrap();
+        a.commit(sk, &line, &p, false, &mut none_held).unwrap();
         // Each sees the header and its own entries, as the reference's managers do.
         assert_eq!(a.tree().len(), 3);
         assert_eq!(b.tree().len(), 2);
@@ -443,14 +552,14 @@ mod tests {
         let mut a = opened(&p);
         let mut b = opened(&p);
         let (sk, line) = msg("a1", "x");
-        a.commit(sk, &line, &p, false).unwrap();
+        a.commit(sk, &line, &p, false, &mut none_held).unwrap();
         // Another process (not recorded as ours) appends between our own lines.
         let (_, other) = msg("o1", "a1");
         std::fs::OpenOptions::new().append(true).open(&p).unwrap().write_all(&other).unwrap();
         let (sk, line) = msg("b1", "x");
-        b.commit(sk, &line, &p, false).unwrap();
+        b.commit(sk, &line, &p, false, &mut none_held).unwrap();
         let (sk, line) = msg("a2", "a1");
-        a.commit(sk, &line, &p, false).unwrap();
+        a.commit(sk, &line, &p, false, &mut none_held).unwrap();
         let a_ids = ids(&a);
         assert_eq!(a_ids.len(), 4, "{a_ids:?}"); // header, a1, o1, a2: not b1
         assert!(a_ids[2].contains("o1") && a_ids[3].contains("a2"));
@@ -465,9 +574,9 @@ mod tests {
         std::fs::write(&p, HEADER).unwrap();
         let mut a = opened(&p);
         let (sk, line) = msg("same", "x");
-        assert_eq!(a.commit(sk, &line, &p, false).unwrap(), Commit::Written);
+        assert_eq!(a.commit(sk, &line, &p, false, &mut none_held).unwrap(), Commit::Written);
         let (sk, line) = msg("same", "x");
-        assert_eq!(a.commit(sk, &line, &p, false).unwrap(), Commit::IdTaken);
+        assert_eq!(a.commit(sk, &line, &p, false, &mut none_held).unwrap(), Commit::IdTaken);
         assert_eq!(std::fs::read_to_string(&p).unwrap().lines().count(), 2, "nothing written");
         assert_eq!(a.tree().len(), 2);
     }
@@ -478,13 +587,13 @@ mod tests {
         std::fs::write(&p, HEADER).unwrap();
         let mut a = opened(&p);
         let (sk, line) = msg("a1", "x");
-        a.commit(sk, &line, &p, false).unwrap();
+        a.commit(sk, &line, &p, false, &mut none_held).unwrap();
         // Another process replaces the file (a rename over it), as a repair tool would.
         let other = p.with_extension("new");
         std::fs::write(&other, HEADER).unwrap();
         std::fs::rename(&other, &p).unwrap();
         let (sk, line) = msg("a2", "a1");
-        a.commit(sk, &line, &p, false).unwrap();
+        a.commit(sk, &line, &p, false, &mut none_held).unwrap();
         let text = std::fs::read_to_string(&p).unwrap();
         assert_eq!(text.lines().count(), 2, "{text}");
         assert!(text.contains("\"a2\""));
@@ -498,9 +607,9 @@ mod tests {
         let mut b = Session::new();
         b.known = Some((p.to_path_buf(), 0));
         let (sk, line) = msg("a1", "x");
-        a.commit(sk, &line, &p, false).unwrap();
+        a.commit(sk, &line, &p, false, &mut none_held).unwrap();
         let (sk, line) = msg("b1", "x");
-        b.commit(sk, &line, &p, false).unwrap();
+        b.commit(sk, &line, &p, false, &mut none_held).unwrap();
         assert_eq!(b.tree().len(), 1, "b ignores the header and a1 written by this process");
         // An exclusive write to an existing file fails and changes nothing.
         assert!(Session::from_text(HEADER.as_bytes(), Some(&p), WriteMode::Exclusive).is_err());

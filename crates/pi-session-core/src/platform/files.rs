@@ -32,16 +32,16 @@ pub fn open_read(path: &std::path::Path) -> io::Result<File> {
     options.open(path)
 }
 
-/// Opens a file for appends as `appendFileSync` (`"a"`) does, creating it, and for reads too
+/// Opens a file for appends as `appendFileSync` (`"a"`) does, creating it (when `create`), and for reads too
 /// when `read` (an append handle reads back what other processes appended) and the system
 /// allows it: where read access is refused (a file that grants writes only), it opens for
 /// appends alone, as Node does. On Windows with libuv's `fs__open` parameters for `"a"`: the
 /// append right without the write-data right, sharing read, write and delete (the file can be
 /// deleted or renamed over while it is open), OPEN_ALWAYS, and FILE_FLAG_BACKUP_SEMANTICS, so a
 /// folder opens and the write fails (EBADF), where Node's fails.
-pub fn open_append(path: &std::path::Path, read: bool) -> io::Result<File> {
+pub fn open_append(path: &std::path::Path, read: bool, create: bool) -> io::Result<File> {
     let mut options = OpenOptions::new();
-    default_mode(options.read(read).append(true).create(true));
+    default_mode(options.read(read).append(true).create(create));
     #[cfg(windows)]
     {
         use std::os::windows::fs::OpenOptionsExt;
@@ -493,3 +493,8 @@ pub const OPEN_FILES_BLOCK_RENAME: bool = cfg!(windows);
 /// network shares, older Windows), a deleted file that is still open stays in its folder,
 /// and cannot be created again, until its last handle closes.
 pub const HOLD_APPEND_HANDLE: bool = !cfg!(windows);
+
+/// Whether a deleted file can stay at its path while it is open (Windows, where a delete waits
+/// for the last handle to close unless the system deletes with POSIX semantics). On Unix the
+/// path is free at once.
+pub const DELETE_MAY_PEND: bool = cfg!(windows);

@@ -7,22 +7,26 @@ use std::io::{Seek, Write};
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
-use crate::platform;
+use crate::{faults, platform};
 
 /// Appends bytes with one `write` on an `O_APPEND` descriptor. If the write fails part-way
 /// (ENOSPC, EFBIG, EIO), the file is truncated back to its previous length, so the next
 /// append never continues a torn line. Returns the file's length afterwards.
 pub fn append_bytes(path: &Path, bytes: &[u8], sync: bool) -> Result<u64> {
-    let file = platform::open_append(path, false).map_err(|e| Error::io_creating(e, path))?;
+    let file = faults::hit("append.open")
+        .and_then(|()| platform::open_append(path, false, true))
+        .map_err(|e| Error::io_creating(e, path))?;
     write_appending(&file, bytes, sync)
 }
 
 fn write_appending(mut file: &File, bytes: &[u8], sync: bool) -> Result<u64> {
     let before = file.metadata().map(|m| m.len()).ok();
-    let result = file.write_all(bytes).and_then(|_| if sync { file.sync_data() } else { Ok(()) });
+    let result = faults::hit("append.write")
+        .and_then(|()| file.write_all(bytes))
+        .and_then(|_| if sync { faults::hit("append.fsync").and_then(|()| file.sync_data()) } else { Ok(()) });
     if let Err(e) = result {
         if let Some(len) = before {
-            let _ = file.set_len(len);
+            let _ = faults::hit("append.ftruncate").and_then(|()| file.set_len(len));
         }
         return Err(Error::io(e, "write", None));
     }
@@ -34,8 +38,9 @@ fn write_appending(mut file: &File, bytes: &[u8], sync: bool) -> Result<u64> {
 /// Each append is one `write` on an `O_APPEND` descriptor, as the reference's
 /// `appendFileSync` is: the kernel puts it whole at the end of the file, whatever other
 /// writers do at the same moment (on a local file system, concurrent writes to one file
-/// never interleave their bytes). An `fstat` afterwards tells whether the file was unlinked
-/// or replaced meanwhile, and where the line landed.
+/// never interleave their bytes). A `stat` of the path afterwards tells whether the path
+/// still names the file written to (by identity: device and inode, on Windows volume serial
+/// number and file index), and where the line landed.
 pub struct AppendHandle {
     path: PathBuf,
     file: File,
@@ -49,15 +54,20 @@ pub enum Appended {
     /// The bytes are at `start..end`; `len` is the file's length just after the write (more
     /// than `end` when another writer appended right after).
     At { start: u64, end: u64, len: u64 },
-    /// The file was unlinked or replaced (a rename over its path) before the write: the
-    /// bytes went to the old file. Open the path again and repeat the append.
-    Replaced,
+    /// The path no longer names the file written to: another program renamed a file over it
+    /// (an editor's save that keeps `file~`, a repair that keeps a hard-linked `.bak`), moved
+    /// it away or deleted it, before or during the write. The bytes were taken back out of
+    /// the old file (where nothing followed them); the caller appends again to what is at the
+    /// path now, as the reference (which opens the path for every append) does.
+    Moved,
 }
 
 impl AppendHandle {
-    /// Opens (creating, like `appendFileSync`) `path` for appends and reads.
-    pub fn open(path: &Path) -> std::io::Result<AppendHandle> {
-        let file = platform::open_append(path, true)?;
+    /// Opens `path` for appends and reads; `create`: creating it, as `appendFileSync` does
+    /// (without it, a missing file is `NotFound`).
+    pub fn open(path: &Path, create: bool) -> std::io::Result<AppendHandle> {
+        faults::hit("append.open")?;
+        let file = platform::open_append(path, true, create)?;
         let id = platform::file_id(&file);
         Ok(AppendHandle { path: path.to_path_buf(), file, id })
     }
@@ -92,7 +102,7 @@ impl AppendHandle {
     pub fn append(&mut self, bytes: &[u8], expected: Option<u64>, sync: bool) -> Result<Appended> {
         let _lock = platform::AppendLock::take(&self.file);
         let first = loop {
-            match (&self.file).write(bytes) {
+            match faults::hit("append.write").and_then(|()| (&self.file).write(bytes)) {
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
                 r => break r,
             }
@@ -110,14 +120,24 @@ impl AppendHandle {
             }
             Some(start)
         };
-        if sync && let Err(e) = self.file.sync_data() {
+        if sync && let Err(e) = faults::hit("append.fsync").and_then(|()| self.file.sync_data()) {
+            self.roll_back(start, total);
             return Err(Error::io(e, "write", None));
         }
-        let meta = self.file.metadata().map_err(|e| Error::io(e, "write", None))?;
-        if platform::is_unlinked(&self.file, &meta) {
-            return Ok(Appended::Replaced);
-        }
-        let len = meta.len();
+        // Where the path points now. Not the handle's link count: a rename of the file to
+        // `file~` or a hard-linked backup keeps it above 0 while the path names another file.
+        let here = match faults::hit("append.stat").map(|()| platform::stamp(&self.path)) {
+            Ok(here) => here,
+            Err(e) => {
+                self.roll_back(start, total);
+                return Err(Error::io(e, "write", None));
+            }
+        };
+        let Some(meta) = here.filter(|h| self.is_this(h)) else {
+            self.roll_back(start, total);
+            return Ok(Appended::Moved);
+        };
+        let len = meta.size;
         let start = match (start, expected) {
             (Some(s), _) => s,
             (None, Some(e)) if e + total == len => e,
@@ -127,10 +147,36 @@ impl AppendHandle {
         Ok(Appended::At { start, end: start + total, len })
     }
 
+    /// Whether the path's stamp is this handle's file (and, on Windows, not one waiting for
+    /// its deletion). Without identities on the platform, only an unlinked file is told apart.
+    fn is_this(&self, here: &platform::FileStamp) -> bool {
+        match (here.id, self.id) {
+            (Some(a), Some(b)) if a != b => false,
+            // The same identity settles it where a deleted file leaves its path at once (an
+            // open file's inode number is not reused); on Windows a file waiting for its
+            // deletion still answers at its path.
+            (Some(_), Some(_)) if !platform::DELETE_MAY_PEND => true,
+            _ => !self.file.metadata().map_or(true, |m| platform::is_unlinked(&self.file, &m)),
+        }
+    }
+
+    /// Takes a write of `total` bytes back out of the file (it began at `start`, or ended at
+    /// the cursor), if nothing was appended after it.
+    fn roll_back(&self, start: Option<u64>, total: u64) {
+        let start = match start {
+            Some(s) => s,
+            None => match platform::append_position(&self.file) {
+                Ok(end) if end >= total => end - total,
+                _ => return,
+            },
+        };
+        self.truncate_if_last(start, start + total);
+    }
+
     /// Cuts a failed write's bytes `start..end` off the file if nothing was appended after them.
     fn truncate_if_last(&self, start: u64, end: u64) {
         if self.file.metadata().is_ok_and(|m| m.len() == end) {
-            let _ = self.file.set_len(start);
+            let _ = faults::hit("append.ftruncate").and_then(|()| self.file.set_len(start));
         }
     }
 }
@@ -180,10 +226,10 @@ pub fn write_file_with(
     let sync = (mode == WriteMode::Replace && exists) || durable();
     let tmp = temp_path(path);
     let mut write_tmp = || -> std::io::Result<u64> {
-        let f = platform::open_new(&tmp)?;
-        write(&f)?;
+        let f = faults::hit("write.open").and_then(|()| platform::open_new(&tmp))?;
+        faults::hit("write.write").and_then(|()| write(&f))?;
         if sync {
-            f.sync_all()?;
+            faults::hit("write.fsync").and_then(|()| f.sync_all())?;
         }
         (&f).stream_position()
     };
@@ -196,10 +242,12 @@ pub fn write_file_with(
         }
     };
     let done = match mode {
-        WriteMode::Replace => fs::rename(&tmp, path),
-        WriteMode::Exclusive => fs::hard_link(&tmp, path),
+        WriteMode::Replace => faults::hit("write.rename").and_then(|()| fs::rename(&tmp, path)),
+        WriteMode::Exclusive => faults::hit("write.link").and_then(|()| fs::hard_link(&tmp, path)),
     };
-    let _ = if mode == WriteMode::Exclusive { fs::remove_file(&tmp) } else { Ok(()) };
+    if mode == WriteMode::Exclusive {
+        remove_temp(&tmp);
+    }
     match done {
         Ok(()) => {
             if sync {
@@ -258,6 +306,13 @@ fn temp_path(path: &Path) -> PathBuf {
     path.with_file_name(format!(".{name}.{}.tmp", &nonce[..12]))
 }
 
+/// Removes a temp file; where the first try fails (a failpoint, a transient error), once more.
+fn remove_temp(tmp: &Path) {
+    if faults::hit("write.unlink").and_then(|()| fs::remove_file(tmp)).is_err() {
+        let _ = fs::remove_file(tmp);
+    }
+}
+
 fn sync_dir(path: &Path) {
     if let Some(dir) = path.parent() {
         let dir = if dir.as_os_str().is_empty() { Path::new(".") } else { dir };
@@ -280,7 +335,7 @@ mod tests {
         let d = tmpdir();
         let p = d.join("f.jsonl");
         fs::write(&p, b"{\"a\":1}\n").unwrap();
-        let mut h = AppendHandle::open(&p).unwrap();
+        let mut h = AppendHandle::open(&p, true).unwrap();
         // Where the caller expected: no further question.
         assert_eq!(h.append(b"x\n", Some(8), false).unwrap(), Appended::At { start: 8, end: 10, len: 10 });
         // Another writer appended first (a partial line too): ours still lands whole, at the end.
@@ -296,7 +351,7 @@ mod tests {
         // A replaced file is noticed.
         fs::write(d.join("g.jsonl"), b"").unwrap();
         fs::rename(d.join("g.jsonl"), &p).unwrap();
-        assert_eq!(h.append(b"z\n", Some(25), false).unwrap(), Appended::Replaced);
+        assert_eq!(h.append(b"z\n", Some(25), false).unwrap(), Appended::Moved);
         assert_eq!(fs::read(&p).unwrap(), b"");
     }
 
