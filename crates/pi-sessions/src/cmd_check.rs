@@ -355,6 +355,14 @@ pub fn check_file(path: &Path, do_repair: bool) -> Report {
         return a.report;
     }
     let Ok(before) = before else { return a.report };
+    // A session in use is not rewritten, as `prune`, `archive` and `rm` leave it: the next
+    // append of the process holding it would land in the file at the path, but what that
+    // process holds and the repaired file would disagree.
+    if let Some(why) = crate::held::why_held(path) {
+        let mut r = a.report;
+        r.repair = Some(Err(format!("in use: {why}")));
+        return r;
+    }
     match repair(path, &a, &before) {
         Ok(done) => {
             // Report the file as it is now.

@@ -14,6 +14,33 @@ use common::fixtures::*;
 // check
 // ---------------------------------------------------------------------------
 
+/// Files written a moment ago count as in use (pi may be writing them): the repair tests that
+/// are not about that rule turn it off.
+const FREE: (&str, &str) = ("PI_SESSION_NATIVE_CLI_RECENT_SECS", "0");
+
+/// `--repair` leaves a session in use as it is, as `prune`, `archive` and `rm` do: one written
+/// a moment ago, and one another process holds open for appends (as pi does), whatever its age.
+#[test]
+fn check_repair_refuses_sessions_in_use() {
+    let t = Tmp::new("repair-in-use");
+    damaged(&t.0);
+    let torn = t.0.join("torn.jsonl");
+    let torn0 = fs::read(&torn).unwrap();
+    let o = run(&["check", torn.to_str().unwrap(), "--repair"], &[]);
+    assert_eq!(o.code, 1, "{}", o.stdout);
+    assert!(o.stdout.contains("in use: modified"), "{}", o.stdout);
+    assert_eq!(fs::read(&torn).unwrap(), torn0, "not repaired");
+    assert!(!t.0.join("torn.jsonl.bak").exists(), "no backup made");
+    if cfg!(target_os = "linux") {
+        let _held = fs::OpenOptions::new().append(true).open(&torn).unwrap();
+        let o = run(&["check", torn.to_str().unwrap(), "--repair"], &[FREE]);
+        assert!(o.stdout.contains("in use: "), "{}", o.stdout);
+        assert_eq!(fs::read(&torn).unwrap(), torn0, "not repaired while held");
+    }
+    let o = run(&["check", torn.to_str().unwrap(), "--repair"], &[FREE]);
+    assert_eq!(o.code, 0, "free again: repaired: {}", o.stdout);
+}
+
 #[test]
 fn check_reports_each_kind_of_damage() {
     let t = Tmp::new("check");
@@ -68,8 +95,8 @@ fn check_reads_in_blocks() {
     for f in ["big.jsonl", "torn.jsonl", "malformed.jsonl"] {
         fs::copy(t.0.join(f), copy.0.join(f)).unwrap();
     }
-    let repaired = run(&["check", dir, "--repair", "--json"], &[("PI_SESSION_NATIVE_CLI_READ_CHUNK", "4096")]);
-    let again = run(&["check", copy.0.to_str().unwrap(), "--repair", "--json"], &[]);
+    let repaired = run(&["check", dir, "--repair", "--json"], &[("PI_SESSION_NATIVE_CLI_READ_CHUNK", "4096"), FREE]);
+    let again = run(&["check", copy.0.to_str().unwrap(), "--repair", "--json"], &[FREE]);
     assert_eq!(repaired.code, again.code);
     for f in ["big.jsonl", "torn.jsonl", "malformed.jsonl"] {
         assert!(fs::read(t.0.join(f)).unwrap() == fs::read(copy.0.join(f)).unwrap(), "{f} repaired differently");
@@ -90,7 +117,7 @@ fn check_repair_backs_up_and_rewrites_only_sessions() {
         before("orphan.jsonl"),
         before("nonl.jsonl"),
     );
-    let o = run(&["check", t.0.to_str().unwrap(), "--repair", "--json"], &[]);
+    let o = run(&["check", t.0.to_str().unwrap(), "--repair", "--json"], &[FREE]);
     assert_eq!(o.code, 1, "orphans, duplicates, cycles and old versions remain");
     let r = o.json();
     assert!(
@@ -127,7 +154,7 @@ fn check_repair_backs_up_and_rewrites_only_sessions() {
     // Repaired files are now clean; a second repair keeps the first backup.
     assert_eq!(run(&["check", t.0.join("torn.jsonl").to_str().unwrap()], &[]).code, 0);
     fs::write(t.0.join("torn.jsonl"), [torn.as_bytes(), b"{broken"].concat()).unwrap();
-    let again = run(&["check", t.0.join("torn.jsonl").to_str().unwrap(), "--repair"], &[]);
+    let again = run(&["check", t.0.join("torn.jsonl").to_str().unwrap(), "--repair"], &[FREE]);
     assert_eq!(again.code, 0, "{}", again.stdout);
     assert!(t.0.join("torn.jsonl.bak.1").exists());
     assert_eq!(fs::read(t.0.join("torn.jsonl.bak")).unwrap(), torn0);

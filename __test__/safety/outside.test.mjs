@@ -1,0 +1,174 @@
+// What other programs do to a session file while a SessionManager has it open, run against pi's class and
+// ours with the same assertions: where do the next appends land? The reference opens the path for every
+// append (`appendFileSync`), so its lines always land in the file at the path; ours must too (docs/safety.md,
+// "The outside world"). Where nothing is at the path (moved away, deleted), ours writes the whole session
+// there, where the reference writes headerless lines (pi's #8939): ours is better there, and the test says so.
+import { existsSync, linkSync, mkdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import * as ours from "../../index.js";
+import { makeTempRoot } from "../helpers/tmp.mjs";
+
+const ref = await import(
+  new URL("../../node_modules/@earendil-works/pi-coding-agent/dist/core/session-manager.js", import.meta.url).href
+);
+const IMPLS = [
+  ["ref", ref.SessionManager],
+  ["ours", ours.SessionManager],
+];
+const root = makeTempRoot("outside");
+
+const user = (text) => ({ role: "user", content: text, timestamp: 1 });
+const assistant = (text) => ({
+  role: "assistant",
+  content: [{ type: "text", text }],
+  provider: "p",
+  model: "m",
+  usage: { input: 1, output: 1 },
+  stopReason: "stop",
+  timestamp: 2,
+});
+
+/** The texts of the message entries of a file, `#` for the header, `?` for other lines; [] if missing. */
+function shape(path) {
+  if (!existsSync(path)) return [];
+  return readFileSync(path, "utf8")
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => {
+      const e = JSON.parse(l);
+      if (e.type === "session") return "#";
+      const c = e.message?.content;
+      return typeof c === "string" ? c : (c?.[0]?.text ?? "?");
+    });
+}
+
+function rewrite(path, text) {
+  const tmp = `${path}.new`;
+  writeFileSync(tmp, text);
+  renameSync(tmp, path);
+}
+
+/**
+ * The outside changes, each with what it leaves beside the path (`aside`) and the file that is at the path
+ * afterwards, as the user sees them. `whole`: the file at the path afterwards is the whole session in ours;
+ * the reference writes headerless lines there (pi's #8939).
+ */
+const CHANGES = [
+  {
+    name: "an editor's save that keeps file~ (Emacs; vim with backupcopy=no)",
+    change: (p) => {
+      const text = readFileSync(p);
+      renameSync(p, `${p}~`);
+      writeFileSync(p, text);
+    },
+    aside: (p) => `${p}~`,
+  },
+  {
+    name: "a repair that keeps a hard-linked .bak (pi-sessions check --repair)",
+    change: (p) => {
+      linkSync(p, `${p}.bak`);
+      rewrite(p, readFileSync(p));
+    },
+    aside: (p) => `${p}.bak`,
+  },
+  { name: "mv away", change: (p) => renameSync(p, `${p}.moved`), aside: (p) => `${p}.moved`, whole: true },
+  { name: "rm", change: (p) => rmSync(p), whole: true },
+  { name: "a replacement by rename", change: (p) => rewrite(p, readFileSync(p)) },
+  { name: "cp over", change: (p) => writeFileSync(p, readFileSync(p)) },
+];
+
+describe("an append after another program changed the file lands in the file at the path", () => {
+  for (const c of CHANGES) {
+    it(c.name, () => {
+      const seen = {};
+      for (const [name, SM] of IMPLS) {
+        const dir = join(root, c.name.replace(/\W+/g, "-"), name);
+        mkdirSync(dir, { recursive: true });
+        const sm = SM.create("/cwd", dir);
+        sm.appendMessage(user("u1"));
+        sm.appendMessage(assistant("a1"));
+        const p = sm.getSessionFile();
+        c.change(p);
+        for (const t of ["x1", "x2", "x3"]) sm.appendMessage(user(t));
+        seen[name] = { at: shape(p), aside: c.aside ? shape(c.aside(p)) : [] };
+        // The session reopens in pi's own class with every entry it should hold.
+        try {
+          const reopened = ref.SessionManager.open(p, dir);
+          seen[name].reopened = reopened.getEntries().map((e) => e.message?.content?.[0]?.text ?? e.message?.content);
+        } catch (e) {
+          seen[name].reopened = e.message.replace(p, "<file>");
+        }
+      }
+      const before = ["#", "u1", "a1"];
+      const lines = ["x1", "x2", "x3"];
+      // Nothing went to the file beside the path.
+      expect(seen.ours.aside).toEqual(c.aside ? before : []);
+      expect(seen.ref.aside).toEqual(seen.ours.aside);
+      if (c.whole) {
+        // Ours writes the whole session at the path; the reference three headerless lines (#8939).
+        expect(seen.ref.at).toEqual(lines);
+        expect(seen.ref.reopened).toBe("Session file is not a valid pi session: <file>");
+        expect(seen.ours.at).toEqual([...before, ...lines]);
+        expect(seen.ours.reopened).toEqual(["u1", "a1", ...lines]);
+      } else {
+        expect(seen.ours.at).toEqual([...before, ...lines]);
+        expect(seen.ours).toEqual(seen.ref);
+      }
+    });
+  }
+
+  it("a symlinked session path whose target an editor saves with a backup", () => {
+    const seen = {};
+    for (const [name, SM] of IMPLS) {
+      const dir = join(root, "symlink", name);
+      mkdirSync(dir, { recursive: true });
+      const real = join(dir, "real.jsonl");
+      const sm0 = SM.create("/cwd", dir);
+      sm0.appendMessage(user("u1"));
+      sm0.appendMessage(assistant("a1"));
+      renameSync(sm0.getSessionFile(), real);
+      const link = join(dir, "link.jsonl");
+      symlinkSync(real, link);
+      const sm = SM.open(link, dir);
+      sm.appendMessage(user("x1"));
+      const text = readFileSync(real);
+      renameSync(real, `${real}~`);
+      writeFileSync(real, text);
+      sm.appendMessage(user("x2"));
+      seen[name] = { real: shape(real), backup: shape(`${real}~`) };
+    }
+    expect(seen.ours).toEqual({ real: ["#", "u1", "a1", "x1", "x2"], backup: ["#", "u1", "a1", "x1"] });
+    expect(seen.ours).toEqual(seen.ref);
+  });
+
+  it("a session folder moved away: the append throws ENOENT, keeps nothing, and the moved file is untouched", () => {
+    const seen = {};
+    for (const [name, SM] of IMPLS) {
+      const base = join(root, "folder", name);
+      const dir = join(base, "sessions");
+      mkdirSync(dir, { recursive: true });
+      const sm = SM.create("/cwd", dir);
+      sm.appendMessage(user("u1"));
+      sm.appendMessage(assistant("a1"));
+      const p = sm.getSessionFile();
+      renameSync(dir, join(base, "moved"));
+      let thrown;
+      try {
+        sm.appendMessage(user("x1"));
+      } catch (e) {
+        thrown = { code: e.code, message: e.message.replace(p, "<file>") };
+      }
+      seen[name] = {
+        thrown,
+        entries: sm.getEntries().length,
+        leaf: sm.getLeafEntry()?.message?.content?.[0]?.text,
+        moved: shape(join(base, "moved", p.slice(dir.length + 1))),
+        folder: existsSync(dir),
+      };
+    }
+    expect(seen.ours.thrown?.code).toBe("ENOENT");
+    expect(seen.ours).toEqual({ ...seen.ref });
+    expect(seen.ours.moved).toEqual(["#", "u1", "a1"]);
+  });
+});
