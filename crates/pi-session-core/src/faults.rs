@@ -43,6 +43,9 @@ pub fn hit(name: &'static str) -> io::Result<()> {
 #[cfg(feature = "failpoints")]
 pub use armed::{arm, disarm, fired};
 
+#[cfg(all(test, feature = "failpoints"))]
+mod matrix;
+
 #[cfg(feature = "failpoints")]
 mod armed {
     use std::cell::RefCell;
