@@ -13,7 +13,7 @@
 //   DIFF_SABOTAGE=name with DIFF_SELF=1, deliberately break the "ours" side in one way (see SABOTAGES below) to
 //                      check that the suite notices. Never set in normal runs.
 //   DIFF_OURS=path     load "ours" from another file (default ../../index.js; e.g. ../../index.mjs).
-import { mkdirSync } from "node:fs";
+import { closeSync, existsSync, mkdirSync, openSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { Normalizer } from "../../support/normalize.mjs";
@@ -51,7 +51,32 @@ export function rollBackFailedAppends(mod) {
   };
 }
 
+/**
+ * Where the session file was deleted or moved away while a manager had it, pi's class appends headerless lines
+ * at the path (pi's #8939), a file it cannot open again; ours writes the whole session there (our documented
+ * data-safety fix, docs/safety.md "The outside world"). The harness gives the reference that fix and nothing else
+ * (its own first-flush code: `wx`, every entry), so that what follows an external delete is still compared;
+ * safety/outside.test.mjs checks the unpatched reference's headerless lines.
+ */
+export function writeWholeWhereGone(mod) {
+  const proto = mod.SessionManager.prototype;
+  const persist = proto._persist;
+  proto._persist = function _persist(entry) {
+    if (this.persist && this.sessionFile && this.flushed && !existsSync(this.sessionFile)) {
+      const fd = openSync(this.sessionFile, "wx");
+      try {
+        for (const e of this.fileEntries) writeFileSync(fd, `${JSON.stringify(e)}\n`);
+      } finally {
+        closeSync(fd);
+      }
+      return;
+    }
+    return persist.call(this, entry);
+  };
+}
+
 export const ref = await import(REF_URL);
+writeWholeWhereGone(ref);
 
 /**
  * The names every implementation must export: the reference module's own (pi 1.6.0's; from pi 1.5.0
@@ -66,6 +91,7 @@ async function loadOurs() {
     // A query string gives a separate module instance (its own SessionManager class), so sabotage applied to it
     // does not leak into the reference side.
     const self = { ...(await import(`${REF_URL}?diff-self`)) };
+    writeWholeWhereGone(self);
     if (REF_KEEPS_FAILED_APPENDS) rollBackFailedAppends(self);
     return self;
   }

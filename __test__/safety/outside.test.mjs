@@ -3,9 +3,21 @@
 // append (`appendFileSync`), so its lines always land in the file at the path; ours must too (docs/safety.md,
 // "The outside world"). Where nothing is at the path (moved away, deleted), ours writes the whole session
 // there, where the reference writes headerless lines (pi's #8939): ours is better there, and the test says so.
-import { existsSync, linkSync, mkdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import {
+  appendFileSync,
+  existsSync,
+  linkSync,
+  mkdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { fileURLToPath } from "node:url";
+import { beforeAll, describe, expect, it } from "vitest";
 import * as ours from "../../index.js";
 import { makeTempRoot } from "../helpers/tmp.mjs";
 
@@ -29,14 +41,19 @@ const assistant = (text) => ({
   timestamp: 2,
 });
 
-/** The texts of the message entries of a file, `#` for the header, `?` for other lines; [] if missing. */
+/** The texts of the message entries of a file, `#` for the header, `?` for other entries, `!` for lines that do not parse; [] if missing. */
 function shape(path) {
   if (!existsSync(path)) return [];
   return readFileSync(path, "utf8")
     .split("\n")
     .filter(Boolean)
     .map((l) => {
-      const e = JSON.parse(l);
+      let e;
+      try {
+        e = JSON.parse(l);
+      } catch {
+        return "!";
+      }
       if (e.type === "session") return "#";
       const c = e.message?.content;
       return typeof c === "string" ? c : (c?.[0]?.text ?? "?");
@@ -171,4 +188,55 @@ describe("an append after another program changed the file lands in the file at 
     expect(seen.ours).toEqual({ ...seen.ref });
     expect(seen.ours.moved).toEqual(["#", "u1", "a1"]);
   });
+});
+
+describe("our own command line never rewrites a session a SessionManager of ours is appending to", () => {
+  const repo = fileURLToPath(new URL("../..", import.meta.url));
+  const bin = process.env.PI_SESSIONS_BIN || join(repo, "target", "release", "pi-sessions");
+  beforeAll(() => {
+    if (existsSync(bin)) return;
+    const r = spawnSync("cargo", ["build", "--release", "--bin", "pi-sessions"], { cwd: repo, stdio: "inherit" });
+    if (r.status !== 0) throw new Error("cannot build pi-sessions");
+  }, 600_000);
+
+  it.skipIf(process.platform !== "linux")(
+    "prune, check --repair, archive and rm refuse it (held open), and every append lands",
+    () => {
+      const agent = join(root, "cli-agent");
+      const dir = join(agent, "sessions", "--cwd--");
+      mkdirSync(dir, { recursive: true });
+      const sm = ours.SessionManager.create("/cwd", dir);
+      sm.appendMessage(user("u1"));
+      const a1 = sm.appendMessage(assistant("a1"));
+      sm.appendMessage(user("side"));
+      sm.branch(a1);
+      sm.appendMessage(user("u2"));
+      const p = sm.getSessionFile();
+      // Damage that `check --repair` would drop, written by another program.
+      appendFileSync(p, "not json\n");
+      const before = readFileSync(p);
+      // The "modified in the last minute" rule off: the held descriptor alone must refuse.
+      const env = { ...process.env, XDG_DATA_HOME: join(agent, ".xdg"), PI_SESSION_NATIVE_CLI_RECENT_SECS: "0" };
+      const outcomes = {};
+      for (const args of [
+        ["prune", p],
+        ["check", p, "--repair"],
+        ["archive", p],
+        ["rm", p, "--permanent"],
+      ]) {
+        const r = spawnSync(bin, ["--agent-dir", agent, ...args], { encoding: "utf8", env });
+        outcomes[args[0]] = { code: r.status, inUse: /in use/.test(r.stdout + r.stderr) };
+        expect(readFileSync(p).equals(before), `${args[0]} left the file as it was`).toBe(true);
+      }
+      expect(outcomes).toEqual({
+        prune: { code: 1, inUse: true },
+        check: { code: 1, inUse: true },
+        archive: { code: 1, inUse: true },
+        rm: { code: 1, inUse: true },
+      });
+      for (const t of ["x1", "x2", "x3"]) sm.appendMessage(user(t));
+      expect(shape(p)).toEqual(["#", "u1", "a1", "side", "u2", "!", "x1", "x2", "x3"]);
+      expect(existsSync(`${p}.bak`)).toBe(false);
+    },
+  );
 });

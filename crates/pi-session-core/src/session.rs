@@ -322,7 +322,8 @@ impl Session {
     }
 
     /// Writes the whole session to `path`, where nothing is: every item's line (the stored
-    /// ones from this session's store, the facade's from `held`), then `line`; atomically and
+    /// ones from this session's store, as `JSON.stringify(JSON.parse(line))`; the facade's
+    /// from `held`), then `line`; atomically and
     /// exclusively (a temp file linked into place). `None` when a file appeared at the path
     /// meanwhile. Returns where `line` landed.
     fn write_whole(&mut self, path: &Path, line: &[u8], held: &mut HeldLines) -> Result<Option<(u64, u64)>> {
@@ -338,13 +339,16 @@ impl Session {
             let mut next = facade_lines.iter();
             let mut failed = None;
             store.for_each(&all, |_, stored| {
-                let text = match stored {
-                    Some(text) => text,
-                    None => next.next().map_or(&b""[..], |l| l.as_slice()),
+                // As `JSON.stringify` of the parsed entry, as the reference's whole-file writes
+                // are: canonical lines as they are, the others re-serialised.
+                let text: std::borrow::Cow<[u8]> = match stored {
+                    Some(text) if crate::json::canonical_members(text, |_, _, _| {}) => text.into(),
+                    Some(text) => crate::json::stringify_parsed(text).map_or(text.into(), Into::into),
+                    None => next.next().map_or(&b""[..], |l| l.as_slice()).into(),
                 };
                 if failed.is_none()
                     && let Err(e) =
-                        std::io::Write::write_all(&mut w, text).and_then(|()| std::io::Write::write_all(&mut w, b"\n"))
+                        std::io::Write::write_all(&mut w, &text).and_then(|()| std::io::Write::write_all(&mut w, b"\n"))
                 {
                     failed = Some(e);
                 }
