@@ -3,7 +3,8 @@
 // append (`appendFileSync`), so its lines always land in the file at the path; ours must too (docs/safety.md,
 // "The outside world"). Where nothing is at the path (moved away, deleted), ours writes the whole session
 // there, where the reference writes headerless lines (pi's #8939): ours is better there, and the test says so.
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
+import { once } from "node:events";
 import {
   appendFileSync,
   existsSync,
@@ -188,6 +189,72 @@ describe("an append after another program changed the file lands in the file at 
     expect(seen.ours).toEqual({ ...seen.ref });
     expect(seen.ours.moved).toEqual(["#", "u1", "a1"]);
   });
+});
+
+describe("two processes appending while a third replaces the file between their turns", () => {
+  /** A child appending in phases (phased-writer.mjs); `go(n, tag)` resolves when its n appends returned. */
+  function writer(impl, file) {
+    const child = spawn(process.execPath, [fileURLToPath(new URL("phased-writer.mjs", import.meta.url)), file], {
+      env: { ...process.env, SAFETY_IMPL: impl },
+      stdio: ["pipe", "pipe", "inherit"],
+    });
+    let buffered = "";
+    const waiting = [];
+    child.stdout.on("data", (d) => {
+      buffered += d;
+      let nl = buffered.indexOf("\n");
+      while (nl >= 0) {
+        const line = buffered.slice(0, nl);
+        buffered = buffered.slice(nl + 1);
+        waiting.shift()?.(line);
+        nl = buffered.indexOf("\n");
+      }
+    });
+    return {
+      go: (n, tag) =>
+        new Promise((resolve) => {
+          waiting.push(resolve);
+          child.stdin.write(`go ${n} ${tag}\n`);
+        }),
+      end: async () => {
+        child.stdin.end();
+        await once(child, "exit");
+      },
+    };
+  }
+
+  for (const [impl] of IMPLS) {
+    it(`${impl}: every line in the file at the path, once, after an editor's save and a repair with a .bak`, async () => {
+      const dir = join(root, "three", impl);
+      mkdirSync(dir, { recursive: true });
+      const sm = IMPLS.find(([n]) => n === impl)[1].create("/cwd", dir);
+      sm.appendMessage(user("u1"));
+      sm.appendMessage(assistant("a1"));
+      const p = sm.getSessionFile();
+      const [w1, w2] = [writer(impl, p), writer(impl, p)];
+      const phase = (tag) => Promise.all([w1.go(40, `${tag}-1`), w2.go(40, `${tag}-2`)]);
+      expect(await phase("p1")).toEqual(["done", "done"]);
+      const saved = readFileSync(p);
+      renameSync(p, `${p}~`);
+      writeFileSync(p, saved);
+      expect(await phase("p2")).toEqual(["done", "done"]);
+      linkSync(p, `${p}.bak`);
+      rewrite(p, readFileSync(p));
+      expect(await phase("p3")).toEqual(["done", "done"]);
+      await Promise.all([w1.end(), w2.end()]);
+      const at = shape(p);
+      expect(at.slice(0, 3)).toEqual(["#", "u1", "a1"]);
+      const want = [];
+      for (const ph of ["p1", "p2", "p3"])
+        for (const w of [1, 2]) for (let i = 0; i < 40; i++) want.push(`${ph}-${w} ${i}`);
+      expect(at.slice(3).sort()).toEqual(want.sort());
+      // What was set aside got nothing after it was set aside.
+      expect(shape(`${p}~`).filter((t) => !t.startsWith("p1"))).toEqual(["#", "u1", "a1"]);
+      expect(shape(`${p}.bak`).filter((t) => t.startsWith("p3"))).toEqual([]);
+      // pi's class opens it with every entry.
+      expect(ref.SessionManager.open(p, dir).getEntries().length).toBe(2 + 240);
+    }, 60_000);
+  }
 });
 
 describe("our own command line never rewrites a session a SessionManager of ours is appending to", () => {

@@ -186,7 +186,7 @@ impl Session {
         }
         self.let_go_after_append();
         self.push(sk);
-        self.known = Some((path.to_path_buf(), landed.end));
+        self.set_known(path, landed.end);
         Ok(Commit::Written)
     }
 
@@ -195,7 +195,7 @@ impl Session {
     pub fn append_line(&mut self, path: &Path, line: &[u8], sync: bool, held: &mut HeldLines) -> Result<()> {
         let landed = self.write_line(path, line, sync, held)?;
         self.let_go_after_append();
-        self.known = Some((path.to_path_buf(), landed.end));
+        self.set_known(path, landed.end);
         Ok(())
     }
 
@@ -239,6 +239,15 @@ impl Session {
     /// How long this session believes `path` is: what it last read or wrote there. Only the
     /// file this session holds can have entries to pick up (after a failed `setSessionFile`,
     /// the reference appends to a file it never read: so do we).
+    /// Records that this session's file at `path` is `len` bytes long (without a new path
+    /// buffer per append).
+    fn set_known(&mut self, path: &Path, len: u64) {
+        match &mut self.known {
+            Some((p, l)) if p == path => *l = len,
+            known => *known = Some((path.to_path_buf(), len)),
+        }
+    }
+
     fn known_len(&self, path: &Path) -> Option<u64> {
         self.known.as_ref().filter(|(p, _)| p == path).map(|(_, len)| *len)
     }
@@ -305,7 +314,9 @@ impl Session {
             match h.append(line, expected, sync)? {
                 Appended::At { start, end, .. } => {
                     own_writes::appended(h.id(), start, end);
-                    self.wrote = Some(path.to_path_buf());
+                    if self.wrote.as_deref() != Some(path) {
+                        self.wrote = Some(path.to_path_buf());
+                    }
                     return Ok(Landed { start, end, elsewhere });
                 }
                 Appended::Moved => {

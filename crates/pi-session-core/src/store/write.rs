@@ -46,6 +46,9 @@ pub struct AppendHandle {
     file: File,
     /// Device and inode, where the platform has them.
     id: Option<(u64, u64)>,
+    /// Opened from the path just now: the first append needs no check that the path still
+    /// names it.
+    fresh: bool,
 }
 
 /// Where an append landed.
@@ -69,7 +72,7 @@ impl AppendHandle {
         faults::hit("append.open")?;
         let file = platform::open_append(path, true, create)?;
         let id = platform::file_id(&file);
-        Ok(AppendHandle { path: path.to_path_buf(), file, id })
+        Ok(AppendHandle { path: path.to_path_buf(), file, id, fresh: true })
     }
 
     pub fn path(&self) -> &Path {
@@ -101,6 +104,12 @@ impl AppendHandle {
     /// never continues a torn line, and the error is returned.
     pub fn append(&mut self, bytes: &[u8], expected: Option<u64>, sync: bool) -> Result<Appended> {
         let _lock = platform::AppendLock::take(&self.file);
+        // Where the path points, before the write: a file set aside since the last append
+        // (`file~`, a `.bak`) gets no byte. Other processes may hold it open too, and a line
+        // of theirs after ours would keep ours from being cut back out.
+        if !std::mem::take(&mut self.fresh) && !self.still_here()? {
+            return Ok(Appended::Moved);
+        }
         let first = loop {
             match faults::hit("append.write").and_then(|()| (&self.file).write(bytes)) {
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
@@ -124,8 +133,8 @@ impl AppendHandle {
             self.roll_back(start, total);
             return Err(Error::io(e, "write", None));
         }
-        // Where the path points now. Not the handle's link count: a rename of the file to
-        // `file~` or a hard-linked backup keeps it above 0 while the path names another file.
+        // And after it: a rename over the path while the write was in flight sent the line to
+        // the file set aside; it is cut back out of it (where nothing followed it).
         let here = match faults::hit("append.stat").map(|()| platform::stamp(&self.path)) {
             Ok(here) => here,
             Err(e) => {
@@ -145,6 +154,16 @@ impl AppendHandle {
             _ => platform::append_position(&self.file).map_err(|e| Error::io(e, "write", None))? - total,
         };
         Ok(Appended::At { start, end: start + total, len })
+    }
+
+    /// Whether the path still names this handle's file. Not the handle's link count: a
+    /// rename of the file to `file~` or a hard-linked backup keeps it above 0 while the path
+    /// names another file.
+    fn still_here(&self) -> Result<bool> {
+        let here = faults::hit("append.stat")
+            .map(|()| platform::stamp(&self.path))
+            .map_err(|e| Error::io(e, "write", None))?;
+        Ok(here.is_some_and(|h| self.is_this(&h)))
     }
 
     /// Whether the path's stamp is this handle's file (and, on Windows, not one waiting for
