@@ -72,6 +72,7 @@ const EXCLUDED_FILES = [
   ],
 ];
 const EXCLUDED = [
+  ["a symlinked session path", "makes a symlink, which wine cannot make on its Z: drive (ENOTSUP)"],
   ["EFBIG", "limits the file size with bash's ulimit -f and SIGXFSZ, which Windows has neither of"],
   [
     "no native binary, pi installed",

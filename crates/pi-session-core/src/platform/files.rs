@@ -383,8 +383,30 @@ mod win {
         event: *mut c_void,
     }
 
+    /// `ReplaceFileW(to, from, backup)`: `from` takes `to`'s place, and `to` becomes `backup`.
+    #[cfg(test)]
+    pub fn replace_file(to: &std::path::Path, from: &std::path::Path, backup: &std::path::Path) -> io::Result<()> {
+        use std::os::windows::ffi::OsStrExt;
+        let wide = |p: &std::path::Path| p.as_os_str().encode_wide().chain(Some(0)).collect::<Vec<u16>>();
+        let (to, from, backup) = (wide(to), wide(from), wide(backup));
+        // SAFETY: three NUL-terminated UTF-16 paths that outlive the call; no reserved pointers.
+        let ok = unsafe {
+            ReplaceFileW(to.as_ptr(), from.as_ptr(), backup.as_ptr(), 0, std::ptr::null_mut(), std::ptr::null_mut())
+        };
+        if ok == 0 { Err(io::Error::last_os_error()) } else { Ok(()) }
+    }
+
     #[link(name = "kernel32")]
     unsafe extern "system" {
+        #[cfg(test)]
+        fn ReplaceFileW(
+            to: *const u16,
+            from: *const u16,
+            backup: *const u16,
+            flags: u32,
+            exclude: *mut c_void,
+            reserved: *mut c_void,
+        ) -> i32;
         fn GetFileInformationByHandle(file: *mut c_void, info: *mut ByHandleFileInformation) -> i32;
         fn GetFileInformationByHandleEx(file: *mut c_void, class: i32, info: *mut c_void, size: u32) -> i32;
         fn LockFileEx(file: *mut c_void, flags: u32, reserved: u32, low: u32, high: u32, o: *mut Overlapped) -> i32;
@@ -479,6 +501,26 @@ mod win {
             .share_mode(FILE_SHARE_ALL)
             .custom_flags(FILE_FLAG_BACKUP_SEMANTICS)
             .open(path)
+    }
+}
+
+/// What a tool that saves with a backup does (Windows' `ReplaceFileW`, elsewhere a hard link
+/// then a rename): `from` takes `path`'s place, and the old `path` becomes `backup`. For the
+/// tests of what other programs do to an open session.
+#[cfg(test)]
+pub fn replace_keeping_backup(
+    path: &std::path::Path,
+    from: &std::path::Path,
+    backup: &std::path::Path,
+) -> io::Result<()> {
+    #[cfg(windows)]
+    {
+        win::replace_file(path, from, backup)
+    }
+    #[cfg(not(windows))]
+    {
+        std::fs::hard_link(path, backup)?;
+        std::fs::rename(from, path)
     }
 }
 

@@ -234,3 +234,46 @@ fn a_line_written_to_a_file_renamed_away_is_taken_back_out() {
     assert_eq!(h.append(b"{\"x\":1}\n", Some(old.len() as u64), false).unwrap(), Appended::Moved);
     assert_eq!(text(&p.with_extension("jsonl~")), old, "the old file as it was");
 }
+
+#[test]
+fn a_replacement_that_keeps_a_backup() {
+    // Windows' ReplaceFileW (elsewhere a hard link and a rename, as `check --repair` does).
+    case(
+        "replace-file",
+        |p| {
+            let new = p.with_extension("new");
+            fs::write(&new, text(p)).unwrap();
+            platform::replace_keeping_backup(p, &new, &p.with_extension("bak")).unwrap();
+        },
+        |p| assert_eq!(ids_in(&p.with_extension("bak")), ["s1", "e1"]),
+    );
+}
+
+#[test]
+fn a_file_deleted_while_another_program_holds_it() {
+    // On Windows the delete waits for the holder's handle (the name stays, and cannot be
+    // opened): appends fail as the reference's would, keeping nothing; once the holder lets go,
+    // the whole session is written at the path. Elsewhere the path is free at once.
+    let dir = crate::testutil::TempPath::dir("outside-pending");
+    let p = dir.join("s.jsonl");
+    fs::write(&p, HEADER).unwrap();
+    let mut live = Live::open(&p);
+    let holder = fs::File::open(&p).unwrap();
+    fs::remove_file(&p).unwrap();
+    let count = live.s.tree().len();
+    match live.append() {
+        Ok(_) => assert!(!platform::DELETE_MAY_PEND || !p.exists(), "written where the path was free"),
+        Err(e) => {
+            assert!(platform::DELETE_MAY_PEND, "{e}");
+            assert_eq!(live.s.tree().len(), count, "nothing kept");
+        }
+    }
+    drop(holder);
+    live.append().unwrap();
+    let ids = ids_in(&p);
+    assert_eq!(ids.first().map(String::as_str), Some("s1"), "a whole session: {ids:?}");
+    assert!(
+        ids.contains(&"e1".to_string()) && ids.last().map(String::as_str) == Some(&*format!("e{}", live.n)),
+        "{ids:?}"
+    );
+}
