@@ -50,6 +50,7 @@ mod matrix;
 mod armed {
     use std::cell::RefCell;
     use std::io;
+    use std::sync::{Mutex, OnceLock};
 
     #[derive(Default)]
     struct Armed {
@@ -57,12 +58,22 @@ mod armed {
         point: Option<(String, u32)>,
         /// Whether it has failed a call since it was armed.
         fired: bool,
-        /// Read from the environment once.
-        from_env: bool,
     }
 
     thread_local! {
         static ARMED: RefCell<Armed> = RefCell::new(Armed::default());
+    }
+
+    /// The point armed for the whole process by `PI_SESSION_NATIVE_FAILPOINT=name[:skip]` (a
+    /// command line run by a test): fails once, on whichever thread reaches it.
+    fn from_env() -> &'static Mutex<Option<(String, u32)>> {
+        static ENV: OnceLock<Mutex<Option<(String, u32)>>> = OnceLock::new();
+        ENV.get_or_init(|| {
+            Mutex::new(std::env::var("PI_SESSION_NATIVE_FAILPOINT").ok().map(|v| match v.split_once(':') {
+                Some((n, skip)) => (n.to_string(), skip.parse().unwrap_or(0)),
+                None => (v, 0),
+            }))
+        })
     }
 
     /// Arms `name` on this thread: the call after `skip` passing ones fails, once.
@@ -71,7 +82,6 @@ mod armed {
             let mut a = a.borrow_mut();
             a.point = Some((name.to_string(), skip));
             a.fired = false;
-            a.from_env = true;
         });
     }
 
@@ -84,32 +94,39 @@ mod armed {
         })
     }
 
-    /// Whether the armed point has failed a call.
+    /// Whether this thread's armed point has failed a call.
     pub fn fired() -> bool {
         ARMED.with(|a| a.borrow().fired)
     }
 
-    pub fn check(name: &'static str) -> io::Result<()> {
-        ARMED.with(|a| {
-            let mut a = a.borrow_mut();
-            if !a.from_env {
-                a.from_env = true;
-                if let Ok(v) = std::env::var("PI_SESSION_NATIVE_FAILPOINT") {
-                    let (n, skip) = v.split_once(':').map_or((v.as_str(), 0), |(n, s)| (n, s.parse().unwrap_or(0)));
-                    a.point = Some((n.to_string(), skip));
+    /// Counts a call at `name` against an armed point; true when this call is the one to fail.
+    fn take(point: &mut Option<(String, u32)>, name: &str) -> bool {
+        match point {
+            Some((p, skip)) if p == name => {
+                if *skip > 0 {
+                    *skip -= 1;
+                    false
+                } else {
+                    *point = None;
+                    true
                 }
             }
-            let Some((point, skip)) = a.point.as_mut() else { return Ok(()) };
-            if point != name {
-                return Ok(());
-            }
-            if *skip > 0 {
-                *skip -= 1;
-                return Ok(());
-            }
-            a.point = None;
-            a.fired = true;
-            Err(io::Error::from_raw_os_error(crate::platform::RAW_EIO))
-        })
+            _ => false,
+        }
+    }
+
+    pub fn check(name: &'static str) -> io::Result<()> {
+        let here = ARMED.with(|a| {
+            let mut a = a.borrow_mut();
+            let fail = take(&mut a.point, name);
+            a.fired |= fail;
+            fail
+        });
+        let from_env = !here && take(&mut from_env().lock().unwrap_or_else(|e| e.into_inner()), name);
+        if from_env {
+            // The test that armed the process reads this to know the point was reached.
+            eprintln!("pi-session-native: failpoint {name} fired");
+        }
+        if here || from_env { Err(io::Error::from_raw_os_error(crate::platform::RAW_EIO)) } else { Ok(()) }
     }
 }

@@ -125,7 +125,9 @@ pub fn archive_one(src: &Path, dest: &Path) -> Result<u64, String> {
     }
     // The archive file and its folder entry are durable (fsynced) before the original goes; the
     // unlinks are made durable with one fsync per folder at the end of the run.
-    fs::remove_file(src).map_err(|e| format!("archived to {} but cannot remove the original: {e}", dest.display()))?;
+    safe::fault("cli.unlink")
+        .and_then(|()| fs::remove_file(src))
+        .map_err(|e| format!("archived to {} but cannot remove the original: {e}", dest.display()))?;
     // A writer that had the file open may still have written to it in between: its bytes
     // are in the open file, so the session goes back in place and the archive copy goes.
     if FileStamp::of_file(&input).ok().map(|s| s.size) != Some(before.size) {
@@ -164,7 +166,9 @@ fn put_back(input: &File, src: &Path) -> io::Result<()> {
 /// and reads it back against `input`. Returns its length.
 fn write_and_verify(input: &File, size: u64, tmp: &Path, mtime: SystemTime) -> Result<u64, String> {
     let io = |e: io::Error| format!("cannot write {}: {e}", tmp.display());
-    let out = platform::default_mode(fs::OpenOptions::new().write(true).create_new(true)).open(tmp).map_err(io)?;
+    let out = safe::fault("cli.open")
+        .and_then(|()| platform::default_mode(fs::OpenOptions::new().write(true).create_new(true)).open(tmp))
+        .map_err(io)?;
     let mut enc = zstd::stream::write::Encoder::new(io::BufWriter::with_capacity(PIECE, out), LEVEL).map_err(io)?;
     enc.include_checksum(true).map_err(io)?;
     enc.set_pledged_src_size(Some(size)).map_err(io)?;
@@ -185,7 +189,7 @@ fn write_and_verify(input: &File, size: u64, tmp: &Path, mtime: SystemTime) -> R
     }
     let out = enc.finish().map_err(io)?.into_inner().map_err(|e| io(e.into_error()))?;
     out.set_modified(mtime).map_err(io)?;
-    out.sync_all().map_err(io)?;
+    safe::fault("cli.fsync").and_then(|()| out.sync_all()).map_err(io)?;
     let len = out.metadata().map_err(io)?.len();
     drop(out);
     // Read back: the decoded frame (checksum checked at its end) must equal the original.
@@ -314,14 +318,15 @@ pub fn restore_one(zst: &Path, dest: &Path) -> Result<u64, String> {
     }
     let tmp = safe::temp_beside(dest);
     let written = (|| -> io::Result<u64> {
-        let f = platform::default_mode(fs::OpenOptions::new().write(true).create_new(true)).open(&tmp)?;
+        let f = safe::fault("cli.open")
+            .and_then(|()| platform::default_mode(fs::OpenOptions::new().write(true).create_new(true)).open(&tmp))?;
         let mut w = io::BufWriter::with_capacity(PIECE, &f);
         let mut dec = zstd::stream::read::Decoder::with_buffer(BufReader::with_capacity(PIECE, File::open(zst)?))?;
         let n = io::copy(&mut dec, &mut w)?;
         w.flush()?;
         drop(w);
         f.set_modified(mtime)?;
-        f.sync_all()?;
+        safe::fault("cli.fsync").and_then(|()| f.sync_all())?;
         Ok(n)
     })();
     let n = match written {
@@ -340,7 +345,9 @@ pub fn restore_one(zst: &Path, dest: &Path) -> Result<u64, String> {
         });
     }
     // Durable before the archive file goes; the unlinks are fsynced once per folder at the end.
-    fs::remove_file(zst).map_err(|e| format!("restored to {} but cannot remove the archive: {e}", dest.display()))?;
+    safe::fault("cli.unlink")
+        .and_then(|()| fs::remove_file(zst))
+        .map_err(|e| format!("restored to {} but cannot remove the archive: {e}", dest.display()))?;
     if let Some(d) = zst.parent() {
         // Only when empty.
         let _ = fs::remove_dir(d);

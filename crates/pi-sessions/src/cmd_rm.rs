@@ -56,7 +56,10 @@ pub fn run(ctx: &Ctx, a: &RmArgs, out: Out) -> Result<i32, CliError> {
             continue;
         }
         let done = if a.permanent {
-            fs::remove_file(&path).map(|()| safe::sync_dir(&path)).map_err(|e| e.to_string())
+            safe::fault("cli.unlink")
+                .and_then(|()| fs::remove_file(&path))
+                .map(|()| safe::sync_dir(&path))
+                .map_err(|e| e.to_string())
         } else {
             trash::delete(&path).map_err(|e| format!("cannot move it to the trash ({e}); --permanent deletes it"))
         };

@@ -11,6 +11,12 @@ use pi_session_core::platform;
 pub use pi_session_core::platform::FileStamp;
 use pi_session_core::store::{self, WriteMode};
 
+/// A failpoint of the command line's own write steps (`cli.open`, `cli.fsync`, `cli.link`,
+/// `cli.unlink`; the core's `faults`): an empty call in a build without the `failpoints` feature.
+pub fn fault(name: &'static str) -> io::Result<()> {
+    pi_session_core::faults::hit(name)
+}
+
 /// The core's stamp of the file at `path` (identity, size, mtime; `platform::stamp`).
 pub fn stamp(path: &Path) -> io::Result<FileStamp> {
     platform::stamp(path).ok_or_else(|| io::Error::new(io::ErrorKind::NotFound, "cannot stat"))
@@ -40,7 +46,7 @@ pub fn backup_path(path: &Path) -> PathBuf {
 /// is copied), else a copy, fsynced.
 pub fn backup(path: &Path) -> io::Result<PathBuf> {
     let to = backup_path(path);
-    if fs::hard_link(path, &to).is_err() {
+    if fault("cli.link").and_then(|()| fs::hard_link(path, &to)).is_err() {
         let mut from = File::open(path)?;
         let mut f = OpenOptions::new().write(true).create_new(true).open(&to)?;
         io::copy(&mut from, &mut f)?;
@@ -101,7 +107,7 @@ pub fn replace(
 /// Moves a finished temp file to `to` without ever replacing an existing file (a hard link,
 /// then the temp removed; where the file system has no links, an exclusive create and copy).
 pub fn place_new(tmp: &Path, to: &Path) -> io::Result<()> {
-    match fs::hard_link(tmp, to) {
+    match fault("cli.link").and_then(|()| fs::hard_link(tmp, to)) {
         Ok(()) => {
             let _ = fs::remove_file(tmp);
         }
