@@ -60,6 +60,20 @@ pub struct Session {
 /// as objects: asked for only when a whole session must be written again.
 pub type HeldLines<'a> = dyn FnMut(&[u32]) -> Result<Vec<Vec<u8>>> + 'a;
 
+/// The target of `path` when it is a symbolic link to nothing (followed link by link, at most
+/// 40 deep, as the kernel does).
+fn dangling_target(path: &Path) -> Option<PathBuf> {
+    let mut at = path.to_path_buf();
+    for _ in 0..40 {
+        let link = std::fs::read_link(&at).ok()?;
+        at = at.parent().map_or(link.clone(), |dir| dir.join(&link));
+        if std::fs::symlink_metadata(&at).is_err() {
+            return Some(at);
+        }
+    }
+    None
+}
+
 /// Where an appended line landed.
 struct Landed {
     start: u64,
@@ -297,7 +311,10 @@ impl Session {
                 match AppendHandle::open(path, !ours) {
                     Ok(h) => self.append = Some(h),
                     Err(e) if ours && e.kind() == std::io::ErrorKind::NotFound => {
-                        match self.write_whole(path, line, held)? {
+                        // A symbolic link whose target is gone: the target is written, as the
+                        // reference's append would create it.
+                        let target = dangling_target(path);
+                        match self.write_whole(target.as_deref().unwrap_or(path), line, held)? {
                             Some((start, end)) => return Ok(Landed { start, end, elsewhere: true }),
                             // Another program made a file there meanwhile: append to it.
                             None => {

@@ -193,6 +193,24 @@ fn a_symlinked_session_path() {
 }
 
 #[test]
+fn a_symlinked_session_path_whose_target_is_deleted() {
+    if cfg!(windows) {
+        return; // Symbolic links need a privilege there.
+    }
+    let dir = crate::testutil::TempPath::dir("outside-dangling");
+    let real = dir.join("real.jsonl");
+    let p = dir.join("s.jsonl");
+    fs::write(&real, HEADER).unwrap();
+    #[cfg(unix)]
+    std::os::unix::fs::symlink("real.jsonl", &p).unwrap();
+    let mut live = Live::open(&p);
+    fs::remove_file(&real).unwrap();
+    live.append().unwrap();
+    assert_eq!(ids_in(&real), ["s1", "e1", "e2"], "the whole session, at the link's target");
+    assert!(fs::symlink_metadata(&p).unwrap().file_type().is_symlink(), "the link stays a link");
+}
+
+#[test]
 fn a_folder_moved_away_fails_as_the_reference_and_keeps_nothing() {
     let dir = crate::testutil::TempPath::dir("outside-folder");
     let folder = dir.join("sessions");
