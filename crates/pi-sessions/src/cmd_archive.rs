@@ -65,6 +65,7 @@ pub fn archive(ctx: &Ctx, a: &ArchiveArgs, out: Out) -> Result<i32, CliError> {
         }
         Some(days) => {
             let scope = folder::scope(ctx, &a.scope)?;
+            folder::require(&scope)?;
             let now = SystemTime::now().duration_since(SystemTime::UNIX_EPOCH).map_or(0.0, |d| d.as_millis() as f64);
             let cutoff = now - days * 86_400_000.0;
             let mut listed = folder::list(ctx, &scope);
@@ -235,9 +236,10 @@ pub fn restore(ctx: &Ctx, a: &RestoreArgs, out: Out) -> Result<i32, CliError> {
         for r in &report.restored {
             writeln!(out, "{verb} {} → {}", r.archive, r.path)?;
         }
-        if report.restored.is_empty() && report.refused.is_empty() {
-            eprintln!("pi-sessions: no archived sessions in {}", archive::archive_root(ctx).display());
-        }
+    }
+    if report.restored.is_empty() && report.refused.is_empty() {
+        eprintln!("pi-sessions: no archived sessions in {}", archive::archive_root(ctx).display());
+        return Ok(1);
     }
     for r in &report.refused {
         eprintln!("pi-sessions: {}: {}", r.path, r.reason);

@@ -28,8 +28,13 @@ struct Row<'a> {
 
 pub fn run(ctx: &Ctx, a: &LsArgs, out: Out) -> Result<i32, CliError> {
     let scope = folder::scope(ctx, &a.scope)?;
+    if !a.archived {
+        folder::require(&scope)?;
+    }
     let limit = a.limit;
     let mut sessions = if a.archived { archive::list(ctx, &scope) } else { folder::list(ctx, &scope) };
+    // Nothing found is exit 1 (grep's contract); `--limit 0` found sessions and shows none.
+    let found = if sessions.is_empty() { 1 } else { 0 };
     if let Some(n) = limit {
         sessions.truncate(n);
     }
@@ -47,10 +52,13 @@ pub fn run(ctx: &Ctx, a: &LsArgs, out: Out) -> Result<i32, CliError> {
             parent_session_path: s.parent_raw.as_deref().map_or_else(jout::null, jout::raw),
         });
         writeln!(out, "{}", jout::lines(rows, true))?;
-        return Ok(0);
+        return Ok(found);
+    }
+    if found == 1 {
+        eprintln!("pi-sessions: no sessions in {}", scope.describe());
+        return Ok(1);
     }
     if sessions.is_empty() {
-        eprintln!("pi-sessions: no sessions in {}", scope.describe());
         return Ok(0);
     }
     let paint = ctx.paint();

@@ -395,6 +395,9 @@ pub fn run(ctx: &Ctx, a: &SearchArgs, out: Out) -> Result<i32, CliError> {
     }
     let role = a.role.clone();
     let scope = folder::scope(ctx, &a.scope)?;
+    if !a.archived {
+        folder::require(&scope)?;
+    }
     let limit = a.limit;
     let context = a.context;
     let needle = Needle::new(query, a.ignore_case);

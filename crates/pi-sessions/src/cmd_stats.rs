@@ -158,6 +158,7 @@ fn scan_file(path: &Path, cwd_filter: Option<&Path>, cwd: &Path) -> Option<Acc> 
 
 pub fn run(ctx: &Ctx, a: &StatsArgs, out: Out) -> Result<i32, CliError> {
     let scope = folder::scope(ctx, &a.scope)?;
+    folder::require(&scope)?;
     let mut files = folder::files(&scope);
     // Largest first spreads the work evenly over the threads.
     files.sort_by_cached_key(|f| std::cmp::Reverse(std::fs::metadata(f).map_or(0, |m| m.len())));
@@ -166,6 +167,8 @@ pub fn run(ctx: &Ctx, a: &StatsArgs, out: Out) -> Result<i32, CliError> {
     for r in results.into_iter().flatten() {
         acc.merge(r);
     }
+    // Nothing found is exit 1, with the (empty) totals still shown.
+    let found = if acc.sessions == 0 { 1 } else { 0 };
     let mut models: Vec<(&(String, String), &Usage)> = acc.by_model.iter().collect();
     models.sort_by(|a, b| b.1.cost.total_cmp(&a.1.cost).then_with(|| b.1.records.cmp(&a.1.records)));
     if a.json {
@@ -185,7 +188,7 @@ pub fn run(ctx: &Ctx, a: &StatsArgs, out: Out) -> Result<i32, CliError> {
             by_day: jout::lines(days, false),
         };
         writeln!(out, "{}", jout::to_string(&doc))?;
-        return Ok(0);
+        return Ok(found);
     }
     let paint = ctx.paint();
     let g = |v: f64| fmt::group(v.max(0.0) as u64);
@@ -258,5 +261,5 @@ pub fn run(ctx: &Ctx, a: &StatsArgs, out: Out) -> Result<i32, CliError> {
         }
     }
     write!(out, "{o}")?;
-    Ok(0)
+    Ok(found)
 }

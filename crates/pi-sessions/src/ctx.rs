@@ -12,10 +12,13 @@ pub enum CliError {
     Usage(String),
     /// A session prefix that matches several sessions (exit 2).
     Ambiguous(String),
-    /// Nothing matches (exit 1).
+    /// Nothing matches: no such session, folder or agent dir (exit 1).
     NotFound(String),
-    /// Anything else that failed (exit 1).
+    /// A session that is not one, or a change refused (exit 1).
     Fail(String),
+    /// A file that cannot be read (exit 2).
+    Unreadable(PathBuf, io::Error),
+    /// Output or other I/O failed (exit 2; a closed stdout ends quietly with 0).
     Io(io::Error),
 }
 

@@ -170,6 +170,11 @@ pub fn size(bytes: u64) -> String {
     }
 }
 
+/// `1 file`, `2 files`, `1,024 files`: a count with its noun in the right number.
+pub fn count(n: u64, one: &str, many: &str) -> String {
+    format!("{} {}", group(n), if n == 1 { one } else { many })
+}
+
 /// `1234567` → `1,234,567`.
 pub fn group(n: u64) -> String {
     let s = n.to_string();
