@@ -31,7 +31,7 @@ pub fn run(ctx: &Ctx, a: &LsArgs, out: Out) -> Result<i32, CliError> {
     if !a.archived {
         folder::require(&scope)?;
     }
-    let limit = a.limit;
+    let limit = super::args::limit(a.limit, a.old_limit);
     let mut sessions = if a.archived { archive::list(ctx, &scope) } else { folder::list(ctx, &scope) };
     // Nothing found is exit 1 (grep's contract); `--limit 0` found sessions and shows none.
     let found = if sessions.is_empty() { 1 } else { 0 };

@@ -398,7 +398,7 @@ pub fn run(ctx: &Ctx, a: &SearchArgs, out: Out) -> Result<i32, CliError> {
     if !a.archived {
         folder::require(&scope)?;
     }
-    let limit = a.limit;
+    let limit = super::args::limit(a.limit, a.old_limit);
     let context = a.context;
     let needle = Needle::new(query, a.ignore_case);
     let mut files: Vec<PathBuf> = if a.archived {

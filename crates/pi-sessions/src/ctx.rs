@@ -40,11 +40,31 @@ pub struct Ctx {
     /// Threads for the commands that wait on fsyncs (`archive`, `restore`): `--jobs`, else
     /// four per CPU (at least 4, at most 16): more threads than cores overlap the waits.
     pub io_jobs: usize,
-    /// Columns for truncating human output.
+    /// Columns for truncating human output: `$COLUMNS`, else the terminal's, else 120.
     pub width: usize,
+    /// `--full-paths`: show paths whole instead of relative to the session folder.
+    pub full_paths: bool,
 }
 
 impl Ctx {
+    /// A path as human output shows it: relative to `--dir`, to `<agent dir>/sessions`, or to
+    /// the agent dir (`sessions-archive/…`), unless `--full-paths`; any other path whole.
+    pub fn shown(&self, path: &str) -> String {
+        if self.full_paths {
+            return path.to_string();
+        }
+        let sessions = self.agent_dir.join("sessions");
+        let bases = [self.dir.as_deref(), Some(sessions.as_path()), Some(self.agent_dir.as_path())];
+        for base in bases.into_iter().flatten() {
+            if let Ok(rest) = std::path::Path::new(path).strip_prefix(base)
+                && !rest.as_os_str().is_empty()
+            {
+                return rest.display().to_string();
+            }
+        }
+        path.to_string()
+    }
+
     pub fn paint(&self) -> fmt::Paint {
         fmt::Paint { on: self.color }
     }

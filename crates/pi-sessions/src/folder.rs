@@ -499,6 +499,7 @@ pub(crate) mod tests {
                 jobs: 2,
                 io_jobs: 2,
                 width: 120,
+                full_paths: false,
             }
         }
 

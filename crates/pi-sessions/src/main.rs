@@ -147,8 +147,19 @@ fn context(g: &Global) -> Result<Ctx, CliError> {
         Some(_) => jobs,
         None => std::thread::available_parallelism().map_or(4, |n| n.get() * 4).clamp(4, 16),
     };
-    let width = std::env::var("COLUMNS").ok().and_then(|c| c.parse::<usize>().ok()).filter(|w| *w >= 40).unwrap_or(120);
-    Ok(Ctx { agent_dir, dir, cwd, color, jobs, io_jobs, width })
+    Ok(Ctx { agent_dir, dir, cwd, color, jobs, io_jobs, width: width(), full_paths: g.full_paths })
+}
+
+/// The width human output is cut to: `$COLUMNS` (as ripgrep and fd read it), else the
+/// terminal's when stdout is one, else 120 (a pipe or a file).
+fn width() -> usize {
+    if let Some(w) = std::env::var("COLUMNS").ok().and_then(|c| c.trim().parse::<usize>().ok()).filter(|w| *w > 0) {
+        return w;
+    }
+    match terminal_size::terminal_size_of(io::stdout()) {
+        Some((terminal_size::Width(w), _)) if w > 0 => usize::from(w),
+        _ => 120,
+    }
 }
 
 fn main() {
