@@ -96,7 +96,7 @@ pub fn archive_one(src: &Path, dest: &Path) -> Result<u64, String> {
         return Err(format!("in use: {why}"));
     }
     if fs::symlink_metadata(dest).is_ok() {
-        return Err(format!("{} exists already; not archived", dest.display()));
+        return Err(format!("{} exists already", dest.display()));
     }
     let before = safe::stamp(src).map_err(|e| format!("cannot stat: {e}"))?;
     let input = File::open(src).map_err(|e| format!("cannot open: {e}"))?;

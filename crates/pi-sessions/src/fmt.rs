@@ -152,18 +152,19 @@ pub fn date_value(v: Option<J>) -> f64 {
     }
 }
 
-/// `1.2 MB`, `340 KB`, `512 B`.
+/// Decimal (SI) units, as disks and `ls -h --si` count: `52.4 MB` for 52,429,430 bytes,
+/// `340 kB`, `512 B`; one decimal below 100.
 pub fn size(bytes: u64) -> String {
-    const UNITS: [&str; 5] = ["B", "KB", "MB", "GB", "TB"];
+    const UNITS: [&str; 6] = ["B", "kB", "MB", "GB", "TB", "PB"];
     let mut v = bytes as f64;
     let mut u = 0;
-    while v >= 1024.0 && u < UNITS.len() - 1 {
-        v /= 1024.0;
+    while v >= 999.95 && u < UNITS.len() - 1 {
+        v /= 1000.0;
         u += 1;
     }
     if u == 0 {
         format!("{bytes} B")
-    } else if v < 10.0 {
+    } else if v < 99.95 {
         format!("{v:.1} {}", UNITS[u])
     } else {
         format!("{v:.0} {}", UNITS[u])
@@ -254,6 +255,132 @@ pub fn trunc(s: &str, max: usize) -> String {
             format!("{}…", &s[..cut])
         }
     }
+}
+
+/// Cuts `s` to at most `max` characters from the left, starting with `…` when cut: for paths,
+/// whose end (the file name, with the session id) tells them apart.
+pub fn trunc_left(s: &str, max: usize) -> String {
+    let n = s.chars().count();
+    if n <= max {
+        return s.to_string();
+    }
+    if max == 0 {
+        return String::new();
+    }
+    let tail: String = s.chars().skip(n - (max - 1)).collect();
+    format!("…{tail}")
+}
+
+/// Width of a line as the terminal shows it: characters, ANSI colour sequences not counted.
+pub fn visible_width(s: &str) -> usize {
+    let mut n = 0;
+    let mut chars = s.chars();
+    while let Some(c) = chars.next() {
+        if c == '\x1b' {
+            for c in chars.by_ref() {
+                if c.is_ascii_alphabetic() {
+                    break;
+                }
+            }
+        } else {
+            n += 1;
+        }
+    }
+    n
+}
+
+/// A line cut to `width` columns, ending with `…` when cut; colour sequences are kept (and a
+/// reset added when the cut falls inside a coloured run).
+pub fn fit(s: &str, width: usize) -> String {
+    if visible_width(s) <= width {
+        return s.to_string();
+    }
+    let mut out = String::with_capacity(s.len());
+    let mut n = 0;
+    let mut chars = s.chars();
+    let mut coloured = false;
+    while let Some(c) = chars.next() {
+        if c == '\x1b' {
+            let mut seq = String::from(c);
+            for c in chars.by_ref() {
+                seq.push(c);
+                if c.is_ascii_alphabetic() {
+                    break;
+                }
+            }
+            coloured = seq != "\x1b[0m";
+            out.push_str(&seq);
+            continue;
+        }
+        if n + 1 == width {
+            out.push('…');
+            break;
+        }
+        out.push(c);
+        n += 1;
+    }
+    if coloured {
+        out.push_str("\x1b[0m");
+    }
+    out
+}
+
+/// `text` wrapped at spaces to `width` columns: the first line after a label of `indent`
+/// columns, the others indented by as much. A word longer than a line is cut with `…`.
+pub fn wrap(text: &str, indent: usize, width: usize) -> String {
+    let room = width.saturating_sub(indent).max(10);
+    let mut lines: Vec<String> = vec![String::new()];
+    for word in text.split(' ').filter(|w| !w.is_empty()) {
+        let cur = lines.last_mut().expect("a line");
+        let need = if cur.is_empty() { 0 } else { 1 } + word.chars().count();
+        if !cur.is_empty() && cur.chars().count() + need > room {
+            lines.push(String::new());
+        }
+        let cur = lines.last_mut().expect("a line");
+        if !cur.is_empty() {
+            cur.push(' ');
+        }
+        cur.push_str(&trunc(word, room));
+    }
+    lines.join(&format!("\n{}", " ".repeat(indent)))
+}
+
+/// A table for the terminal: a text column (left-aligned, cut with `…`), then number columns
+/// (right-aligned), two spaces apart, each as wide as its widest cell. When the rows are wider
+/// than `width`, the text column gives up to `keep_first` first, then the columns in `drop`
+/// (indexes, least useful first) go, then the text column shrinks to 8. Returns the header line
+/// and the rows.
+pub fn table(head: &[&str], rows: &[Vec<String>], keep_first: usize, drop: &[usize], width: usize) -> Vec<String> {
+    let cols = head.len();
+    let mut w: Vec<usize> = (0..cols)
+        .map(|c| rows.iter().map(|r| self::width(&r[c])).chain([self::width(head[c])]).max().unwrap_or(0))
+        .collect();
+    let mut shown: Vec<bool> = vec![true; cols];
+    let total = |w: &[usize], shown: &[bool]| -> usize {
+        w[0] + (1..cols).filter(|c| shown[*c]).map(|c| 2 + w[c]).sum::<usize>()
+    };
+    if total(&w, &shown) > width {
+        w[0] = w[0].min(keep_first.max(self::width(head[0])));
+    }
+    for &c in drop {
+        if total(&w, &shown) <= width {
+            break;
+        }
+        shown[c] = false;
+    }
+    let over = total(&w, &shown).saturating_sub(width);
+    w[0] = w[0].saturating_sub(over).max(8);
+    let line = |cells: &[String]| -> String {
+        let mut s = pad_right(&trunc(&cells[0], w[0]), w[0]);
+        for c in (1..cols).filter(|c| shown[*c]) {
+            s.push_str("  ");
+            s.push_str(&pad_left(&cells[c], w[c]));
+        }
+        s.trim_end().to_string()
+    };
+    let mut out = vec![line(&head.iter().map(|h| h.to_string()).collect::<Vec<_>>())];
+    out.extend(rows.iter().map(|r| line(r)));
+    out
 }
 
 /// Display width in characters (no East Asian width handling).
@@ -368,6 +495,17 @@ mod tests {
             }
         }
         assert_eq!(group(1234567), "1,234,567");
-        assert_eq!(size(1536), "1.5 KB");
+        assert_eq!(size(1536), "1.5 kB");
+        assert_eq!(size(52_429_430), "52.4 MB", "decimal units, as the issue's example");
+        assert_eq!(size(999), "999 B");
+        assert_eq!(size(999_960), "1.0 MB");
+        assert_eq!(size(340_000), "340 kB");
+        assert_eq!(count(1, "entry", "entries"), "1 entry");
+        assert_eq!(count(2, "entry", "entries"), "2 entries");
+        assert_eq!(trunc_left("/a/b/c.jsonl", 8), "…c.jsonl");
+        assert_eq!(fit("\x1b[1mabcdef\x1b[0m", 4), "\x1b[1mabc…\x1b[0m");
+        assert_eq!(visible_width("\x1b[31mab\x1b[0m"), 2);
+        assert_eq!(wrap("aa bb cc", 2, 17), "aa bb cc");
+        assert_eq!(wrap("aaaa bbbb cccc", 2, 12), "aaaa bbbb\n  cccc");
     }
 }
