@@ -320,7 +320,7 @@ pub fn run(ctx: &Ctx, a: &ShowArgs, out: Out) -> Result<i32, CliError> {
         line(String::new());
         let mut what = Vec::new();
         if skipped > 0 {
-            what.push(fmt::count(skipped as u64, "unparseable line", "unparseable lines"));
+            what.push(fmt::count(skipped, "unparseable line", "unparseable lines"));
         }
         if !trailing_newline {
             what.push("no final newline".into());

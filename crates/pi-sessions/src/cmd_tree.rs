@@ -224,7 +224,7 @@ struct TreeRow<'a> {
 
 /// Every entry in drawing order, with its prefix (`├─ `, `│  `…) and its note; `stray_at` is
 /// where the entries in a parent cycle start, if any.
-fn tree_rows<'s>(s: &'s Session, rows: &mut Vec<(u32, String, &'static str)>, stray_at: &mut Option<usize>) {
+fn tree_rows(s: &Session, rows: &mut Vec<(u32, String, &'static str)>, stray_at: &mut Option<usize>) {
     let n = s.tree.len();
     // Parent links: `null` or itself → root; a parent that is not found → orphan root.
     // Not the core's `Tree::tree_links` on purpose: that one applies `getTree`'s nodeMap rules
