@@ -523,9 +523,9 @@ pub fn run(ctx: &Ctx, a: &CheckArgs, out: Out) -> Result<i32, CliError> {
         }
         match &r.repair {
             Some(Ok(x)) => o.push_str(&format!(
-                "  {} dropped {} line(s){}; backup {}\n",
+                "  {} dropped {}{}; backup {}\n",
                 paint.green("repaired:"),
-                x.dropped,
+                fmt::count(x.dropped as u64, "line", "lines"),
                 if x.terminated { ", ended the last line" } else { "" },
                 x.backup.display()
             )),

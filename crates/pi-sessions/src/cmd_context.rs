@@ -162,7 +162,7 @@ fn shorten(s: &str, max_lines: usize, max_chars: usize) -> String {
                 out.push_str(&cut);
                 out.push('\n');
             }
-            out.push_str(&format!("… ({} more lines)\n", total - n));
+            out.push_str(&format!("… ({})\n", fmt::count((total - n) as u64, "more line", "more lines")));
             return out;
         }
         out.push_str(l);
