@@ -94,7 +94,7 @@ pub fn run(ctx: &Ctx, a: &RmArgs, out: Out) -> Result<i32, CliError> {
             writeln!(out, "{verb}: {}", ctx.shown(&d.path))?;
         }
     }
-    let not = if a.dry_run { "would not be removed" } else { "not removed" };
+    let not = if a.dry_run { "a real run would refuse it; not removed" } else { "not removed" };
     for r in &report.refused {
         eprintln!("pi-sessions: {}: {}; {not}", ctx.shown(&r.path), r.reason);
     }
