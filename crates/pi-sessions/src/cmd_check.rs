@@ -525,7 +525,7 @@ pub fn run(ctx: &Ctx, a: &CheckArgs, out: Out) -> Result<i32, CliError> {
             Some(Ok(x)) => o.push_str(&format!(
                 "  {} dropped {}{}; backup {}\n",
                 paint.green("repaired:"),
-                fmt::count(x.dropped as u64, "line", "lines"),
+                fmt::count(x.dropped, "line", "lines"),
                 if x.terminated { ", ended the last line" } else { "" },
                 x.backup.display()
             )),
