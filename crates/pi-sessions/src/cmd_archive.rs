@@ -141,19 +141,16 @@ pub fn archive(ctx: &Ctx, a: &ArchiveArgs, out: Out) -> Result<i32, CliError> {
         let n = fmt::count(report.archived.len() as u64, "session", "sessions");
         let into = ctx.shown(&archive::archive_root(ctx).display().to_string());
         if a.dry_run {
-            writeln!(
-                out,
-                "would archive {n} into {into}/, {} (dry run: nothing written)",
-                fmt::size(report.bytes_before)
-            )?;
+            let l = format!("would archive {n} ({}) into {into}/ (dry run)", fmt::size(report.bytes_before));
+            writeln!(out, "{}", fmt::fit(&l, ctx.width))?;
         } else {
             let r = report.ratio.map_or("-".into(), |r| format!("{r}x"));
-            writeln!(
-                out,
+            let l = format!(
                 "archived {n} into {into}/: {} → {} (ratio {r})",
                 fmt::size(report.bytes_before),
                 fmt::size(report.bytes_after)
-            )?;
+            );
+            writeln!(out, "{}", fmt::fit(&l, ctx.width))?;
         }
     }
     let not = if a.dry_run { "a real run would refuse it; not archived" } else { "not archived" };

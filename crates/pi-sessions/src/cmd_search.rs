@@ -539,14 +539,14 @@ fn human_hits(ctx: &Ctx, path: &Path, fh: &FileHits, short: usize, paint: &Paint
         let more = if h.matches > 1 { paint.dim(&format!(" (+{})", h.matches - 1)) } else { String::new() };
         // The match stays in sight: the context before it gets at most half of what the line
         // has left after the id, role and time; the line is then cut at the width.
-        let lead = 2 + fmt::width(&fmt::trunc(&h.entry_id, 12)) + 1 + fmt::width(&h.role).max(10) + 1 + 16 + 2;
+        let lead = 2 + fmt::width(&fmt::trunc(&h.entry_id, 12)) + 1 + fmt::width(&h.role).max(13) + 1 + 16 + 2;
         let room = ctx.width.saturating_sub(lead + fmt::width(&h.matched) + fmt::visible_width(&more));
         let before = fmt::trunc_left(&h.before, (room / 2).max(8));
         o.push_str(&format!(
             "{}\n",
             fmt::fit(
                 &format!(
-                    "  {} {:<10} {}  {}{}{}{}",
+                    "  {} {:<13} {}  {}{}{}{}",
                     paint.dim(&fmt::trunc(&h.entry_id, 12)),
                     h.role,
                     paint.dim(&fmt::short_time(h.time)),
