@@ -226,6 +226,17 @@ fn a_file_without_read_permission_is_named_with_permission_denied() {
         assert_eq!(stderr.lines().filter(|l| *l == line).count(), 1, "{args:?}: {stderr}");
         assert!(stderr.ends_with("pi-sessions: 1 file skipped (could not be read)\n"), "{args:?}: {stderr}");
     }
+    // Named as a session, it is an I/O error too (2), with the same line.
+    let mut c = if root {
+        let mut c = std::process::Command::new("setpriv");
+        c.args(["--reuid", "65534", "--regid", "65534", "--clear-groups", common::BIN]);
+        c
+    } else {
+        std::process::Command::new(common::BIN)
+    };
+    let o = c.args(["--agent-dir", ag, "show"]).arg(&secret).output().unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(String::from_utf8_lossy(&o.stderr), format!("pi-sessions: {}: Permission denied\n", secret.display()));
 }
 
 #[cfg(unix)]
