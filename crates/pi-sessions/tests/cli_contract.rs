@@ -353,6 +353,25 @@ fn tree_json_lists_every_entry_in_drawing_order() {
     assert_eq!(s(items[1], "text"), r#"Looking at it → read({"path":"src/parser.rs"})"#);
     let active = a.run(&["tree", "abc12345", "--json", "--active"]);
     assert_eq!(active.json().items().len(), 12);
+    // Branches within branches: depth is the number of branchings above the entry.
+    let nested = a.demo().join("2025-08-08T00-00-00-000Z_nested.jsonl");
+    write(
+        &nested,
+        &[
+            header("nested-1", "/work/demo", &ts(0)),
+            user("u1", None, 1, "root"),
+            user("a1", Some("u1"), 2, "chain"),
+            user("b1", Some("a1"), 3, "first branch"),
+            user("c1", Some("a1"), 6, "second branch"),
+            user("d1", Some("b1"), 4, "first of first"),
+            user("e1", Some("b1"), 5, "second of first"),
+        ],
+    );
+    let j = a.run(&["tree", nested.to_str().unwrap(), "--json"]);
+    let items = j.json().items();
+    let got: Vec<(String, f64)> = items.iter().map(|i| (s(*i, "id"), n(*i, "depth"))).collect();
+    let want = [("u1", 0.), ("a1", 0.), ("b1", 1.), ("d1", 2.), ("e1", 2.), ("c1", 1.)];
+    assert_eq!(got, want.map(|(i, d)| (i.to_string(), d)));
 }
 
 #[test]
