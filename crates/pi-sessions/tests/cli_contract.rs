@@ -178,8 +178,25 @@ fn unreadable_files_are_named_on_stderr_and_counted() {
     fs::create_dir(demo.join("folder.jsonl")).unwrap();
     let fifo = demo.join("pipe.jsonl");
     assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
-    let o = a.run(&["ls", "--all", "--json"]);
-    assert!(!o.stderr.contains("folder.jsonl") && !o.stderr.contains("pipe.jsonl"), "{}", o.stderr);
+    // Opening a FIFO waits for a writer: a run that does must fail here, not hang.
+    for cmd in [&["ls", "--all"][..], &["stats", "--all"], &["search", "x", "--all"]] {
+        let mut c = std::process::Command::new(common::BIN);
+        c.arg("--agent-dir").arg(a.dir()).args(cmd);
+        c.stdout(std::process::Stdio::null()).stderr(std::process::Stdio::piped());
+        let mut child = c.spawn().unwrap();
+        let start = std::time::Instant::now();
+        while child.try_wait().unwrap().is_none() {
+            if start.elapsed() > std::time::Duration::from_secs(20) {
+                child.kill().unwrap();
+                let _ = child.wait();
+                panic!("{cmd:?} hangs on a FIFO named *.jsonl");
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        let o = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&o.stderr);
+        assert!(!stderr.contains("folder.jsonl") && !stderr.contains("pipe.jsonl"), "{cmd:?}: {stderr}");
+    }
     let o = a.run(&["ls", "--all"]);
     assert!(o.stderr.contains(&format!("{}: No such file or directory", dangling.display())), "{}", o.stderr);
     assert!(o.stderr.contains(&format!("{}: Too many levels of symbolic links", looped.display())), "{}", o.stderr);
