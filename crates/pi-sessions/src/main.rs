@@ -4,8 +4,8 @@
 //! `cargo build --release --bin pi-sessions`.
 //!
 //! Commands: ls, show, tree, context, search, check, stats, export, and the ones that change
-//! session folders: prune, archive, restore, rm. Exit codes: 0 success,
-//! 1 not found / problems found / failure, 2 bad arguments or an ambiguous session prefix.
+//! session folders: prune, archive, restore, rm. Exit codes (grep's and ripgrep's): 0 found or
+//! done, 1 nothing found (or problems found, a change refused), 2 a usage or I/O error.
 
 mod archive;
 pub mod args;
