@@ -195,6 +195,10 @@ abc12345-rich --work-demo--/2025-01-02T09-00-00-000Z_abc12345-rich.jsonl
 "#;
     check(&at(&a, 80, &["tree", "abc12345"]), want);
     check(&at(&a, 200, &["tree", "abc12345"]), want);
+    // `context`'s short view cuts its lines at the width too (6 messages: the compaction summary,
+    // the kept r1, b1, u3, then a3 and cm1).
+    let context = at(&a, 80, &["context", "abc12345"]);
+    assert!(context.starts_with("abc12345-rich 6 messages, model openai/gpt-x, thinking off,"), "{context}");
     // --full-paths: the file as it is.
     let full = at(&a, 200, &["tree", "abc12345", "--full-paths"]);
     assert!(
