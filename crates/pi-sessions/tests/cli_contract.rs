@@ -143,7 +143,12 @@ fn usage_errors_are_2() {
 #[cfg(unix)]
 fn assert_skipped(agent: &Path, names: &[&Path], why: &str, listed: usize) {
     let ag = agent.to_str().unwrap();
-    for args in [&["ls", "--all", "--json"][..], &["stats", "--all", "--json"], &["search", "e", "--all", "--json"]] {
+    for args in [
+        &["ls", "--all", "--json"][..],
+        &["stats", "--all", "--json"],
+        &["search", "e", "--all", "--json"],
+        &["check", "--json"],
+    ] {
         let mut full = vec!["--agent-dir", ag];
         full.extend_from_slice(args);
         let o = run(&full, &[]);
