@@ -18,7 +18,7 @@ const fail = (line) => {
 };
 
 // The CLI first: a demo that cannot show its second half says so before the first.
-let bin = process.env.PI_SESSIONS_BIN || join(repo, "target", "release", "pi-sessions");
+const bin = process.env.PI_SESSIONS_BIN || join(repo, "target", "release", "pi-sessions");
 if (process.env.PI_SESSIONS_BIN && !existsSync(bin)) fail(`PI_SESSIONS_BIN=${bin} does not exist`);
 if (!existsSync(bin)) {
   const cargo = spawnSync("cargo", ["--version"], { encoding: "utf8" });
@@ -151,7 +151,8 @@ const cli = (...args) => {
     env: { ...process.env, COLUMNS: columns },
   });
   // 1 is "nothing found" (a search without a match): shown, not a failure.
-  if (r.error || (r.status !== 0 && r.status !== 1)) fail(`pi-sessions ${args.join(" ")} failed (exit ${r.status}): ${r.stderr || r.error}`);
+  if (r.error || (r.status !== 0 && r.status !== 1))
+    fail(`pi-sessions ${args.join(" ")} failed (exit ${r.status}): ${r.stderr || r.error}`);
   process.stdout.write(r.stdout.split("\n").slice(0, 14).join("\n") + "\n");
 };
 cli("ls", "--cwd", demo.cwd, "--limit", "6");
