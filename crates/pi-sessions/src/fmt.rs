@@ -218,7 +218,8 @@ pub fn one_line_trunc(s: &str, max: usize) -> String {
         return String::new();
     }
     let mut out = String::with_capacity(s.len().min(4 * max + 4));
-    // Characters in `out`, and where the `max - 1`-th ends (the cut when there are more).
+    // Columns in `out`, and where its longest prefix of at most `max - 1` columns ends (the cut
+    // when there are more).
     let (mut n, mut cut) = (0, 0);
     let mut space = false;
     for c in s.chars() {
@@ -227,14 +228,15 @@ pub fn one_line_trunc(s: &str, max: usize) -> String {
             continue;
         }
         for c in [' ', c].into_iter().skip(usize::from(!space)) {
-            if n == max {
+            let w = cols(c);
+            if n + w > max {
                 out.truncate(cut);
                 out.push('…');
                 return out;
             }
             out.push(c);
-            n += 1;
-            if n == max - 1 {
+            n += w;
+            if n < max {
                 cut = out.len();
             }
         }
@@ -248,27 +250,34 @@ pub fn trunc(s: &str, max: usize) -> String {
     if max == 0 {
         return String::new();
     }
-    match s.char_indices().nth(max) {
-        None => s.to_string(),
-        Some(_) => {
-            let cut = s.char_indices().nth(max - 1).map_or(s.len(), |(i, _)| i);
-            format!("{}…", &s[..cut])
-        }
+    if width(s) <= max {
+        return s.to_string();
     }
+    let mut n = 0;
+    let cut = s.char_indices().find(|&(_, c)| {
+        n += cols(c);
+        n > max - 1
+    });
+    format!("{}…", &s[..cut.map_or(s.len(), |(i, _)| i)])
 }
 
 /// Cuts `s` to at most `max` characters from the left, starting with `…` when cut: for paths,
 /// whose end (the file name, with the session id) tells them apart.
 pub fn trunc_left(s: &str, max: usize) -> String {
-    let n = s.chars().count();
-    if n <= max {
+    if width(s) <= max {
         return s.to_string();
     }
     if max == 0 {
         return String::new();
     }
-    let tail: String = s.chars().skip(n - (max - 1)).collect();
-    format!("…{tail}")
+    let mut n = 0;
+    let start = s.char_indices().rev().find(|&(_, c)| {
+        n += cols(c);
+        n > max - 1
+    });
+    // `start` is the first character that does not fit: the tail begins after it.
+    let from = start.map_or(0, |(i, c)| i + c.len_utf8());
+    format!("…{}", &s[from..])
 }
 
 /// Width of a line as the terminal shows it: characters, ANSI colour sequences not counted.
@@ -283,7 +292,7 @@ pub fn visible_width(s: &str) -> usize {
                 }
             }
         } else {
-            n += 1;
+            n += cols(c);
         }
     }
     n
@@ -312,12 +321,12 @@ pub fn fit(s: &str, width: usize) -> String {
             out.push_str(&seq);
             continue;
         }
-        if n + 1 == width {
+        if n + cols(c) > width.saturating_sub(1) {
             out.push('…');
             break;
         }
         out.push(c);
-        n += 1;
+        n += cols(c);
     }
     if coloured {
         out.push_str("\x1b[0m");
@@ -332,8 +341,8 @@ pub fn wrap(text: &str, indent: usize, width: usize) -> String {
     let mut lines: Vec<String> = vec![String::new()];
     for word in text.split(' ').filter(|w| !w.is_empty()) {
         let cur = lines.last_mut().expect("a line");
-        let need = if cur.is_empty() { 0 } else { 1 } + word.chars().count();
-        if !cur.is_empty() && cur.chars().count() + need > room {
+        let need = if cur.is_empty() { 0 } else { 1 } + self::width(word);
+        if !cur.is_empty() && self::width(cur) + need > room {
             lines.push(String::new());
         }
         let cur = lines.last_mut().expect("a line");
@@ -383,9 +392,15 @@ pub fn table(head: &[&str], rows: &[Vec<String>], keep_first: usize, drop: &[usi
     out
 }
 
-/// Display width in characters (no East Asian width handling).
+/// Columns a character takes in a terminal: two for East Asian wide characters and emoji,
+/// none for combining marks and controls (the `unicode-width` crate).
+pub fn cols(c: char) -> usize {
+    unicode_width::UnicodeWidthChar::width(c).unwrap_or(0)
+}
+
+/// Columns a text takes in a terminal (see `cols`).
 pub fn width(s: &str) -> usize {
-    s.chars().count()
+    s.chars().map(cols).sum()
 }
 
 pub fn pad_left(s: &str, w: usize) -> String {
@@ -503,6 +518,12 @@ mod tests {
         assert_eq!(count(1, "entry", "entries"), "1 entry");
         assert_eq!(count(2, "entry", "entries"), "2 entries");
         assert_eq!(trunc_left("/a/b/c.jsonl", 8), "…c.jsonl");
+        // Wide characters take two columns: cuts count columns, not characters.
+        assert_eq!(width("日本語"), 6);
+        assert_eq!(trunc("日本語テキスト", 6), "日本…");
+        assert_eq!(trunc_left("日本語テキスト", 6), "…スト");
+        assert_eq!(one_line_trunc("日本 語", 4), "日…");
+        assert_eq!(fit("ab日本語", 5), "ab日…");
         assert_eq!(fit("\x1b[1mabcdef\x1b[0m", 4), "\x1b[1mabc…\x1b[0m");
         assert_eq!(visible_width("\x1b[31mab\x1b[0m"), 2);
         assert_eq!(wrap("aa bb cc", 2, 17), "aa bb cc");

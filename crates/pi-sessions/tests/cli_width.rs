@@ -44,7 +44,8 @@ fn at(a: &Agent, width: usize, args: &[&str]) -> String {
     let o = run(&full, &[("COLUMNS", w.as_str())]);
     assert_eq!(o.code, 0, "{args:?}: {}", o.stderr);
     for l in o.stdout.lines() {
-        assert!(l.chars().count() <= width, "{args:?} at {width}: {} columns:\n{l}", l.chars().count());
+        let cols = unicode_width::UnicodeWidthStr::width(l);
+        assert!(cols <= width, "{args:?} at {width}: {cols} columns:\n{l}");
     }
     o.stdout.replace(a.dir().to_str().unwrap(), "<T>")
 }
@@ -93,6 +94,23 @@ MODIFIED (UTC)      MSGS     SIZE  ID        CWD                                
 2025-01-03 10:01       2    551 B  abc12399  /work/demo                                Write the docs
 2025-01-02 09:00       7   3.3 kB  abc12345  /work/demo                                Rich session
 2025-01-01 08:00       0    106 B  zzz-empt  /work/demo                                (no messages)
+",
+    );
+    // A title in a wide script: cut by columns (two per character), not by characters: the
+    // title gets 80 - 45 = 35 columns, 17 characters (34) and `…`.
+    let wide = a.dir().join("sessions").join(project("/work/wide")).join("2025-04-01T00-00-00-000Z_wide-1.jsonl");
+    write(
+        &wide,
+        &[
+            header("wide-1", "/work/wide", "2025-04-01T00:00:00.000Z"),
+            user("w1", None, 1, "セッション一覧の表が端末の幅に収まるようにリファクタリングする"),
+        ],
+    );
+    check(
+        &at(&a, 80, &["ls", "--cwd", "/work/wide"]),
+        "
+MODIFIED (UTC)      MSGS     SIZE  ID        TITLE
+2025-01-02 09:00       1    345 B  wide-1    セッション一覧の表が端末の幅に収ま…
 ",
     );
     // Archived sessions: the same table.
