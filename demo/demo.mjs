@@ -1,12 +1,45 @@
-// Demo: the native SessionManager at work on a realistic session folder in a temp dir.
-// Creates sessions, appends, branches, labels, compacts, builds context, lists.
+// Demo: the native SessionManager at work on a realistic session folder in a temp dir, then the
+// pi-sessions command line on a generated agent dir. Creates sessions, appends, branches, labels,
+// compacts, builds context, lists.
+//
+// It needs the pi-sessions binary: $PI_SESSIONS_BIN, else target/release/pi-sessions, else it is
+// built with cargo. Without cargo it stops at once, with one line that says how to get it (exit 1),
+// before anything is written. Its files are kept, in the folder it prints at the end.
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { generateDemo } from "../support/gen.mjs";
-import { SessionManager } from "../index.mjs";
+
+const repo = join(dirname(fileURLToPath(import.meta.url)), "..");
+const fail = (line) => {
+  console.error(`demo: ${line}`);
+  process.exit(1);
+};
+
+// The CLI first: a demo that cannot show its second half says so before the first.
+const bin = process.env.PI_SESSIONS_BIN || join(repo, "target", "release", "pi-sessions");
+if (process.env.PI_SESSIONS_BIN && !existsSync(bin)) fail(`PI_SESSIONS_BIN=${bin} does not exist`);
+if (!existsSync(bin)) {
+  const cargo = spawnSync("cargo", ["--version"], { encoding: "utf8" });
+  if (cargo.error) {
+    fail(
+      "cargo is not on the PATH, and the pi-sessions CLI (target/release/pi-sessions) is not built: " +
+        "install Rust from https://rustup.rs and run `npm run demo` again",
+    );
+  }
+  console.log("building the pi-sessions CLI (cargo build --release --bin pi-sessions)…");
+  const built = spawnSync("cargo", ["build", "--release", "--quiet", "--bin", "pi-sessions"], {
+    cwd: repo,
+    stdio: "inherit",
+  });
+  if (built.status !== 0 || !existsSync(bin)) {
+    fail(`\`cargo build --release --bin pi-sessions\` failed (exit ${built.status}); see its errors above`);
+  }
+}
+
+const { generateDemo } = await import("../support/gen.mjs");
+const { SessionManager } = await import("../index.mjs");
 
 const root = mkdtempSync(join(tmpdir(), "pi-session-native-demo-"));
 process.env.PI_CODING_AGENT_DIR = join(root, "agent");
@@ -110,26 +143,23 @@ console.log(`done in ${ms} ms`);
 //    branches, tool results and images), built from the same Rust core.
 const agentDir = join(root, "generated-agent");
 const demo = generateDemo(agentDir);
-const repo = join(dirname(fileURLToPath(import.meta.url)), "..");
-const bin = join(repo, "target", "release", "pi-sessions");
-if (!existsSync(bin)) {
-  console.log("\nbuilding the pi-sessions CLI (cargo build --release --bin pi-sessions)…");
-  spawnSync("cargo", ["build", "--release", "--quiet", "--bin", "pi-sessions"], { cwd: repo, stdio: "inherit" });
-}
-if (existsSync(bin)) {
-  const cli = (...args) => {
-    console.log(`\n$ pi-sessions ${args.join(" ")}`);
-    const r = spawnSync(bin, ["--agent-dir", agentDir, "--color", "never", ...args], {
-      encoding: "utf8",
-      env: { ...process.env, COLUMNS: "110" },
-    });
-    process.stdout.write(r.stdout.split("\n").slice(0, 14).join("\n") + "\n");
-  };
-  cli("ls", "--cwd", demo.cwd, "--limit", "6");
-  const newest = SessionManager.list(demo.cwd, demo.sessionDir);
-  const first = (await newest)[0];
-  cli("tree", first.path);
-  cli("search", "error", "--all", "--limit", "5");
-  cli("stats", "--all");
-}
-if (!process.env.KEEP_DEMO) rmSync(root, { recursive: true, force: true });
+const columns = String(process.stdout.columns || 100);
+const cli = (...args) => {
+  console.log(`\n$ pi-sessions ${args.join(" ")}`);
+  const r = spawnSync(bin, ["--agent-dir", agentDir, "--color", "never", ...args], {
+    encoding: "utf8",
+    env: { ...process.env, COLUMNS: columns },
+  });
+  // 1 is "nothing found" (a search without a match): shown, not a failure.
+  if (r.error || (r.status !== 0 && r.status !== 1))
+    fail(`pi-sessions ${args.join(" ")} failed (exit ${r.status}): ${r.stderr || r.error}`);
+  process.stdout.write(r.stdout.split("\n").slice(0, 14).join("\n") + "\n");
+};
+cli("ls", "--cwd", demo.cwd, "--limit", "6");
+const first = (await SessionManager.list(demo.cwd, demo.sessionDir))[0];
+cli("tree", first.path);
+cli("search", "error", "--all", "--limit", "5");
+cli("stats", "--all");
+console.log(`\nthe demo's files are kept in ${root}`);
+console.log(`  try: ${bin} --agent-dir ${agentDir} ls --all`);
+console.log(`  remove them with: rm -rf ${root}`);

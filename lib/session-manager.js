@@ -2,7 +2,7 @@
 // The SessionManager class of pi 1.6.0 over the native core, which answers index, path, tree and
 // context questions with positions that `Entries` (entries.js) turns into the entry objects.
 
-const { existsSync, mkdirSync, statSync } = require("node:fs");
+const { existsSync, mkdirSync, openSync, statSync } = require("node:fs");
 const { resolve } = require("node:path");
 const { binding, call, uuidv7 } = require("./native.js");
 const { keyOf } = require("./keys.js");
@@ -188,6 +188,10 @@ class SessionManager {
     if (!this.#persist || !this.#sessionFile) return;
     if (!this.#flushed) {
       if (!this.#hasConversation()) return;
+      // A path with a NUL byte: pi's `openSync(file, "wx")` throws Node's own TypeError
+      // (ERR_INVALID_ARG_VALUE) here, before anything is serialised; the same call throws it
+      // (Node checks the path before it touches the disk).
+      if (this.#sessionFile.includes("\0")) openSync(this.#sessionFile, "wx");
       // Serialised first: a value JSON cannot hold leaves no half-written file.
       const text = stringifyLines(this.#entries.all());
       call(() => this.#core().writeAll(this.#sessionFile, text, true));

@@ -9,6 +9,8 @@
 //   - win32: rewrites that wine refuses to rename over with ERROR_ACCESS_DENIED (EPERM): a file
 //     another handle holds, a read-only file. The reference opens them with "w" and writes.
 //   - A listing whose folder holds a subfolder named `x.jsonl` (every platform).
+//   - A session path with a NUL byte: Node's TypeError at the first write (every platform).
+//   - A FIFO named `x.jsonl`: ours skips it (the reference waits forever; not win32).
 import {
   chmodSync,
   closeSync,
@@ -25,7 +27,7 @@ import {
 import { join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
 import { assertSame } from "../helpers/compare.mjs";
-import { inEachImpl, IMPLS } from "../helpers/impls.mjs";
+import { inEachImpl, IMPLS, ours } from "../helpers/impls.mjs";
 import { captureAsync, normCapture } from "../../support/normalize.mjs";
 import { makeTempRoot } from "../helpers/tmp.mjs";
 
@@ -237,4 +239,52 @@ describe(`a listing whose folder holds a subfolder named x.jsonl (${LABELS.join(
     });
     assertSame(recs[0], recs[1], "listing", LABELS);
   });
+});
+
+describe(`a session path with a NUL byte (${LABELS.join(" vs ")}; every platform)`, () => {
+  it("throws Node's TypeError ERR_INVALID_ARG_VALUE at the first write, as pi's openSync does", async () => {
+    const recs = await each("nul", async ({ base, norm, SM }) => {
+      const dir = join(base, "s");
+      mkdirSync(dir, { recursive: true });
+      const file = join(dir, "a\0b.jsonl");
+      const sm = SM.open(file);
+      return {
+        user: await outcome(norm, () => sm.appendMessage(USER("hi"))),
+        firstWrite: await outcome(norm, () => sm.appendMessage(ASSISTANT)),
+        state: norm.value([sm.getEntries().length, sm.getSessionFile().includes("\0")]),
+        files: tree(base, norm),
+      };
+    });
+    assertSame(recs[0], recs[1], "nul", LABELS);
+    const thrown = recs[1].firstWrite.threw;
+    expect([thrown.ctor, thrown.code]).toEqual(["TypeError", "ERR_INVALID_ARG_VALUE"]);
+  });
+});
+
+// pi 1.6.0's list() opens every `*.jsonl` name and waits forever on a FIFO: ours skips what is
+// not a regular file (docs/fidelity.md). Ours only: the reference would hang.
+describe.skipIf(WIN32)("a listing whose folder holds a FIFO named x.jsonl (ours; not win32)", () => {
+  it("list and listAll skip it instead of waiting for a writer", async () => {
+    const { execFileSync } = await import("node:child_process");
+    const base = join(root, "fifo");
+    const agent = join(base, "agent");
+    const dir = join(agent, "sessions", "--tmp-pi-diff-cwd-fs-errors--");
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, "a.jsonl"), session(ID));
+    execFileSync("mkfifo", [join(dir, "x.jsonl")]);
+    const saved = process.env.PI_CODING_AGENT_DIR;
+    process.env.PI_CODING_AGENT_DIR = agent;
+    try {
+      const SM = ours.SessionManager;
+      const within = (p) =>
+        Promise.race([p, new Promise((_, no) => setTimeout(() => no(new Error("hangs on a FIFO")), 10_000))]);
+      const listed = await within(SM.list(CWD, dir));
+      expect(listed.map((i) => relative(dir, i.path))).toEqual(["a.jsonl"]);
+      const all = await within(SM.listAll());
+      expect(all.map((i) => relative(dir, i.path))).toEqual(["a.jsonl"]);
+    } finally {
+      if (saved === undefined) delete process.env.PI_CODING_AGENT_DIR;
+      else process.env.PI_CODING_AGENT_DIR = saved;
+    }
+  }, 30_000);
 });

@@ -18,7 +18,7 @@ use pi_session_core::platform;
 use super::ctx::{CliError, Ctx};
 use super::folder::{self, Listed, Scope};
 use super::safe::{self, FileStamp};
-use super::{held, paths, work};
+use super::{held, paths, skipped, work};
 
 /// zstd level: 3 (zstd's default) compresses session JSON about 8x at well over 200 MB/s
 /// per core; see bench/cli-results.md.
@@ -45,7 +45,7 @@ pub fn archived_files(ctx: &Ctx, folder: Option<&str>) -> Vec<PathBuf> {
     };
     let mut out = Vec::new();
     for d in dirs {
-        let Ok(rd) = fs::read_dir(&d) else { continue };
+        let Some(rd) = skipped::read_dir(&d) else { continue };
         let mut names: Vec<PathBuf> = rd
             .filter_map(|e| e.ok())
             .filter(|e| {
@@ -54,6 +54,7 @@ pub fn archived_files(ctx: &Ctx, folder: Option<&str>) -> Vec<PathBuf> {
                 n.ends_with(".jsonl.zst") && !n.starts_with('.')
             })
             .map(|e| e.path())
+            .filter(|p| skipped::readable_file(p))
             .collect();
         names.sort_by(|a, b| b.file_name().cmp(&a.file_name()));
         out.extend(names);
@@ -95,7 +96,7 @@ pub fn archive_one(src: &Path, dest: &Path) -> Result<u64, String> {
         return Err(format!("in use: {why}"));
     }
     if fs::symlink_metadata(dest).is_ok() {
-        return Err(format!("{} exists already; not archived", dest.display()));
+        return Err(format!("{} exists already", dest.display()));
     }
     let before = safe::stamp(src).map_err(|e| format!("cannot stat: {e}"))?;
     let input = File::open(src).map_err(|e| format!("cannot open: {e}"))?;

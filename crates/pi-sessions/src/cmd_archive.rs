@@ -10,7 +10,7 @@ use serde::Serialize;
 use super::archive::{self, archive_path, restored_path};
 use super::args::{ArchiveArgs, RestoreArgs};
 use super::ctx::{CliError, Ctx, Out};
-use super::{fmt, folder, jout, paths, work};
+use super::{fmt, folder, held, jout, paths, work};
 
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -65,6 +65,7 @@ pub fn archive(ctx: &Ctx, a: &ArchiveArgs, out: Out) -> Result<i32, CliError> {
         }
         Some(days) => {
             let scope = folder::scope(ctx, &a.scope)?;
+            folder::require(&scope)?;
             let now = SystemTime::now().duration_since(SystemTime::UNIX_EPOCH).map_or(0.0, |d| d.as_millis() as f64);
             let cutoff = now - days * 86_400_000.0;
             let mut listed = folder::list(ctx, &scope);
@@ -87,6 +88,10 @@ pub fn archive(ctx: &Ctx, a: &ArchiveArgs, out: Out) -> Result<i32, CliError> {
         let size = fs::metadata(src).map_err(|e| e.to_string())?.len();
         let dest = archive_path(ctx, src);
         if a.dry_run {
+            // What the real run would refuse (archive_one's checks), without writing.
+            if let Some(why) = held::why_held(src) {
+                return Err(format!("in use: {why}"));
+            }
             if fs::symlink_metadata(&dest).is_ok() {
                 return Err(format!("{} exists already", dest.display()));
             }
@@ -125,33 +130,32 @@ pub fn archive(ctx: &Ctx, a: &ArchiveArgs, out: Out) -> Result<i32, CliError> {
         writeln!(out, "{}", jout::to_string(&report))?;
     } else {
         for m in &report.archived {
-            match m.bytes_after {
-                Some(after) => writeln!(
-                    out,
-                    "archived {} → {} ({} → {})",
-                    m.path,
-                    m.archive,
-                    fmt::size(m.bytes_before),
-                    fmt::size(after)
-                )?,
-                None => writeln!(out, "would archive {} → {} ({})", m.path, m.archive, fmt::size(m.bytes_before))?,
-            }
+            let sizes = match m.bytes_after {
+                Some(after) => format!(" ({} → {})", fmt::size(m.bytes_before), fmt::size(after)),
+                None => format!(" ({})", fmt::size(m.bytes_before)),
+            };
+            let verb = if a.dry_run { "would archive " } else { "archived " };
+            let room = ctx.width.saturating_sub(verb.len() + fmt::width(&sizes)).max(16);
+            writeln!(out, "{verb}{}{sizes}", fmt::trunc_left(&ctx.shown(&m.path), room))?;
         }
-        let n = report.archived.len();
+        let n = fmt::count(report.archived.len() as u64, "session", "sessions");
+        let into = ctx.shown(&archive::archive_root(ctx).display().to_string());
         if a.dry_run {
-            writeln!(out, "{n} session(s), {} (dry run: nothing written)", fmt::size(report.bytes_before))?;
+            let l = format!("would archive {n} ({}) into {into}/ (dry run)", fmt::size(report.bytes_before));
+            writeln!(out, "{}", fmt::fit(&l, ctx.width))?;
         } else {
             let r = report.ratio.map_or("-".into(), |r| format!("{r}x"));
-            writeln!(
-                out,
-                "archived {n} session(s): {} → {} (ratio {r})",
+            let l = format!(
+                "archived {n} into {into}/: {} → {} (ratio {r})",
                 fmt::size(report.bytes_before),
                 fmt::size(report.bytes_after)
-            )?;
+            );
+            writeln!(out, "{}", fmt::fit(&l, ctx.width))?;
         }
     }
+    let not = if a.dry_run { "a real run would refuse it; not archived" } else { "not archived" };
     for r in &report.refused {
-        eprintln!("pi-sessions: {}: {}", r.path, r.reason);
+        eprintln!("pi-sessions: {}: {}; {not}", ctx.shown(&r.path), r.reason);
     }
     Ok(if report.refused.is_empty() { 0 } else { 1 })
 }
@@ -197,7 +201,7 @@ pub fn restore(ctx: &Ctx, a: &RestoreArgs, out: Out) -> Result<i32, CliError> {
         let dest = restored_path(ctx, zst);
         if a.dry_run {
             return if fs::symlink_metadata(&dest).is_ok() {
-                Err(format!("{} exists; would not be overwritten", dest.display()))
+                Err(format!("{} exists; a real run would not overwrite it", dest.display()))
             } else {
                 Ok(None)
             };
@@ -231,16 +235,20 @@ pub fn restore(ctx: &Ctx, a: &RestoreArgs, out: Out) -> Result<i32, CliError> {
     if a.json {
         writeln!(out, "{}", jout::to_string(&report))?;
     } else {
-        let verb = if a.dry_run { "would restore" } else { "restored" };
+        let verb = if a.dry_run { "would restore " } else { "restored " };
         for r in &report.restored {
-            writeln!(out, "{verb} {} → {}", r.archive, r.path)?;
-        }
-        if report.restored.is_empty() && report.refused.is_empty() {
-            eprintln!("pi-sessions: no archived sessions in {}", archive::archive_root(ctx).display());
+            // The path it goes back to (relative to the session folder), cut from the left.
+            let size = r.bytes.map(|b| format!(" ({})", fmt::size(b))).unwrap_or_default();
+            let room = ctx.width.saturating_sub(verb.len() + fmt::width(&size)).max(16);
+            writeln!(out, "{verb}{}{size}", fmt::trunc_left(&ctx.shown(&r.path), room))?;
         }
     }
+    if report.restored.is_empty() && report.refused.is_empty() {
+        eprintln!("pi-sessions: no archived sessions in {}", archive::archive_root(ctx).display());
+        return Ok(1);
+    }
     for r in &report.refused {
-        eprintln!("pi-sessions: {}: {}", r.path, r.reason);
+        eprintln!("pi-sessions: {}: {}; not restored", ctx.shown(&r.path), r.reason);
     }
     Ok(if report.refused.is_empty() { 0 } else { 1 })
 }

@@ -379,8 +379,10 @@ pub fn check_file(path: &Path, do_repair: bool) -> Report {
     }
 }
 
+/// The `*.jsonl` files under `dir`; like the listings, a file that does not open is named on
+/// stderr and counted (`skipped`), and FIFOs and other non-files are passed over.
 fn collect(dir: &Path, depth: usize, out: &mut Vec<PathBuf>) {
-    let Ok(rd) = fs::read_dir(dir) else { return };
+    let Some(rd) = super::skipped::read_dir(dir) else { return };
     let mut items: Vec<PathBuf> = rd.filter_map(|e| e.ok()).map(|e| e.path()).collect();
     items.sort();
     for p in items {
@@ -388,7 +390,7 @@ fn collect(dir: &Path, depth: usize, out: &mut Vec<PathBuf>) {
             if depth > 0 {
                 collect(&p, depth - 1, out);
             }
-        } else if p.to_string_lossy().ends_with(".jsonl") && p.is_file() {
+        } else if p.to_string_lossy().ends_with(".jsonl") && super::skipped::readable_file(&p) {
             out.push(p);
         }
     }
@@ -493,22 +495,24 @@ pub fn run(ctx: &Ctx, a: &CheckArgs, out: Out) -> Result<i32, CliError> {
     let paint = ctx.paint();
     let verbose = a.verbose || files.len() == 1;
     let mut o = String::new();
+    // A file as the lines show it: relative to the session folder, cut from the left to leave
+    // room for what follows it.
+    let file = |p: &Path, tail: usize| {
+        fmt::trunc_left(&ctx.shown(&p.display().to_string()), ctx.width.saturating_sub(tail).max(16))
+    };
     for r in &reports {
         let total = r.total();
         if total == 0 && r.repair.is_none() {
             if verbose {
-                o.push_str(&format!("{}: {}\n", r.path.display(), paint.green("ok")));
+                o.push_str(&format!("{}: {}\n", file(&r.path, 4), paint.green("ok")));
             }
             continue;
         }
         if total == 0 {
-            o.push_str(&format!("{}: {}\n", r.path.display(), paint.green("ok after repair")));
+            o.push_str(&format!("{}: {}\n", file(&r.path, 17), paint.green("ok after repair")));
         } else {
-            o.push_str(&format!(
-                "{}: {}\n",
-                r.path.display(),
-                paint.red(&format!("{total} problem{}", if total == 1 { "" } else { "s" }))
-            ));
+            let problems = fmt::count(total, "problem", "problems");
+            o.push_str(&format!("{}: {}\n", file(&r.path, 2 + problems.len()), paint.red(&problems)));
         }
         if let Some(e) = &r.error {
             o.push_str(&format!("  {}\n", paint.red(e)));
@@ -522,7 +526,9 @@ pub fn run(ctx: &Ctx, a: &CheckArgs, out: Out) -> Result<i32, CliError> {
             }
             let at = pr.line.map_or(String::new(), |l| format!("line {l}: "));
             let id = pr.id.as_ref().map_or(String::new(), |i| format!("[{i}] "));
-            o.push_str(&format!("  {} {at}{id}{}\n", paint.yellow(&fmt::pad_right(pr.kind, 15)), pr.message));
+            let l = format!("  {} {at}{id}{}", paint.yellow(&fmt::pad_right(pr.kind, 15)), pr.message);
+            o.push_str(&fmt::fit(&l, ctx.width));
+            o.push('\n');
         }
         for (k, n) in &r.counts {
             if *n > 10 {
@@ -531,11 +537,11 @@ pub fn run(ctx: &Ctx, a: &CheckArgs, out: Out) -> Result<i32, CliError> {
         }
         match &r.repair {
             Some(Ok(x)) => o.push_str(&format!(
-                "  {} dropped {} line(s){}; backup {}\n",
+                "  {} dropped {}{}; backup {}\n",
                 paint.green("repaired:"),
-                x.dropped,
+                fmt::count(x.dropped, "line", "lines"),
                 if x.terminated { ", ended the last line" } else { "" },
-                x.backup.display()
+                ctx.shown(&x.backup.display().to_string())
             )),
             Some(Err(e)) => o.push_str(&format!("  {} {e}\n", paint.red("not repaired:"))),
             None if do_repair && !r.session && r.count("missing_header") > 0 => {

@@ -99,14 +99,16 @@ pub fn run(ctx: &Ctx, a: &ContextArgs, out: Out) -> Result<i32, CliError> {
         };
         format!("{}/{}", d(pr), d(m))
     });
-    let mut o = format!(
-        "{} {} messages, model {}, thinking {}, ~{} tokens (JSON bytes / 4)\n",
+    let head = format!(
+        "{} {}, model {}, thinking {}, ~{} tokens (JSON bytes / 4)",
         paint.bold(&s.id()),
-        proj.messages.len(),
+        fmt::count(proj.messages.len() as u64, "message", "messages"),
         model,
         proj.thinking_level,
         fmt::group((chars / 4) as u64)
     );
+    let mut o = fmt::wrap(&head, 0, ctx.width);
+    o.push('\n');
     for (i, m) in proj.messages.iter().enumerate() {
         let Some(j) = J::parse(m.json.as_bytes()) else { continue };
         let role = session::role_name(Some(j));
@@ -119,7 +121,9 @@ pub fn run(ctx: &Ctx, a: &ContextArgs, out: Out) -> Result<i32, CliError> {
             if time.is_nan() { String::new() } else { paint.dim(&format!(" · {}", fmt::short_time(time))) }
         ));
         let body = render_message(&j, &role);
-        o.push_str(&indent(&if full { body } else { shorten(&body, 12, 1200) }, "   "));
+        // The short view cuts each line at the width; --full prints the text as it is.
+        let width = if full { usize::MAX } else { ctx.width.saturating_sub(3).max(20) };
+        o.push_str(&indent(&if full { body } else { shorten(&body, 12, 1200) }, "   ", width));
     }
     write!(out, "{o}")?;
     Ok(0)
@@ -162,7 +166,7 @@ fn shorten(s: &str, max_lines: usize, max_chars: usize) -> String {
                 out.push_str(&cut);
                 out.push('\n');
             }
-            out.push_str(&format!("… ({} more lines)\n", total - n));
+            out.push_str(&format!("… ({})\n", fmt::count((total - n) as u64, "more line", "more lines")));
             return out;
         }
         out.push_str(l);
@@ -171,11 +175,15 @@ fn shorten(s: &str, max_lines: usize, max_chars: usize) -> String {
     out
 }
 
-fn indent(s: &str, pad: &str) -> String {
+fn indent(s: &str, pad: &str, width: usize) -> String {
     let mut o = String::with_capacity(s.len() + 64);
     for l in s.lines() {
         o.push_str(pad);
-        o.push_str(l);
+        if width == usize::MAX {
+            o.push_str(l);
+        } else {
+            o.push_str(&fmt::trunc(l, width));
+        }
         o.push('\n');
     }
     o

@@ -204,9 +204,9 @@ pub fn run(ctx: &Ctx, a: &ExportArgs, out: Out) -> Result<i32, CliError> {
         o.push_str(&format!("- Created: {t}\n"));
     }
     o.push_str(&format!(
-        "- Exported: {} ({} entries)\n\n---\n\n",
+        "- Exported: {} ({})\n\n---\n\n",
         if a.branch { "active branch" } else { "all entries in file order" },
-        positions.len()
+        fmt::count(positions.len() as u64, "entry", "entries")
     ));
     out.write_all(o.as_bytes())?;
     let mut prev: Option<u32> = None;

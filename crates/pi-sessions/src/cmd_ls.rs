@@ -28,8 +28,13 @@ struct Row<'a> {
 
 pub fn run(ctx: &Ctx, a: &LsArgs, out: Out) -> Result<i32, CliError> {
     let scope = folder::scope(ctx, &a.scope)?;
-    let limit = a.limit;
+    if !a.archived {
+        folder::require(&scope)?;
+    }
+    let limit = super::args::limit(a.limit, a.old_limit);
     let mut sessions = if a.archived { archive::list(ctx, &scope) } else { folder::list(ctx, &scope) };
+    // Nothing found is exit 1 (grep's contract); `--limit 0` found sessions and shows none.
+    let found = if sessions.is_empty() { 1 } else { 0 };
     if let Some(n) = limit {
         sessions.truncate(n);
     }
@@ -47,10 +52,13 @@ pub fn run(ctx: &Ctx, a: &LsArgs, out: Out) -> Result<i32, CliError> {
             parent_session_path: s.parent_raw.as_deref().map_or_else(jout::null, jout::raw),
         });
         writeln!(out, "{}", jout::lines(rows, true))?;
-        return Ok(0);
+        return Ok(found);
+    }
+    if found == 1 {
+        eprintln!("pi-sessions: no sessions in {}", scope.describe());
+        return Ok(1);
     }
     if sessions.is_empty() {
-        eprintln!("pi-sessions: no sessions in {}", scope.describe());
         return Ok(0);
     }
     let paint = ctx.paint();
@@ -65,16 +73,23 @@ pub fn run(ctx: &Ctx, a: &LsArgs, out: Out) -> Result<i32, CliError> {
             _ => c.to_string(),
         }
     };
-    let cwd_w =
-        if all { sessions.iter().map(|s| fmt::width(&cwd_of(&s.cwd)).min(40)).max().unwrap_or(3).max(3) } else { 0 };
+    // Columns: time, messages, size, id (fixed), then the cwd with --all (its longest, at most
+    // 40, and less when the terminal is narrow, leaving the title at least 20), then the title.
+    let base = 16 + 2 + 6 + 2 + 7 + 2 + n + 2;
+    let cwd_w = if all {
+        let longest = sessions.iter().map(|s| fmt::width(&cwd_of(&s.cwd))).max().unwrap_or(3).max(3);
+        longest.min(40).min(ctx.width.saturating_sub(base + 2 + 20).max(8))
+    } else {
+        0
+    };
     let mut head = format!("{:<16}  {:>6}  {:>7}  {:<n$}", "MODIFIED (UTC)", "MSGS", "SIZE", "ID");
     if all {
         head.push_str(&format!("  {:<cwd_w$}", "CWD"));
     }
     head.push_str("  TITLE");
-    writeln!(out, "{}", paint.dim(&head))?;
+    writeln!(out, "{}", paint.dim(&fmt::fit(&head, ctx.width)))?;
     let fixed = 16 + 2 + 6 + 2 + 7 + 2 + n + 2 + if all { cwd_w + 2 } else { 0 };
-    let room = ctx.width.saturating_sub(fixed).max(20);
+    let room = ctx.width.saturating_sub(fixed).max(8);
     for s in &sessions {
         let mut line = format!(
             "{:<16}  {:>6}  {:>7}  {}",
@@ -84,7 +99,7 @@ pub fn run(ctx: &Ctx, a: &LsArgs, out: Out) -> Result<i32, CliError> {
             paint.cyan(&fmt::pad_right(&short(&s.id, n), n))
         );
         if all {
-            line.push_str(&format!("  {}", fmt::pad_right(&fmt::trunc(&cwd_of(&s.cwd), 40), cwd_w)));
+            line.push_str(&format!("  {}", fmt::pad_right(&fmt::trunc_left(&cwd_of(&s.cwd), cwd_w), cwd_w)));
         }
         let title = match &s.name {
             Some(name) => paint.bold(&fmt::one_line_trunc(name, room)),
@@ -92,7 +107,7 @@ pub fn run(ctx: &Ctx, a: &LsArgs, out: Out) -> Result<i32, CliError> {
         };
         line.push_str("  ");
         line.push_str(&title);
-        writeln!(out, "{line}")?;
+        writeln!(out, "{}", fmt::fit(&line, ctx.width))?;
     }
     Ok(0)
 }

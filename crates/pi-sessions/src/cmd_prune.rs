@@ -271,11 +271,11 @@ pub fn set_parent(line: &[u8], raw: &str) -> Vec<u8> {
 /// parse (a write cut short, or one in progress).
 pub fn run(ctx: &Ctx, a: &PruneArgs, out: Out) -> Result<i32, CliError> {
     let path = folder::find_session(ctx, &a.session)?;
-    let shown = path.display().to_string();
-    if !a.dry_run
-        && let Some(why) = held::why_held(&path)
-    {
-        return Err(CliError::Fail(format!("{shown} is in use: {why}; not pruned")));
+    let shown = ctx.shown(&path.display().to_string());
+    // Every refusal says what was not done; a dry run says what a real run would refuse.
+    let not = if a.dry_run { "a real run would refuse it; not pruned" } else { "not pruned" };
+    if let Some(why) = held::why_held(&path) {
+        return Err(CliError::Fail(format!("{shown} is in use: {why}; {not}")));
     }
     let before = safe::stamp(&path)?;
     // Kept open: read through it, and bytes another writer adds to it after the rename are
@@ -288,17 +288,17 @@ pub fn run(ctx: &Ctx, a: &PruneArgs, out: Out) -> Result<i32, CliError> {
     }
     if s.version != CURRENT_VERSION {
         return Err(CliError::Fail(format!(
-            "{shown} is a version {} session; open it in pi once (pi migrates the file) before pruning",
+            "{shown} is a version {} session; open it in pi once (pi migrates the file) before pruning; {not}",
             s.version
         )));
     }
     if s.torn {
         return Err(CliError::Fail(format!(
-            "{shown} ends with an incomplete line (a write cut short, or in progress); run `pi-sessions check --repair` first"
+            "{shown} ends with an incomplete line (a write cut short, or in progress); run `pi-sessions check --repair` first; {not}"
         )));
     }
     let Some(plan) = plan(&s, a.leaf.as_deref())? else {
-        return Err(CliError::Fail(format!("{shown} has no entries; nothing to prune")));
+        return Err(CliError::Fail(format!("{shown} has no entries; nothing to prune; {not}")));
     };
     let spans = original_spans(&s)?;
     // Read before the rewrite: on Windows the file is closed before it is replaced.
@@ -382,9 +382,9 @@ pub fn run(ctx: &Ctx, a: &PruneArgs, out: Out) -> Result<i32, CliError> {
     };
     writeln!(
         out,
-        "{shown}: {verb} {} of {} entries ({} on the path to {}, {} off it), {} → {}",
+        "{shown}: {verb} {} of {} ({} on the path to {}, {} off it), {} → {}",
         report.entries_after,
-        report.entries_before,
+        fmt::count(report.entries_before as u64, "entry", "entries"),
         report.path_entries,
         report.leaf,
         report.kept_off_path.len(),
@@ -396,13 +396,13 @@ pub fn run(ctx: &Ctx, a: &PruneArgs, out: Out) -> Result<i32, CliError> {
         writeln!(out, "  kept off the path: {} {}{to}", k.r#type, k.id)?;
     }
     if skipped > 0 {
-        writeln!(out, "  dropped {skipped} line(s) pi skips (malformed)")?;
+        writeln!(out, "  dropped {} pi skips (malformed)", fmt::count(skipped as u64, "line", "lines"))?;
     }
     if let Some(b) = &report.backup {
-        writeln!(out, "  backup: {b}")?;
+        writeln!(out, "  backup: {}", ctx.shown(b))?;
     }
     if forwarded > 0 {
-        writeln!(out, "  carried over {forwarded} bytes appended during the rewrite")?;
+        writeln!(out, "  carried over {} appended during the rewrite", fmt::count(forwarded, "byte", "bytes"))?;
     }
     Ok(0)
 }

@@ -26,7 +26,9 @@ struct Refused {
 }
 
 #[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
 struct Report {
+    dry_run: bool,
     removed: Vec<Done>,
     refused: Vec<Refused>,
 }
@@ -40,7 +42,7 @@ pub fn run(ctx: &Ctx, a: &RmArgs, out: Out) -> Result<i32, CliError> {
             targets.push(p);
         }
     }
-    let mut report = Report { removed: Vec::new(), refused: Vec::new() };
+    let mut report = Report { dry_run: a.dry_run, removed: Vec::new(), refused: Vec::new() };
     let mut folders = Vec::new();
     for path in targets {
         let shown = path.display().to_string();
@@ -55,7 +57,9 @@ pub fn run(ctx: &Ctx, a: &RmArgs, out: Out) -> Result<i32, CliError> {
             report.refused.push(Refused { path: shown, reason: format!("in use: {why}") });
             continue;
         }
-        let done = if a.permanent {
+        let done = if a.dry_run {
+            Ok(())
+        } else if a.permanent {
             safe::fault("cli.unlink")
                 .and_then(|()| fs::remove_file(&path))
                 .map(|()| safe::sync_dir(&path))
@@ -77,17 +81,25 @@ pub fn run(ctx: &Ctx, a: &RmArgs, out: Out) -> Result<i32, CliError> {
             Err(reason) => report.refused.push(Refused { path: shown, reason }),
         }
     }
-    refresh_index(ctx, &folders);
+    if !a.dry_run {
+        refresh_index(ctx, &folders);
+    }
     if a.json {
         writeln!(out, "{}", jout::to_string(&report))?;
     } else {
+        let verb = match (a.dry_run, a.permanent) {
+            (true, true) => "would delete",
+            (true, false) => "would move to the trash",
+            (false, true) => "deleted",
+            (false, false) => "moved to the trash",
+        };
         for d in &report.removed {
-            let verb = if a.permanent { "deleted" } else { "moved to the trash" };
-            writeln!(out, "{verb}: {}", d.path)?;
+            writeln!(out, "{verb}: {}", ctx.shown(&d.path))?;
         }
     }
+    let not = if a.dry_run { "a real run would refuse it; not removed" } else { "not removed" };
     for r in &report.refused {
-        eprintln!("pi-sessions: {}: {}; not removed", r.path, r.reason);
+        eprintln!("pi-sessions: {}: {}; {not}", ctx.shown(&r.path), r.reason);
     }
     Ok(if report.refused.is_empty() { 0 } else { 1 })
 }

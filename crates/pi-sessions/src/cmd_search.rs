@@ -395,7 +395,10 @@ pub fn run(ctx: &Ctx, a: &SearchArgs, out: Out) -> Result<i32, CliError> {
     }
     let role = a.role.clone();
     let scope = folder::scope(ctx, &a.scope)?;
-    let limit = a.limit;
+    if !a.archived {
+        folder::require(&scope)?;
+    }
+    let limit = super::args::limit(a.limit, a.old_limit);
     let context = a.context;
     let needle = Needle::new(query, a.ignore_case);
     let mut files: Vec<PathBuf> = if a.archived {
@@ -446,8 +449,11 @@ pub fn run(ctx: &Ctx, a: &SearchArgs, out: Out) -> Result<i32, CliError> {
             if let Some(n) = limit {
                 fh.hits.truncate(n - total);
             }
-            let text =
-                if json { json_hits(&files[i], &fh, total == 0) } else { human_hits(&files[i], &fh, short, &paint) };
+            let text = if json {
+                json_hits(&files[i], &fh, total == 0)
+            } else {
+                human_hits(ctx, &files[i], &fh, short, &paint)
+            };
             total += fh.hits.len();
             if let Err(e) = out.write_all(text.as_bytes()) {
                 failed = Some(e);
@@ -512,25 +518,45 @@ fn json_hits(path: &Path, fh: &FileHits, first: bool) -> String {
 }
 
 /// A session line, then one line per hit.
-fn human_hits(path: &Path, fh: &FileHits, short: usize, paint: &Paint) -> String {
-    let mut o = format!(
-        "{}  {}  {}  {}\n",
-        paint.cyan(&folder::short(&fh.session_id, short)),
-        fmt::short_time(fh.created),
-        paint.dim(&fh.cwd),
-        paint.dim(&format!("{} hit{} · {}", fh.hits.len(), if fh.hits.len() == 1 { "" } else { "s" }, path.display()))
-    );
+fn human_hits(ctx: &Ctx, path: &Path, fh: &FileHits, short: usize, paint: &Paint) -> String {
+    // The session's line: id, time, cwd, hits, then its file (relative to the session folder)
+    // cut from the left to what is left of the width, or left out when little is.
+    let id = folder::short(&fh.session_id, short);
+    let time = fmt::short_time(fh.created);
+    let hits = fmt::count(fh.hits.len() as u64, "hit", "hits");
+    let cwd = fmt::trunc_left(&fh.cwd, 40);
+    let used = fmt::width(&id) + 2 + fmt::width(&time) + 2 + fmt::width(&cwd) + 2 + fmt::width(&hits);
+    let room = ctx.width.saturating_sub(used + 3);
+    let file = if room >= 16 {
+        format!(" · {}", fmt::trunc_left(&ctx.shown(&path.to_string_lossy()), room))
+    } else {
+        String::new()
+    };
+    let head = format!("{}  {time}  {}  {}", paint.cyan(&id), paint.dim(&cwd), paint.dim(&format!("{hits}{file}")));
+    let mut o = fmt::fit(&head, ctx.width);
+    o.push('\n');
     for h in &fh.hits {
         let more = if h.matches > 1 { paint.dim(&format!(" (+{})", h.matches - 1)) } else { String::new() };
+        // The match stays in sight: the context before it gets at most half of what the line
+        // has left after the id, role and time; the line is then cut at the width.
+        let lead = 2 + fmt::width(&fmt::trunc(&h.entry_id, 12)) + 1 + fmt::width(&h.role).max(13) + 1 + 16 + 2;
+        let room = ctx.width.saturating_sub(lead + fmt::width(&h.matched) + fmt::visible_width(&more));
+        let before = fmt::trunc_left(&h.before, (room / 2).max(8));
         o.push_str(&format!(
-            "  {} {:<10} {}  {}{}{}{}\n",
-            paint.dim(&fmt::trunc(&h.entry_id, 12)),
-            h.role,
-            paint.dim(&fmt::short_time(h.time)),
-            h.before,
-            paint.hit(&h.matched),
-            h.after,
-            more
+            "{}\n",
+            fmt::fit(
+                &format!(
+                    "  {} {:<13} {}  {}{}{}{}",
+                    paint.dim(&fmt::trunc(&h.entry_id, 12)),
+                    h.role,
+                    paint.dim(&fmt::short_time(h.time)),
+                    before,
+                    paint.hit(&h.matched),
+                    h.after,
+                    more
+                ),
+                ctx.width
+            )
         ));
     }
     o

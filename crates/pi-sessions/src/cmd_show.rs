@@ -216,17 +216,21 @@ pub fn run(ctx: &Ctx, a: &ShowArgs, out: Out) -> Result<i32, CliError> {
 
     let paint = ctx.paint();
     let row = |k: &str, v: String| format!("{} {v}", paint.dim(&format!("{k:<12}")));
+    // A long value wraps under itself (13 columns in), at the width.
+    let wrapped = |k: &str, v: String| row(k, fmt::wrap(&v, 13, ctx.width));
     let mut o = String::new();
     let mut line = |s: String| {
         o.push_str(&s);
         o.push('\n');
     };
-    line(row("Session", paint.cyan(&s.id())));
+    line(row("Session", paint.cyan(&fmt::trunc(&s.id(), ctx.width.saturating_sub(13).max(16)))));
     if let Some(n) = &name {
-        line(row("Name", paint.bold(n)));
+        line(row("Name", paint.bold(&fmt::one_line_trunc(n, ctx.width.saturating_sub(13).max(16)))));
     }
-    line(row("File", format!("{} ({}, {} lines)", path.display(), fmt::size(s.size), fmt::group(s.physical as u64))));
-    line(row("Cwd", cwd));
+    let file_tail = format!(" ({}, {})", fmt::size(s.size), fmt::count(s.physical as u64, "line", "lines"));
+    let file_room = ctx.width.saturating_sub(13 + fmt::width(&file_tail)).max(16);
+    line(row("File", format!("{}{file_tail}", fmt::trunc_left(&ctx.shown(&path.display().to_string()), file_room))));
+    line(row("Cwd", fmt::trunc_left(&cwd, ctx.width.saturating_sub(13).max(16))));
     let version = if s.version >= session::CURRENT_VERSION {
         jnum(s.version)
     } else {
@@ -236,17 +240,18 @@ pub fn run(ctx: &Ctx, a: &ShowArgs, out: Out) -> Result<i32, CliError> {
     line(row("Created", fmt::iso(created).unwrap_or_else(|| "-".into())));
     line(row("Modified", fmt::iso(modified).unwrap_or_else(|| "-".into())));
     if let Some(p) = parent {
-        line(row("Parent", p.str().map(Cow::into_owned).unwrap_or_else(|| p.raw_str().into_owned())));
+        let p = p.str().map(Cow::into_owned).unwrap_or_else(|| p.raw_str().into_owned());
+        line(row("Parent", fmt::trunc_left(&ctx.shown(&p), ctx.width.saturating_sub(13).max(16))));
     }
     line(row("First msg", fmt::one_line_trunc(&first_message, ctx.width.saturating_sub(13).max(20))));
     line(String::new());
-    line(row("Entries", format!("{} ({})", fmt::group(entries.len() as u64), by_type.human())));
-    line(row("Messages", format!("{} ({})", fmt::group(message_count), by_role.human())));
-    line(row(
+    line(wrapped("Entries", format!("{} ({})", fmt::group(entries.len() as u64), by_type.human())));
+    line(wrapped("Messages", format!("{} ({})", fmt::group(message_count), by_role.human())));
+    line(wrapped(
         "Active path",
-        format!("{} entries, leaf {}", fmt::group(active.len() as u64), leaf.as_deref().unwrap_or("-")),
+        format!("{}, leaf {}", fmt::count(active.len() as u64, "entry", "entries"), leaf.as_deref().unwrap_or("-")),
     ));
-    line(row(
+    line(wrapped(
         "Tokens",
         format!(
             "{} total (input {}, output {}, cache read {}, cache write {})",
@@ -259,11 +264,13 @@ pub fn run(ctx: &Ctx, a: &ShowArgs, out: Out) -> Result<i32, CliError> {
     ));
     line(row("Cost", paint.green(&fmt::money(usage.cost))));
     if !by_model.is_empty() {
-        line(row(
+        line(wrapped(
             "Models",
             by_model
                 .iter()
-                .map(|((pr, m), u)| format!("{}/{} ({} turns, {})", pr, m, u.records, fmt::money(u.cost)))
+                .map(|((pr, m), u)| {
+                    format!("{}/{} ({}, {})", pr, m, fmt::count(u.records, "turn", "turns"), fmt::money(u.cost))
+                })
                 .collect::<Vec<_>>()
                 .join(", "),
         ));
@@ -285,7 +292,7 @@ pub fn run(ctx: &Ctx, a: &ShowArgs, out: Out) -> Result<i32, CliError> {
             if !c.on_branch {
                 l.push_str(&paint.dim("  (off the active path)"));
             }
-            line(l);
+            line(fmt::fit(&l, ctx.width));
         }
     }
     if !branch_points.is_empty() {
@@ -293,26 +300,33 @@ pub fn run(ctx: &Ctx, a: &ShowArgs, out: Out) -> Result<i32, CliError> {
         line(paint.bold(&format!("Branch points ({})", branch_points.len())));
         for (pos, kids) in &branch_points {
             let ids: Vec<String> = kids.iter().map(|k| s.entry_id(*k)).collect();
-            line(format!("  {}  {} children: {}", paint.cyan(&s.entry_id(*pos)), kids.len(), ids.join(", ")));
+            let l = format!(
+                "  {}  {}: {}",
+                paint.cyan(&s.entry_id(*pos)),
+                fmt::count(kids.len() as u64, "child", "children"),
+                ids.join(", ")
+            );
+            line(fmt::fit(&l, ctx.width));
         }
     }
     if !labels.is_empty() {
         line(String::new());
         line(paint.bold(&format!("Labels ({})", labels.len())));
         for (t, l) in &labels {
-            line(format!("  {}  {}", paint.cyan(t), paint.magenta(l)));
+            line(fmt::fit(&format!("  {}  {}", paint.cyan(t), paint.magenta(l)), ctx.width));
         }
     }
     if skipped > 0 || !trailing_newline {
         line(String::new());
         let mut what = Vec::new();
         if skipped > 0 {
-            what.push(format!("{skipped} unparseable line(s)"));
+            what.push(fmt::count(skipped, "unparseable line", "unparseable lines"));
         }
         if !trailing_newline {
             what.push("no final newline".into());
         }
-        line(paint.yellow(&format!("Problems: {} (run `pi-sessions check {}`)", what.join(", "), path.display())));
+        let problems = format!("Problems: {} (`pi-sessions check FILE` lists them)", what.join(", "));
+        line(paint.yellow(&fmt::wrap(&problems, 2, ctx.width)));
     }
     write!(out, "{o}")?;
     Ok(0)

@@ -158,6 +158,7 @@ fn scan_file(path: &Path, cwd_filter: Option<&Path>, cwd: &Path) -> Option<Acc> 
 
 pub fn run(ctx: &Ctx, a: &StatsArgs, out: Out) -> Result<i32, CliError> {
     let scope = folder::scope(ctx, &a.scope)?;
+    folder::require(&scope)?;
     let mut files = folder::files(&scope);
     // Largest first spreads the work evenly over the threads.
     files.sort_by_cached_key(|f| std::cmp::Reverse(std::fs::metadata(f).map_or(0, |m| m.len())));
@@ -166,6 +167,8 @@ pub fn run(ctx: &Ctx, a: &StatsArgs, out: Out) -> Result<i32, CliError> {
     for r in results.into_iter().flatten() {
         acc.merge(r);
     }
+    // Nothing found is exit 1, with the (empty) totals still shown.
+    let found = if acc.sessions == 0 { 1 } else { 0 };
     let mut models: Vec<(&(String, String), &Usage)> = acc.by_model.iter().collect();
     models.sort_by(|a, b| b.1.cost.total_cmp(&a.1.cost).then_with(|| b.1.records.cmp(&a.1.records)));
     if a.json {
@@ -185,78 +188,85 @@ pub fn run(ctx: &Ctx, a: &StatsArgs, out: Out) -> Result<i32, CliError> {
             by_day: jout::lines(days, false),
         };
         writeln!(out, "{}", jout::to_string(&doc))?;
-        return Ok(0);
+        return Ok(found);
     }
     let paint = ctx.paint();
     let g = |v: f64| fmt::group(v.max(0.0) as u64);
     let mut o = String::new();
-    o.push_str(&format!("{} {}\n", paint.dim(&format!("{:<10}", "Scope")), scope.describe()));
+    o.push_str(&format!(
+        "{} {}\n",
+        paint.dim(&format!("{:<10}", "Scope")),
+        fmt::trunc_left(&scope.describe(), ctx.width.saturating_sub(11).max(8))
+    ));
     o.push_str(&format!("{} {}\n", paint.dim(&format!("{:<10}", "Sessions")), fmt::group(acc.sessions)));
     o.push_str(&format!(
-        "{} {} ({})\n",
+        "{} {}\n",
         paint.dim(&format!("{:<10}", "Messages")),
-        fmt::group(acc.messages),
-        acc.by_role.human()
+        fmt::wrap(&format!("{} ({})", fmt::group(acc.messages), acc.by_role.human()), 11, ctx.width)
     ));
-    o.push_str(&format!(
-        "{} {} (input {}, output {}, cache read {}, cache write {})\n",
-        paint.dim(&format!("{:<10}", "Tokens")),
+    let tokens = format!(
+        "{} (input {}, output {}, cache read {}, cache write {})",
         g(acc.usage.total),
         g(acc.usage.input),
         g(acc.usage.output),
         g(acc.usage.cache_read),
         g(acc.usage.cache_write)
-    ));
+    );
+    o.push_str(&format!("{} {}\n", paint.dim(&format!("{:<10}", "Tokens")), fmt::wrap(&tokens, 11, ctx.width)));
     o.push_str(&format!("{} {}\n", paint.dim(&format!("{:<10}", "Cost")), paint.green(&fmt::money(acc.usage.cost))));
-    let cols = |first: &str, w0: usize, rest: [String; 7]| -> String {
-        let mut s = fmt::pad_right(first, w0);
-        for (i, c) in rest.iter().enumerate() {
-            s.push_str("  ");
-            s.push_str(&fmt::pad_left(c, if i == 0 { 8 } else { 13 }));
-        }
-        s
-    };
     if !models.is_empty() {
-        let names: Vec<String> = models.iter().map(|((pr, m), _)| format!("{pr}/{m}")).collect();
-        let w0 = names.iter().map(|n| fmt::width(n)).max().unwrap_or(5).max(5);
+        let rows: Vec<Vec<String>> = models
+            .iter()
+            .map(|((pr, m), u)| {
+                vec![
+                    format!("{pr}/{m}"),
+                    fmt::group(u.records),
+                    g(u.input),
+                    g(u.output),
+                    g(u.cache_read),
+                    g(u.cache_write),
+                    g(u.total),
+                    fmt::money(u.cost),
+                ]
+            })
+            .collect();
+        let head = ["MODEL", "TURNS", "INPUT", "OUTPUT", "CACHE READ", "CACHE WRITE", "TOTAL", "COST"];
+        // Narrow terminals lose the cache columns first, then turns, input and output.
+        let lines = fmt::table(&head, &rows, 32, &[5, 4, 1, 2, 3], ctx.width);
         o.push('\n');
-        let head = ["TURNS", "INPUT", "OUTPUT", "CACHE READ", "CACHE WRITE", "TOTAL", "COST"].map(String::from);
-        o.push_str(&paint.dim(&cols("MODEL", w0, head)));
-        o.push('\n');
-        for (name, (_, u)) in names.iter().zip(&models) {
-            let row = [
-                fmt::group(u.records),
-                g(u.input),
-                g(u.output),
-                g(u.cache_read),
-                g(u.cache_write),
-                g(u.total),
-                fmt::money(u.cost),
-            ];
-            o.push_str(&cols(name, w0, row));
-            o.push('\n');
-        }
+        push_table(&mut o, &lines, &paint);
     }
     if !acc.by_day.is_empty() {
+        let rows: Vec<Vec<String>> = acc
+            .by_day
+            .iter()
+            .map(|(day, d)| {
+                let u = &d.usage;
+                vec![
+                    day.clone(),
+                    fmt::group(d.sessions),
+                    fmt::group(d.messages),
+                    fmt::group(u.records),
+                    g(u.input),
+                    g(u.output),
+                    g(u.total),
+                    fmt::money(u.cost),
+                ]
+            })
+            .collect();
+        let head = ["DAY (UTC)", "SESSIONS", "MESSAGES", "TURNS", "INPUT", "OUTPUT", "TOTAL", "COST"];
+        let lines = fmt::table(&head, &rows, 10, &[3, 4, 5, 2], ctx.width);
         o.push('\n');
-        let head = ["SESSIONS", "MESSAGES", "TURNS", "INPUT", "OUTPUT", "TOTAL", "COST"].map(String::from);
-        o.push_str(&paint.dim(&cols("DAY (UTC)", 10, head)));
-        o.push('\n');
-        for (day, d) in &acc.by_day {
-            let u = &d.usage;
-            let row = [
-                fmt::group(d.sessions),
-                fmt::group(d.messages),
-                fmt::group(u.records),
-                g(u.input),
-                g(u.output),
-                g(u.total),
-                fmt::money(u.cost),
-            ];
-            o.push_str(&cols(day, 10, row));
-            o.push('\n');
-        }
+        push_table(&mut o, &lines, &paint);
     }
     write!(out, "{o}")?;
-    Ok(0)
+    Ok(found)
+}
+
+/// A table's header (dimmed) and rows, a line each.
+fn push_table(o: &mut String, lines: &[String], paint: &fmt::Paint) {
+    for (i, l) in lines.iter().enumerate() {
+        o.push_str(&if i == 0 { paint.dim(l) } else { l.clone() });
+        o.push('\n');
+    }
 }

@@ -160,24 +160,79 @@ pub fn run(ctx: &Ctx, a: &TreeArgs, out: Out) -> Result<i32, CliError> {
         shown
     };
 
-    let mut o = String::new();
-    o.push_str(&format!("{} {}\n", paint.bold(&s.id()), paint.dim(&path.display().to_string())));
+    // The lines to draw, in order: (entry, its prefix, its note).
+    let mut rows: Vec<(u32, String, &str)> = Vec::new();
+    let mut stray_at = None;
     if a.active {
-        for &pos in &active {
-            o.push_str(&line_for(pos, "", ""));
-            o.push('\n');
-        }
-        write!(out, "{o}")?;
+        rows.extend(active.iter().map(|&pos| (pos, String::new(), "")));
+    } else {
+        tree_rows(&s, &mut rows, &mut stray_at);
+    }
+    if a.json {
+        let items = rows.iter().map(|(pos, prefix, note)| {
+            let sk = s.tree.get(*pos);
+            let (kind, detail) = describe(&s, *pos);
+            let label = s
+                .tree
+                .label(&sk.id)
+                .and_then(|l| s.line(l).j().get("label").and_then(|l| l.str().map(Cow::into_owned)));
+            TreeRow {
+                id: s.entry_id(*pos),
+                depth: prefix.chars().count() / 3,
+                kind,
+                label,
+                active: on_path[*pos as usize],
+                leaf: Some(*pos) == leaf,
+                note: (!note.is_empty()).then_some(*note),
+                text: fmt::one_line_trunc(&detail, 200),
+            }
+        });
+        writeln!(out, "{}", super::jout::lines(items, true))?;
         return Ok(0);
     }
+    let mut o = String::new();
+    let title = format!("{} {}", s.id(), ctx.shown(&path.display().to_string()));
+    o.push_str(&paint.bold(&fmt::trunc(&title, width)));
+    o.push('\n');
+    for (i, (pos, prefix, note)) in rows.iter().enumerate() {
+        if stray_at == Some(i) {
+            let n = rows.len() - i;
+            let head =
+                format!("{} in a parent cycle (unreachable from any root):", fmt::count(n as u64, "entry", "entries"));
+            o.push_str(&paint.red(&fmt::trunc(&head, width)));
+            o.push('\n');
+        }
+        o.push_str(&line_for(*pos, prefix, note));
+        o.push('\n');
+    }
+    write!(out, "{o}")?;
+    Ok(0)
+}
 
+/// One `tree --json` element (docs/cli.md).
+#[derive(serde::Serialize)]
+struct TreeRow<'a> {
+    id: String,
+    depth: usize,
+    kind: String,
+    label: Option<String>,
+    active: bool,
+    leaf: bool,
+    note: Option<&'a str>,
+    text: String,
+}
+
+/// Every entry in drawing order, with its prefix (`├─ `, `│  `…) and its note; `stray_at` is
+/// where the entries in a parent cycle start, if any.
+fn tree_rows(s: &Session, rows: &mut Vec<(u32, String, &'static str)>, stray_at: &mut Option<usize>) {
+    let n = s.tree.len();
     // Parent links: `null` or itself → root; a parent that is not found → orphan root.
     // Not the core's `Tree::tree_links` on purpose: that one applies `getTree`'s nodeMap rules
     // (the last entry with an id owns it, duplicates vanish), while this view draws every
     // line and names what is wrong with it (duplicate id, orphan, self-parent, cycle).
     let entries = s.tree.entries();
     let mut parent: Vec<Option<u32>> = vec![None; n];
-    let mut note: Vec<&str> = vec![""; n];
+    let mut note: Vec<&'static str> = vec![""; n];
     for &pos in &entries {
         let sk = s.tree.get(pos);
         if sk.parent == Key::Null {
@@ -217,15 +272,14 @@ pub fn run(ctx: &Ctx, a: &TreeArgs, out: Out) -> Result<i32, CliError> {
     }
 
     let mut visited = vec![false; n];
-    let draw = |start: u32, o: &mut String, visited: &mut Vec<bool>| {
+    let draw = |start: u32, rows: &mut Vec<(u32, String, &'static str)>, visited: &mut Vec<bool>| {
         let mut stack: Vec<(u32, String, String)> = vec![(start, String::new(), String::new())];
         while let Some((pos, first, rest)) = stack.pop() {
             if visited[pos as usize] {
                 continue;
             }
             visited[pos as usize] = true;
-            o.push_str(&line_for(pos, &first, note[pos as usize]));
-            o.push('\n');
+            rows.push((pos, first, note[pos as usize]));
             let kids: Vec<u32> = children[pos as usize].iter().copied().filter(|k| !visited[*k as usize]).collect();
             if kids.len() == 1 {
                 stack.push((kids[0], rest.clone(), rest));
@@ -240,17 +294,15 @@ pub fn run(ctx: &Ctx, a: &TreeArgs, out: Out) -> Result<i32, CliError> {
         }
     };
     for &r in &roots {
-        draw(r, &mut o, &mut visited);
+        draw(r, rows, &mut visited);
     }
     let stray: Vec<u32> = entries.iter().copied().filter(|p| !visited[*p as usize]).collect();
     if !stray.is_empty() {
-        o.push_str(&paint.red(&format!("{} entries in a parent cycle (unreachable from any root):\n", stray.len())));
+        *stray_at = Some(rows.len());
         for pos in stray {
             if !visited[pos as usize] {
-                draw(pos, &mut o, &mut visited);
+                draw(pos, rows, &mut visited);
             }
         }
     }
-    write!(out, "{o}")?;
-    Ok(0)
 }

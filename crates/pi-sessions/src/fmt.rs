@@ -152,22 +152,28 @@ pub fn date_value(v: Option<J>) -> f64 {
     }
 }
 
-/// `1.2 MB`, `340 KB`, `512 B`.
+/// Decimal (SI) units, as disks and `ls -h --si` count: `52.4 MB` for 52,429,430 bytes,
+/// `340 kB`, `512 B`; one decimal below 100.
 pub fn size(bytes: u64) -> String {
-    const UNITS: [&str; 5] = ["B", "KB", "MB", "GB", "TB"];
+    const UNITS: [&str; 6] = ["B", "kB", "MB", "GB", "TB", "PB"];
     let mut v = bytes as f64;
     let mut u = 0;
-    while v >= 1024.0 && u < UNITS.len() - 1 {
-        v /= 1024.0;
+    while v >= 999.95 && u < UNITS.len() - 1 {
+        v /= 1000.0;
         u += 1;
     }
     if u == 0 {
         format!("{bytes} B")
-    } else if v < 10.0 {
+    } else if v < 99.95 {
         format!("{v:.1} {}", UNITS[u])
     } else {
         format!("{v:.0} {}", UNITS[u])
     }
+}
+
+/// `1 file`, `2 files`, `1,024 files`: a count with its noun in the right number.
+pub fn count(n: u64, one: &str, many: &str) -> String {
+    format!("{} {}", group(n), if n == 1 { one } else { many })
 }
 
 /// `1234567` → `1,234,567`.
@@ -212,7 +218,8 @@ pub fn one_line_trunc(s: &str, max: usize) -> String {
         return String::new();
     }
     let mut out = String::with_capacity(s.len().min(4 * max + 4));
-    // Characters in `out`, and where the `max - 1`-th ends (the cut when there are more).
+    // Columns in `out`, and where its longest prefix of at most `max - 1` columns ends (the cut
+    // when there are more).
     let (mut n, mut cut) = (0, 0);
     let mut space = false;
     for c in s.chars() {
@@ -221,14 +228,15 @@ pub fn one_line_trunc(s: &str, max: usize) -> String {
             continue;
         }
         for c in [' ', c].into_iter().skip(usize::from(!space)) {
-            if n == max {
+            let w = cols(c);
+            if n + w > max {
                 out.truncate(cut);
                 out.push('…');
                 return out;
             }
             out.push(c);
-            n += 1;
-            if n == max - 1 {
+            n += w;
+            if n < max {
                 cut = out.len();
             }
         }
@@ -242,18 +250,157 @@ pub fn trunc(s: &str, max: usize) -> String {
     if max == 0 {
         return String::new();
     }
-    match s.char_indices().nth(max) {
-        None => s.to_string(),
-        Some(_) => {
-            let cut = s.char_indices().nth(max - 1).map_or(s.len(), |(i, _)| i);
-            format!("{}…", &s[..cut])
-        }
+    if width(s) <= max {
+        return s.to_string();
     }
+    let mut n = 0;
+    let cut = s.char_indices().find(|&(_, c)| {
+        n += cols(c);
+        n > max - 1
+    });
+    format!("{}…", &s[..cut.map_or(s.len(), |(i, _)| i)])
 }
 
-/// Display width in characters (no East Asian width handling).
+/// Cuts `s` to at most `max` characters from the left, starting with `…` when cut: for paths,
+/// whose end (the file name, with the session id) tells them apart.
+pub fn trunc_left(s: &str, max: usize) -> String {
+    if width(s) <= max {
+        return s.to_string();
+    }
+    if max == 0 {
+        return String::new();
+    }
+    let mut n = 0;
+    let start = s.char_indices().rev().find(|&(_, c)| {
+        n += cols(c);
+        n > max - 1
+    });
+    // `start` is the first character that does not fit: the tail begins after it.
+    let from = start.map_or(0, |(i, c)| i + c.len_utf8());
+    format!("…{}", &s[from..])
+}
+
+/// Width of a line as the terminal shows it: characters, ANSI colour sequences not counted.
+pub fn visible_width(s: &str) -> usize {
+    let mut n = 0;
+    let mut chars = s.chars();
+    while let Some(c) = chars.next() {
+        if c == '\x1b' {
+            for c in chars.by_ref() {
+                if c.is_ascii_alphabetic() {
+                    break;
+                }
+            }
+        } else {
+            n += cols(c);
+        }
+    }
+    n
+}
+
+/// A line cut to `width` columns, ending with `…` when cut; colour sequences are kept (and a
+/// reset added when the cut falls inside a coloured run).
+pub fn fit(s: &str, width: usize) -> String {
+    if visible_width(s) <= width {
+        return s.to_string();
+    }
+    let mut out = String::with_capacity(s.len());
+    let mut n = 0;
+    let mut chars = s.chars();
+    let mut coloured = false;
+    while let Some(c) = chars.next() {
+        if c == '\x1b' {
+            let mut seq = String::from(c);
+            for c in chars.by_ref() {
+                seq.push(c);
+                if c.is_ascii_alphabetic() {
+                    break;
+                }
+            }
+            coloured = seq != "\x1b[0m";
+            out.push_str(&seq);
+            continue;
+        }
+        if n + cols(c) > width.saturating_sub(1) {
+            out.push('…');
+            break;
+        }
+        out.push(c);
+        n += cols(c);
+    }
+    if coloured {
+        out.push_str("\x1b[0m");
+    }
+    out
+}
+
+/// `text` wrapped at spaces to `width` columns: the first line after a label of `indent`
+/// columns, the others indented by as much. A word longer than a line is cut with `…`.
+pub fn wrap(text: &str, indent: usize, width: usize) -> String {
+    let room = width.saturating_sub(indent).max(10);
+    let mut lines: Vec<String> = vec![String::new()];
+    for word in text.split(' ').filter(|w| !w.is_empty()) {
+        let cur = lines.last_mut().expect("a line");
+        let need = if cur.is_empty() { 0 } else { 1 } + self::width(word);
+        if !cur.is_empty() && self::width(cur) + need > room {
+            lines.push(String::new());
+        }
+        let cur = lines.last_mut().expect("a line");
+        if !cur.is_empty() {
+            cur.push(' ');
+        }
+        cur.push_str(&trunc(word, room));
+    }
+    lines.join(&format!("\n{}", " ".repeat(indent)))
+}
+
+/// A table for the terminal: a text column (left-aligned, cut with `…`), then number columns
+/// (right-aligned), two spaces apart, each as wide as its widest cell. When the rows are wider
+/// than `width`, the text column gives up to `keep_first` first, then the columns in `drop`
+/// (indexes, least useful first) go, then the text column shrinks to 8. Returns the header line
+/// and the rows.
+pub fn table(head: &[&str], rows: &[Vec<String>], keep_first: usize, drop: &[usize], width: usize) -> Vec<String> {
+    let cols = head.len();
+    let mut w: Vec<usize> = (0..cols)
+        .map(|c| rows.iter().map(|r| self::width(&r[c])).chain([self::width(head[c])]).max().unwrap_or(0))
+        .collect();
+    let mut shown: Vec<bool> = vec![true; cols];
+    let total = |w: &[usize], shown: &[bool]| -> usize {
+        w[0] + (1..cols).filter(|c| shown[*c]).map(|c| 2 + w[c]).sum::<usize>()
+    };
+    if total(&w, &shown) > width {
+        w[0] = w[0].min(keep_first.max(self::width(head[0])));
+    }
+    for &c in drop {
+        if total(&w, &shown) <= width {
+            break;
+        }
+        shown[c] = false;
+    }
+    let over = total(&w, &shown).saturating_sub(width);
+    w[0] = w[0].saturating_sub(over).max(8);
+    let line = |cells: &[String]| -> String {
+        let mut s = pad_right(&trunc(&cells[0], w[0]), w[0]);
+        for c in (1..cols).filter(|c| shown[*c]) {
+            s.push_str("  ");
+            s.push_str(&pad_left(&cells[c], w[c]));
+        }
+        s.trim_end().to_string()
+    };
+    let mut out = vec![line(&head.iter().map(|h| h.to_string()).collect::<Vec<_>>())];
+    out.extend(rows.iter().map(|r| line(r)));
+    out
+}
+
+/// Columns a character takes in a terminal: two for East Asian wide characters and emoji,
+/// none for combining marks and controls (the `unicode-width` crate).
+pub fn cols(c: char) -> usize {
+    unicode_width::UnicodeWidthChar::width(c).unwrap_or(0)
+}
+
+/// Columns a text takes in a terminal (see `cols`).
 pub fn width(s: &str) -> usize {
-    s.chars().count()
+    s.chars().map(cols).sum()
 }
 
 pub fn pad_left(s: &str, w: usize) -> String {
@@ -363,6 +510,23 @@ mod tests {
             }
         }
         assert_eq!(group(1234567), "1,234,567");
-        assert_eq!(size(1536), "1.5 KB");
+        assert_eq!(size(1536), "1.5 kB");
+        assert_eq!(size(52_429_430), "52.4 MB", "decimal units, as the issue's example");
+        assert_eq!(size(999), "999 B");
+        assert_eq!(size(999_960), "1.0 MB");
+        assert_eq!(size(340_000), "340 kB");
+        assert_eq!(count(1, "entry", "entries"), "1 entry");
+        assert_eq!(count(2, "entry", "entries"), "2 entries");
+        assert_eq!(trunc_left("/a/b/c.jsonl", 8), "…c.jsonl");
+        // Wide characters take two columns: cuts count columns, not characters.
+        assert_eq!(width("日本語"), 6);
+        assert_eq!(trunc("日本語テキスト", 6), "日本…");
+        assert_eq!(trunc_left("日本語テキスト", 6), "…スト");
+        assert_eq!(one_line_trunc("日本 語", 4), "日…");
+        assert_eq!(fit("ab日本語", 5), "ab日…");
+        assert_eq!(fit("\x1b[1mabcdef\x1b[0m", 4), "\x1b[1mabc…\x1b[0m");
+        assert_eq!(visible_width("\x1b[31mab\x1b[0m"), 2);
+        assert_eq!(wrap("aa bb cc", 2, 17), "aa bb cc");
+        assert_eq!(wrap("aaaa bbbb cccc", 2, 12), "aaaa bbbb\n  cccc");
     }
 }

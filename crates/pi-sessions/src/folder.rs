@@ -18,7 +18,7 @@ use super::ctx::{CliError, Ctx};
 use super::fmt::date_value;
 use super::jv::{self, J};
 use super::paths::{encode_cwd, resolve};
-use super::{jout, work};
+use super::{jout, skipped, work};
 
 pub fn sessions_dir(ctx: &Ctx) -> PathBuf {
     ctx.agent_dir.join("sessions")
@@ -53,12 +53,36 @@ impl Scope {
     }
 }
 
+/// The agent dir, or "not found" naming it when it does not exist: a typo in `--agent-dir`
+/// is not an empty folder.
+pub fn require_agent_dir(ctx: &Ctx) -> Result<(), CliError> {
+    if ctx.agent_dir.is_dir() {
+        return Ok(());
+    }
+    Err(CliError::NotFound(format!(
+        "agent dir {}: no such directory (from --agent-dir, else $PI_CODING_AGENT_DIR, else ~/.pi/agent)",
+        ctx.agent_dir.display()
+    )))
+}
+
+/// The scope's folder, or "not found" naming it when it does not exist (exit 1).
+pub fn require(scope: &Scope) -> Result<(), CliError> {
+    let dir = match scope {
+        Scope::Dir { dir, .. } | Scope::All { sessions: dir } => dir,
+    };
+    if dir.is_dir() {
+        return Ok(());
+    }
+    Err(CliError::NotFound(format!("no sessions: {} does not exist", dir.display())))
+}
+
 /// `--cwd PATH | --all`, with `--dir` pointing at one folder (then `--cwd` filters by header cwd).
 pub fn scope(ctx: &Ctx, p: &ScopeArgs) -> Result<Scope, CliError> {
     let cwd = p.cwd.as_deref().map(|c| resolve(c, &ctx.cwd));
     if let Some(dir) = &ctx.dir {
         return Ok(Scope::Dir { dir: dir.clone(), cwd_filter: cwd });
     }
+    require_agent_dir(ctx)?;
     if p.all {
         return Ok(Scope::All { sessions: sessions_dir(ctx) });
     }
@@ -67,12 +91,12 @@ pub fn scope(ctx: &Ctx, p: &ScopeArgs) -> Result<Scope, CliError> {
 }
 
 fn jsonl_in(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(rd) = fs::read_dir(dir) else { return };
+    let Some(rd) = skipped::read_dir(dir) else { return };
     let mut names: Vec<PathBuf> = rd
         .filter_map(|e| e.ok())
         .filter(|e| e.file_name().to_string_lossy().ends_with(".jsonl"))
         .map(|e| e.path())
-        .filter(|p| p.is_file())
+        .filter(|p| skipped::readable_file(p))
         .collect();
     // Newest first by name (`<iso>_<id>.jsonl`), like `list()`'s pre-sort.
     names.sort_by(|a, b| b.file_name().cmp(&a.file_name()));
@@ -81,7 +105,7 @@ fn jsonl_in(dir: &Path, out: &mut Vec<PathBuf>) {
 
 /// Project folders under a sessions dir (directories and symlinks to them).
 pub fn project_dirs(sessions: &Path) -> Vec<PathBuf> {
-    let Ok(rd) = fs::read_dir(sessions) else { return Vec::new() };
+    let Some(rd) = skipped::read_dir(sessions) else { return Vec::new() };
     let mut dirs: Vec<PathBuf> = rd.filter_map(|e| e.ok()).map(|e| e.path()).filter(|p| p.is_dir()).collect();
     dirs.sort();
     dirs
@@ -128,6 +152,12 @@ pub fn find_session(ctx: &Ctx, arg: &str) -> Result<PathBuf, CliError> {
     }
     if arg.is_empty() {
         return Err(CliError::Usage("empty session id".into()));
+    }
+    if as_path.is_dir() {
+        return Err(CliError::NotFound(format!("{} is a directory, not a session file", as_path.display())));
+    }
+    if ctx.dir.is_none() {
+        require_agent_dir(ctx)?;
     }
     let looks_like_path = arg.contains('/') || arg.ends_with(".jsonl");
     let scope = match &ctx.dir {
@@ -186,6 +216,12 @@ pub struct Listed {
 /// listing index the addon keeps (`listing::index`): an unchanged file is not read again, by
 /// this command or by pi.
 pub fn info(path: &Path) -> Option<Listed> {
+    if path.to_str().is_none() {
+        // The core's scan (and its index) take a path as text: a name that is not UTF-8 is
+        // read here, with the same steps, so `ls` lists what `stats` and `search` count.
+        let file = fs::File::open(path).ok()?;
+        return info_of_stream(path, file);
+    }
     let row = listing::scanner::row_of(&path.to_string_lossy(), &AtomicBool::new(false));
     let basic = match &*row {
         ScanRow::Null => return None,
@@ -463,6 +499,7 @@ pub(crate) mod tests {
                 jobs: 2,
                 io_jobs: 2,
                 width: 120,
+                full_paths: false,
             }
         }
 

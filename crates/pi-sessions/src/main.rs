@@ -4,8 +4,8 @@
 //! `cargo build --release --bin pi-sessions`.
 //!
 //! Commands: ls, show, tree, context, search, check, stats, export, and the ones that change
-//! session folders: prune, archive, restore, rm. Exit codes: 0 success,
-//! 1 not found / problems found / failure, 2 bad arguments or an ambiguous session prefix.
+//! session folders: prune, archive, restore, rm. Exit codes (grep's and ripgrep's): 0 found or
+//! done, 1 nothing found (or problems found, a change refused), 2 a usage or I/O error.
 
 mod archive;
 pub mod args;
@@ -30,6 +30,7 @@ mod needle;
 pub mod paths;
 mod safe;
 pub mod session;
+mod skipped;
 pub mod work;
 
 use std::ffi::OsString;
@@ -53,11 +54,20 @@ pub fn run(raw: Vec<OsString>) -> i32 {
     let stdout = io::stdout();
     let mut out = io::BufWriter::with_capacity(64 * 1024, stdout.lock());
 
-    match dispatch(&cli, &mut out) {
+    let code = match dispatch(&cli, &mut out) {
         Ok(code) => out.flush().map(|_| code).unwrap_or_else(|e| io_exit(&e)),
         Err(e) => {
             let _ = out.flush();
             report(e)
+        }
+    };
+    // grep's and ripgrep's contract: a file that could not be read makes the run an error (2),
+    // whatever else was found; each was named on stderr when it was met.
+    match skipped::count() {
+        0 => code,
+        n => {
+            eprintln!("pi-sessions: {} skipped (could not be read)", fmt::count(n as u64, "file", "files"));
+            2
         }
     }
 }
@@ -67,7 +77,7 @@ fn io_exit(e: &io::Error) -> i32 {
         0
     } else {
         eprintln!("pi-sessions: {e}");
-        1
+        2
     }
 }
 
@@ -84,6 +94,10 @@ fn report(e: CliError) -> i32 {
         CliError::NotFound(m) | CliError::Fail(m) => {
             eprintln!("pi-sessions: {m}");
             1
+        }
+        CliError::Unreadable(path, e) => {
+            eprintln!("pi-sessions: {}: {}", path.display(), skipped::reason(&e));
+            2
         }
         CliError::Io(e) => io_exit(&e),
     }
@@ -111,10 +125,13 @@ fn context(g: &Global) -> Result<Ctx, CliError> {
     let cwd = std::env::current_dir().map(|d| paths::resolve_from(&d, &d)).unwrap_or_else(|_| PathBuf::from("/"));
     let agent_dir = paths::agent_dir(g.agent_dir.as_deref(), &cwd);
     let dir = g.dir.as_deref().map(|d| paths::resolve(d, &cwd));
-    if let Some(d) = &dir
-        && !d.is_dir()
-    {
-        return Err(CliError::Usage(format!("--dir {} is not a directory", d.display())));
+    if let Some(d) = &dir {
+        if !d.exists() {
+            return Err(CliError::NotFound(format!("--dir {}: no such directory", d.display())));
+        }
+        if !d.is_dir() {
+            return Err(CliError::Usage(format!("--dir {} is not a directory", d.display())));
+        }
     }
     let color = match g.color.as_deref() {
         _ if g.no_color => false,
@@ -130,8 +147,19 @@ fn context(g: &Global) -> Result<Ctx, CliError> {
         Some(_) => jobs,
         None => std::thread::available_parallelism().map_or(4, |n| n.get() * 4).clamp(4, 16),
     };
-    let width = std::env::var("COLUMNS").ok().and_then(|c| c.parse::<usize>().ok()).filter(|w| *w >= 40).unwrap_or(120);
-    Ok(Ctx { agent_dir, dir, cwd, color, jobs, io_jobs, width })
+    Ok(Ctx { agent_dir, dir, cwd, color, jobs, io_jobs, width: width(), full_paths: g.full_paths })
+}
+
+/// The width human output is cut to: `$COLUMNS` (as ripgrep and fd read it), else the
+/// terminal's when stdout is one, else 120 (a pipe or a file).
+fn width() -> usize {
+    if let Some(w) = std::env::var("COLUMNS").ok().and_then(|c| c.trim().parse::<usize>().ok()).filter(|w| *w > 0) {
+        return w;
+    }
+    match terminal_size::terminal_size_of(io::stdout()) {
+        Some((terminal_size::Width(w), _)) if w > 0 => usize::from(w),
+        _ => 120,
+    }
 }
 
 fn main() {

@@ -119,7 +119,7 @@ impl Session {
     /// Reads and indexes a session without modifying the file (unlike opening it in pi,
     /// which appends a missing final newline and rewrites old versions).
     pub fn load(path: &Path) -> Result<Session, CliError> {
-        let file = File::open(path).map_err(|e| CliError::Fail(format!("cannot read {}: {e}", path.display())))?;
+        let file = File::open(path).map_err(|e| CliError::Unreadable(path.to_path_buf(), e))?;
         Session::scan(path, &file)
     }
 
@@ -127,7 +127,7 @@ impl Session {
     /// `store::load` parses it: lines split at `\n`, kept when they parse to a truthy value,
     /// as `loadEntriesFromFile` does; v1/v2 sessions migrated in memory.
     pub fn scan(path: &Path, file: &File) -> Result<Session, CliError> {
-        let cannot = |e: io::Error| CliError::Fail(format!("cannot read {}: {e}", path.display()));
+        let cannot = |e: io::Error| CliError::Unreadable(path.to_path_buf(), e);
         let mut parsed = store::Parsed::new(true);
         let chunk = chunk();
         let mut blocks = Blocks::new(file, chunk, chunk);

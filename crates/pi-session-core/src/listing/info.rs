@@ -70,6 +70,13 @@ pub fn scan_info_and_header(
 ) -> (InfoScan, Option<crate::header::HeaderScan>) {
     let mut header = None;
     let Ok(meta) = fs::metadata(path) else { return (InfoScan::Null, header) };
+    // Only regular files (through symlinks) are read. A FIFO named `*.jsonl` would block the
+    // open until a writer comes (pi 1.6.0's `list()` waits forever on one), and a device could
+    // be read without end; what is not a regular file is not a session. A deliberate difference
+    // from pi 1.6.0 (docs/fidelity.md); a folder named `*.jsonl` is `null` in both.
+    if !meta.is_file() {
+        return (InfoScan::Null, header);
+    }
     let Ok(mut file) = crate::platform::open_read(path) else { return (InfoScan::Null, header) };
     let info = scan_file(&mut file, &meta, abort, &mut header, breaks);
     (info, header)

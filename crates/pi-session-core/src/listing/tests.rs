@@ -461,3 +461,26 @@ mod index {
         TEST_SETTLE_NS.store(-1, std::sync::atomic::Ordering::Relaxed);
     }
 }
+
+/// A FIFO named `*.jsonl` is not a session: the scan does not open it (an open would wait for
+/// a writer forever, as pi 1.6.0's `list()` does), and a folder named so is `null` as in pi.
+#[cfg(unix)]
+#[test]
+fn a_fifo_or_folder_named_jsonl_is_null_without_being_opened() {
+    let d = TempPath::dir("list-fifo");
+    let fifo = d.join("x.jsonl");
+    assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    let folder = d.join("y.jsonl");
+    fs::create_dir(&folder).unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    let (f, g) = (fifo.clone(), folder.clone());
+    std::thread::spawn(move || {
+        let _ = tx.send((scan_info(&f, &AtomicBool::new(false)), scan_info(&g, &AtomicBool::new(false))));
+    });
+    let got = rx.recv_timeout(std::time::Duration::from_secs(10));
+    if got.is_err() {
+        // Unblock the scan's open, so that the test ends.
+        let _ = fs::OpenOptions::new().write(true).open(&fifo);
+    }
+    assert_eq!(got.expect("the scan waits on the FIFO"), (InfoScan::Null, InfoScan::Null));
+}
