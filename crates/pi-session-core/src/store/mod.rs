@@ -58,7 +58,11 @@ pub fn load(path: &Path) -> Result<Loaded> {
     }
     let file = platform::open_read(path).map_err(|e| Error::io(e, "open", Some(path)))?;
     let size = file.metadata().map(|m| m.len()).unwrap_or(0);
-    let file_backed = size >= FILE_BACKED_MIN;
+    // A large file keeps its lines out of memory, in a private snapshot of its bytes (no
+    // other process can change them: see `platform::snapshot`); where none can be made, it
+    // is read into memory, as the reference reads it.
+    let snap = if size >= FILE_BACKED_MIN { snapshot_of(&file, path, size) } else { None };
+    let file_backed = snap.is_some();
     let mut parsed = Parsed::new(file_backed);
     // The end of the last complete line, and the last line if it has no newline.
     let mut complete = 0u64;
@@ -71,20 +75,28 @@ pub fn load(path: &Path) -> Result<Loaded> {
             tail = Some((off, block.to_vec()));
         }
     };
-    // A large file is read through a mapping where there is one (no copy into a buffer:
+    // A snapshot is read through its mapping where there is one (no copy into a buffer:
     // `read` spent as long copying 2.6 GB as the scan spent reading it), which the strings
-    // that stay in the file then keep (`LineStore::set_mapped_file`).
-    let map = if file_backed { Mapping::new(&file, size).map(std::sync::Arc::new) } else { None };
-    let file = if let Some(map) = &map {
+    // that stay in it then keep (`LineStore::set_mapped_file`). The scan reads the
+    // snapshot, so what is parsed is exactly what later reads find.
+    let map = snap.as_ref().and_then(|s| Mapping::new(&s.file, s.len)).map(std::sync::Arc::new);
+    let lines_file = if let Some(map) = &map {
         for_each_mapped_block(map, CHUNK, &mut take);
-        file
+        snap.map(|s| s.file)
     } else {
+        let (reader, len) = match &snap {
+            Some(s) => (s.file.try_clone(), s.len),
+            None => (file.try_clone(), size),
+        };
+        let mut reader = reader.map_err(|e| Error::io(e, "open", Some(path)))?;
+        // From the start (a failed snapshot may have read part of the session).
+        reader.seek(std::io::SeekFrom::Start(0)).map_err(|e| Error::io(e, "read", None))?;
         // Sized to the file, so a small one takes one read; each block is parsed where it lies.
-        let mut blocks = Blocks::new(file, CHUNK, (size as usize).saturating_add(1).min(CHUNK));
+        let mut blocks = Blocks::new(reader, CHUNK, (len as usize).saturating_add(1).min(CHUNK));
         while let Some((off, block)) = blocks.next_block().map_err(|e| Error::io(e, "read", None))? {
             take(off, block);
         }
-        blocks.into_file()
+        snap.map(|_| blocks.into_file())
     };
     // A last line without its newline was torn by a crash, or another process is writing
     // it right now (a reader can see part of a write in progress). If the file grew since
@@ -106,10 +118,24 @@ pub fn load(path: &Path) -> Result<Loaded> {
     let len = if torn { append_bytes(path, b"\n", false)? } else { complete };
     let Parsed { skeletons, mut store, .. } = parsed;
     store.shrink_to_fit();
-    if file_backed {
-        store.set_mapped_file(file, map);
+    if let Some(lines_file) = lines_file {
+        store.set_mapped_file(lines_file, map);
     }
     Ok(Loaded::Session { skeletons, store, len })
+}
+
+/// A private snapshot of the session file's first `size` bytes, or `None` (traced once)
+/// when none can be made.
+fn snapshot_of(file: &File, path: &Path, size: u64) -> Option<platform::Snapshot> {
+    match platform::snapshot(file, path, size) {
+        Ok(snap) => Some(snap),
+        Err(e) => {
+            platform::trace_once("snapshot", &|| {
+                format!("no private snapshot of a large session ({e}): it is read into memory")
+            });
+            None
+        }
+    }
 }
 
 /// The mapped file as blocks of whole lines of about `chunk` bytes (the last may lack its
@@ -276,7 +302,17 @@ impl IndexedCopy {
             }
             store = mem;
         } else {
-            store.set_file(platform::open_read(path).map_err(|e| Error::io(e, "open", Some(path)))?);
+            // Its lines are read later from a private snapshot (the file at `path` is
+            // anyone's to change), or now into memory where none can be made.
+            let file = platform::open_read(path).map_err(|e| Error::io(e, "open", Some(path)))?;
+            let len = file.metadata().map_err(|e| Error::io(e, "fstat", None))?.len();
+            match snapshot_of(&file, path, len) {
+                Some(snap) => store.set_file(snap.file),
+                None => {
+                    store.set_file(file);
+                    store.into_memory().map_err(|e| Error::io(e, "read", None))?;
+                }
+            }
         }
         Ok((skeletons, store))
     }
@@ -524,6 +560,50 @@ mod tests {
         let ids: std::collections::HashSet<_> = skeletons.iter().map(|s| s.id.clone()).collect();
         assert_eq!(ids.len(), skeletons.len(), "object ids stay distinct across chunks and threads");
         assert_eq!(load_lines(&p), expected);
+    }
+
+    #[test]
+    fn lines_of_a_large_file_are_the_bytes_loaded_whatever_happens_to_it() {
+        // A file-backed session (>= FILE_BACKED_MIN) with a long plain string per line
+        // (mapped where the system maps): truncated, rewritten in place, then deleted
+        // after the load, its lines and strings read back as they were loaded.
+        let d = tmpdir();
+        let p = d.join("big.jsonl");
+        let mut buf = b"{\"type\":\"session\",\"id\":\"s\"}\n".to_vec();
+        let mut i = 0;
+        while (buf.len() as u64) < 3 * FILE_BACKED_MIN {
+            let image = "ABCD".repeat(40_000 + i);
+            buf.extend_from_slice(
+                format!("{{\"type\":\"message\",\"id\":\"m{i}\",\"data\":\"{image}\"}}\n").as_bytes(),
+            );
+            i += 1;
+        }
+        fs::write(&p, &buf).unwrap();
+        let expected = load_lines(&p);
+        let Loaded::Session { skeletons, store, .. } = load(&p).unwrap() else { panic!() };
+        let all: Vec<u32> = (0..skeletons.len() as u32).collect();
+        let mapped: Vec<(u64, u32)> = all
+            .iter()
+            .filter_map(|&pos| {
+                let Span::File { off, .. } = store.span(pos) else { return None };
+                store.mapped_strings(pos).map(|s| (off + u64::from(s[0].0) + 1, s[0].1 - s[0].0 - 2))
+            })
+            .collect();
+        fs::OpenOptions::new().write(true).open(&p).unwrap().set_len(buf.len() as u64 / 3).unwrap();
+        fs::write(&p, vec![b'Z'; buf.len()]).unwrap();
+        fs::remove_file(&p).unwrap();
+        let mut got = Vec::new();
+        store.for_each(&all, |_, l| got.push(String::from_utf8(l.unwrap().to_vec()).unwrap())).unwrap();
+        assert_eq!(got, expected);
+        let piece = store.joined_spliced(&all).unwrap();
+        for &(at, units) in &piece.ex.mapped {
+            let bytes = piece.map.as_ref().unwrap().bytes(at as usize, units as usize).unwrap();
+            assert!(bytes.iter().all(|b| b"ABCD".contains(b)), "a mapped string changed");
+        }
+        if cfg!(unix) && std::env::var_os("PI_SESSION_NATIVE_COPY_STRINGS").is_none() {
+            assert_eq!(mapped.len(), skeletons.len() - 1, "every image stays in the mapped snapshot");
+            assert_eq!(piece.ex.mapped.len(), mapped.len());
+        }
     }
 
     #[test]
