@@ -7,7 +7,7 @@
 //
 // Figures go to docs/performance.md ("Images stay on disk until read"); none is asserted.
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
@@ -22,6 +22,7 @@ const { values: args } = parseArgs({
     dir: { type: "string", default: join(REPO, ".cache", "bench-snapshot") },
     child: { type: "string" },
     file: { type: "string" },
+    "idle-only": { type: "boolean" },
   },
 });
 const REF = pathToFileURL(
@@ -70,15 +71,30 @@ if (args.child === "idle") {
   let sum = 0;
   for (const list of held) for (const s of list) sum += s.charCodeAt(s.length - 1);
   await new Promise((r) => setTimeout(r, 1000));
+  // The trimmer thread's own ticks (utime + stime, in clock ticks of 10 ms), from /proc.
+  const trimTicks = () => {
+    let t = 0;
+    for (const tid of readdirSync("/proc/self/task")) {
+      const stat = readFileSync(`/proc/self/task/${tid}/stat`, "utf8");
+      if (!stat.includes("(pi-session-trim)")) continue;
+      const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      t += Number(f[11]) + Number(f[12]);
+    }
+    return t;
+  };
   const c0 = cpu();
+  const k0 = trimTicks();
   const t0 = performance.now();
   await new Promise((r) => setTimeout(r, 10_000));
-  const pct = ((cpu() - c0) / (performance.now() - t0)) * 100;
-  console.log(JSON.stringify({ sessions: held.length, strings: held.flat().length, idleCpuPct: pct, sum }));
+  const ms = performance.now() - t0;
+  const pct = ((cpu() - c0) / ms) * 100;
+  const trimPct = ((trimTicks() - k0) * 10 * 100) / ms;
+  console.log(JSON.stringify({ sessions: held.length, strings: held.flat().length, idleCpuPct: pct, trimPct, sum }));
   process.exit(0);
 }
 
 mkdirSync(args.dir, { recursive: true });
+const IDLE_ONLY = process.argv.includes("--idle-only");
 const gb = Number(args.gb);
 const big = join(args.dir, `images-${gb}g.jsonl`);
 if (!existsSync(big)) {
@@ -108,13 +124,13 @@ const variants = [
   ["ours, no snapshot (read into memory)", "ours", { PI_SESSION_NATIVE_SNAPSHOT: "memory" }],
 ];
 const results = new Map(variants.map(([name]) => [name, []]));
-for (let i = 0; i < Number(args.runs); i++) {
+for (let i = 0; i < (IDLE_ONLY ? 0 : Number(args.runs)); i++) {
   for (const [name, child, env] of variants) results.get(name).push(run(child, env));
 }
 const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
-console.log("| variant | peak RSS MiB | CPU ms | wall ms | open ms |");
-console.log("|---|---:|---:|---:|---:|");
-for (const [name, rs] of results) {
+if (!IDLE_ONLY) console.log("| variant | peak RSS MiB | CPU ms | wall ms | open ms |");
+if (!IDLE_ONLY) console.log("|---|---:|---:|---:|---:|");
+for (const [name, rs] of IDLE_ONLY ? [] : results) {
   const m = (k) => median(rs.map((r) => r[k]));
   console.log(`| ${name} | ${m("peakMiB")} | ${m("cpuMs")} | ${m("wallMs")} | ${m("openMs")} |`);
 }
@@ -127,8 +143,11 @@ for (let i = 0; i < n; i++) {
   if (!existsSync(f)) writeImageSession(f, { images: 4, bytes: 300_000, id: `idle-${i}`, cwd: "/tmp/b" });
   small.push(f);
 }
-const r = spawnSync(process.execPath, [fileURLToPath(import.meta.url), "--child", "idle", "--file", small.join(",")], {
-  encoding: "utf8",
-});
-if (r.status !== 0) throw new Error(r.stderr);
-console.log(r.stdout.trim());
+for (const env of [{}, { PI_SESSION_NATIVE_COPY_STRINGS: "1" }]) {
+  const r = spawnSync(process.execPath, [fileURLToPath(import.meta.url), "--child", "idle", "--file", small.join(",")], {
+    encoding: "utf8",
+    env: { ...process.env, ...env },
+  });
+  if (r.status !== 0) throw new Error(r.stderr);
+  console.log(JSON.stringify(env), r.stdout.trim());
+}
