@@ -39,6 +39,9 @@ pub struct LineStore {
     plain: Vec<(u32, Box<[Plain]>)>,
     /// The file mapped, when it has such strings: JS strings point into it.
     map: Option<Arc<Mapping>>,
+    /// The file's bytes in memory, read from instead of `file` (a large session read into
+    /// memory where no private snapshot could be made: `store::load`).
+    memory: Option<Arc<Mapping>>,
 }
 
 /// Reads that are closer than this are merged into one `pread`.
@@ -67,6 +70,35 @@ impl LineStore {
         self.file = Some(file);
     }
 
+    /// `set_mapped_file` for a file read into memory: `Span::File` lines are read from
+    /// `bytes`, which the long plain strings also point into.
+    pub fn set_memory_file(&mut self, bytes: Arc<Mapping>) {
+        self.map = Some(bytes.clone()).filter(|_| !self.plain.is_empty());
+        if self.map.is_none() {
+            self.plain = Vec::new();
+        }
+        self.memory = Some(bytes);
+    }
+
+    /// True when the file's lines are read from memory (`set_memory_file`).
+    pub fn is_in_memory(&self) -> bool {
+        self.memory.is_some()
+    }
+
+    /// Reads `buf.len()` bytes of the file's at `off` (from memory when it was read there).
+    fn read_at(&self, buf: &mut [u8], off: u64) -> io::Result<()> {
+        if let Some(file) = &self.file {
+            return crate::platform::read_exact_at(file, buf, off);
+        }
+        let memory = self.memory.as_ref().ok_or_else(|| io::Error::other("session file is not open"))?;
+        let bytes = usize::try_from(off)
+            .ok()
+            .and_then(|off| memory.bytes(off, buf.len()))
+            .ok_or_else(|| io::Error::from(io::ErrorKind::UnexpectedEof))?;
+        buf.copy_from_slice(bytes);
+        Ok(())
+    }
+
     /// Records the long plain strings of the file line at `pos` (positions in order).
     pub fn add_plain(&mut self, pos: u32, strings: Vec<Plain>) {
         self.plain.push((pos, strings.into_boxed_slice()));
@@ -81,7 +113,7 @@ impl LineStore {
     /// Reads every line still in the file into memory and closes the file, so that this
     /// process holds it open no more (see `platform::OPEN_FILES_BLOCK_RENAME`).
     pub fn into_memory(&mut self) -> io::Result<()> {
-        if self.file.is_none() {
+        if self.file.is_none() && self.memory.is_none() {
             return Ok(());
         }
         let positions: Vec<u32> =
@@ -100,6 +132,7 @@ impl LineStore {
             off += len;
         }
         self.file = None;
+        self.memory = None;
         // Live strings keep their own hold on the mapping.
         self.map = None;
         self.plain = Vec::new();
@@ -178,13 +211,12 @@ impl LineStore {
                             _ => break,
                         }
                     }
-                    let file = self.file.as_ref().ok_or_else(|| io::Error::other("session file is not open"))?;
                     let n = (end - start) as usize;
                     if buf.len() < n {
                         buf.resize(n, 0);
                     }
                     let buf = &mut buf[..n];
-                    crate::platform::read_exact_at(file, buf, start)?;
+                    self.read_at(buf, start)?;
                     for (k, &p) in positions[i..j].iter().enumerate() {
                         if let Span::File { off: o, len: l } = self.span(p) {
                             f(i + k, Some(&buf[(o - start) as usize..(o - start + l) as usize]));
@@ -287,15 +319,15 @@ impl LineStore {
     ) -> io::Result<bool> {
         reduced.clear();
         holes.clear();
-        let (Span::File { off, len }, Some(strings), Some(map), Some(file)) =
-            (self.span(pos), self.mapped_strings(pos), self.map.as_ref(), self.file.as_ref())
+        let (Span::File { off, len }, Some(strings), Some(map)) =
+            (self.span(pos), self.mapped_strings(pos), self.map.as_ref())
         else {
             return Ok(false);
         };
         let read = |from: u64, to: u64, reduced: &mut Vec<u8>| {
             let at = reduced.len();
             reduced.resize(at + (to - from) as usize, 0);
-            crate::platform::read_exact_at(file, &mut reduced[at..], off + from)
+            self.read_at(&mut reduced[at..], off + from)
         };
         let mut from = 0u64;
         for &(start, end) in strings {
@@ -355,6 +387,7 @@ impl LineStore {
         let mut own = LineStore {
             file: self.file.as_ref().map(File::try_clone).transpose()?,
             map: self.map.clone(),
+            memory: self.memory.clone(),
             ..LineStore::default()
         };
         for (i, &p) in positions.iter().enumerate() {

@@ -20,16 +20,19 @@
 
 use std::fs::File;
 
-/// A read-only shared mapping of a file's first `len` bytes; unmapped on drop.
+/// A read-only shared mapping of a file's first `len` bytes, unmapped on drop; or the same
+/// bytes read into memory (`in_memory`: where no snapshot could be made).
 #[derive(Debug)]
 pub struct Mapping {
-    #[cfg(unix)]
     ptr: *mut u8,
     len: usize,
+    /// True when the bytes are in memory rather than mapped: `ptr..ptr + len` is then a
+    /// leaked `Box<[u8]>`, freed on drop.
+    heap: bool,
 }
 
 // SAFETY: the mapping is read-only and owned by this value; sharing its address between
-// threads is sound (no interior mutability: the zero-page repair replaces pages atomically).
+// threads is sound (no interior mutability).
 unsafe impl Send for Mapping {}
 // SAFETY: as above.
 unsafe impl Sync for Mapping {}
@@ -60,13 +63,20 @@ impl Mapping {
             let mut live = trim::LIVE.lock().unwrap_or_else(|e| e.into_inner());
             live.push((ptr as usize, len));
             trim::WAKE.notify_one();
-            Some(Mapping { ptr: ptr.cast(), len })
+            Some(Mapping { ptr: ptr.cast(), len, heap: false })
         }
         #[cfg(not(unix))]
         {
             let _ = (file, len);
             None
         }
+    }
+
+    /// Bytes read into memory, served as a mapping's are (nothing to unmap or trim).
+    pub fn in_memory(bytes: Vec<u8>) -> Mapping {
+        let len = bytes.len();
+        let ptr = Box::into_raw(bytes.into_boxed_slice()).cast::<u8>();
+        Mapping { ptr, len, heap: true }
     }
 
     pub fn len(&self) -> usize {
@@ -88,7 +98,7 @@ impl Mapping {
     /// Drops the whole pages of `from..to` from the process (they stay in the page cache).
     pub fn release(&self, from: usize, to: usize) {
         #[cfg(unix)]
-        if let Some((start, len)) = self.pages(from, to) {
+        if let Some((start, len)) = self.pages(from, to).filter(|_| !self.heap) {
             // SAFETY: whole pages of our own live read-only shared mapping: MADV_DONTNEED
             // only unmaps them; the next read maps them again from the file.
             unsafe { libc::madvise(start, len, libc::MADV_DONTNEED) };
@@ -110,21 +120,17 @@ impl Mapping {
     /// stay valid while this mapping lives.
     pub fn at(&self, off: u64, len: usize) -> Option<*const u8> {
         let off = usize::try_from(off).ok()?;
-        (off.checked_add(len)? <= self.len).then(|| {
-            #[cfg(unix)]
-            {
-                self.ptr.wrapping_add(off).cast_const()
-            }
-            #[cfg(not(unix))]
-            {
-                std::ptr::null()
-            }
-        })
+        (off.checked_add(len)? <= self.len).then(|| self.ptr.wrapping_add(off).cast_const())
     }
 }
 
 impl Drop for Mapping {
     fn drop(&mut self) {
+        if self.heap {
+            // SAFETY: `in_memory` leaked this box of `len` bytes; nothing reads it any more.
+            drop(unsafe { Box::from_raw(std::ptr::slice_from_raw_parts_mut(self.ptr, self.len)) });
+            return;
+        }
         #[cfg(unix)]
         {
             // Under the trimmer's lock: it never advises an address that is being unmapped

@@ -62,7 +62,15 @@ pub fn load(path: &Path) -> Result<Loaded> {
     // other process can change them: see `platform::snapshot`); where none can be made, it
     // is read into memory, as the reference reads it.
     let snap = if size >= FILE_BACKED_MIN { snapshot_of(&file, path, size) } else { None };
-    let file_backed = snap.is_some();
+    // Where none can be made, a large file is read into memory once, and served from there
+    // as a snapshot's mapping is (its lines and its long strings: no second copy).
+    let memory = match &snap {
+        None if size >= FILE_BACKED_MIN => {
+            Some(std::sync::Arc::new(Mapping::in_memory(read_prefix(&file, size, path)?)))
+        }
+        _ => None,
+    };
+    let file_backed = snap.is_some() || memory.is_some();
     let mut parsed = Parsed::new(file_backed);
     // The end of the last complete line, and the last line if it has no newline.
     let mut complete = 0u64;
@@ -80,7 +88,7 @@ pub fn load(path: &Path) -> Result<Loaded> {
     // that stay in it then keep (`LineStore::set_mapped_file`). The scan reads the
     // snapshot, so what is parsed is exactly what later reads find.
     let map = snap.as_ref().and_then(|s| Mapping::new(&s.file, s.len)).map(std::sync::Arc::new);
-    let lines_file = if let Some(map) = &map {
+    let lines_file = if let Some(map) = map.as_ref().or(memory.as_ref()) {
         for_each_mapped_block(map, CHUNK, &mut take);
         snap.map(|s| s.file)
     } else {
@@ -120,13 +128,29 @@ pub fn load(path: &Path) -> Result<Loaded> {
     store.shrink_to_fit();
     if let Some(lines_file) = lines_file {
         store.set_mapped_file(lines_file, map);
+    } else if let Some(memory) = memory {
+        store.set_memory_file(memory);
     }
     Ok(Loaded::Session { skeletons, store, len })
+}
+
+/// The first `size` bytes of `file` (fewer if it is shorter by now), from its start.
+fn read_prefix(file: &File, size: u64, path: &Path) -> Result<Vec<u8>> {
+    let mut reader = file.try_clone().map_err(|e| Error::io(e, "open", Some(path)))?;
+    reader.seek(std::io::SeekFrom::Start(0)).map_err(|e| Error::io(e, "read", None))?;
+    let mut bytes = Vec::with_capacity(usize::try_from(size).unwrap_or(0));
+    std::io::Read::read_to_end(&mut std::io::Read::take(reader, size), &mut bytes)
+        .map_err(|e| Error::io(e, "read", None))?;
+    Ok(bytes)
 }
 
 /// A private snapshot of the session file's first `size` bytes, or `None` (traced once)
 /// when none can be made.
 fn snapshot_of(file: &File, path: &Path, size: u64) -> Option<platform::Snapshot> {
+    #[cfg(test)]
+    if tests::NO_SNAPSHOT.with(std::cell::Cell::get) {
+        return None;
+    }
     match platform::snapshot(file, path, size) {
         Ok(snap) => Some(snap),
         Err(e) => {
@@ -562,11 +586,26 @@ mod tests {
         assert_eq!(load_lines(&p), expected);
     }
 
+    thread_local! {
+        /// Makes `load` on this thread take the path where no snapshot can be made.
+        pub static NO_SNAPSHOT: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    }
+
     #[test]
     fn lines_of_a_large_file_are_the_bytes_loaded_whatever_happens_to_it() {
-        // A file-backed session (>= FILE_BACKED_MIN) with a long plain string per line
-        // (mapped where the system maps): truncated, rewritten in place, then deleted
-        // after the load, its lines and strings read back as they were loaded.
+        large_file_keeps_its_bytes(false);
+    }
+
+    #[test]
+    fn without_a_snapshot_a_large_file_is_read_into_memory_and_keeps_its_bytes() {
+        NO_SNAPSHOT.with(|c| c.set(true));
+        large_file_keeps_its_bytes(true);
+    }
+
+    /// A file-backed session (>= FILE_BACKED_MIN) with a long plain string per line (mapped
+    /// where the system maps, or in memory): truncated, rewritten in place, then deleted
+    /// after the load, its lines and strings read back as they were loaded.
+    fn large_file_keeps_its_bytes(in_memory: bool) {
         let d = tmpdir();
         let p = d.join("big.jsonl");
         let mut buf = b"{\"type\":\"session\",\"id\":\"s\"}\n".to_vec();
@@ -600,10 +639,11 @@ mod tests {
             let bytes = piece.map.as_ref().unwrap().bytes(at as usize, units as usize).unwrap();
             assert!(bytes.iter().all(|b| b"ABCD".contains(b)), "a mapped string changed");
         }
-        if cfg!(unix) && std::env::var_os("PI_SESSION_NATIVE_COPY_STRINGS").is_none() {
-            assert_eq!(mapped.len(), skeletons.len() - 1, "every image stays in the mapped snapshot");
+        if in_memory || (cfg!(unix) && std::env::var_os("PI_SESSION_NATIVE_COPY_STRINGS").is_none()) {
+            assert_eq!(mapped.len(), skeletons.len() - 1, "every image stays in the snapshot or memory");
             assert_eq!(piece.ex.mapped.len(), mapped.len());
         }
+        assert_eq!(store.is_in_memory(), in_memory);
     }
 
     #[test]
