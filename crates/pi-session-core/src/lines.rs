@@ -42,6 +42,15 @@ pub struct LineStore {
     /// The file's bytes in memory, read from instead of `file` (a large session read into
     /// memory where no private snapshot could be made: `store::load`).
     memory: Option<Arc<Mapping>>,
+    /// This store is the session's (not a piece thread's copy): when it lets go of `map`,
+    /// the snapshot keeps only the bytes strings hold (`Mapping::let_go`).
+    owner: bool,
+}
+
+impl Drop for LineStore {
+    fn drop(&mut self) {
+        self.let_go_of_map();
+    }
 }
 
 /// Reads that are closer than this are merged into one `pread`.
@@ -63,6 +72,8 @@ impl LineStore {
     /// `set_file`, with the file's mapping made by the loader: kept if the file has long
     /// plain strings (`add_plain`), which JS strings then point into; else let go.
     pub fn set_mapped_file(&mut self, file: File, map: Option<Arc<Mapping>>) {
+        self.let_go_of_map();
+        self.owner = true;
         self.map = map.filter(|_| !self.plain.is_empty());
         if self.map.is_none() {
             self.plain = Vec::new();
@@ -73,11 +84,21 @@ impl LineStore {
     /// `set_mapped_file` for a file read into memory: `Span::File` lines are read from
     /// `bytes`, which the long plain strings also point into.
     pub fn set_memory_file(&mut self, bytes: Arc<Mapping>) {
+        self.let_go_of_map();
+        self.owner = true;
         self.map = Some(bytes.clone()).filter(|_| !self.plain.is_empty());
         if self.map.is_none() {
             self.plain = Vec::new();
         }
         self.memory = Some(bytes);
+    }
+
+    /// Lets go of the session's mapping: the strings over it keep their bytes, the rest of
+    /// the snapshot is given back.
+    fn let_go_of_map(&mut self) {
+        if let (true, Some(map)) = (self.owner, self.map.take()) {
+            map.let_go();
+        }
     }
 
     /// True when the file's lines are read from memory (`set_memory_file`).
@@ -134,6 +155,7 @@ impl LineStore {
         self.file = None;
         self.memory = None;
         // Live strings keep their own hold on the mapping.
+        self.let_go_of_map();
         self.map = None;
         self.plain = Vec::new();
         Ok(())
@@ -384,12 +406,10 @@ impl LineStore {
         }
         // A store of just these lines that the thread owns: the same file (a duplicate
         // descriptor: reads are positioned) and copies of the in-memory lines.
-        let mut own = LineStore {
-            file: self.file.as_ref().map(File::try_clone).transpose()?,
-            map: self.map.clone(),
-            memory: self.memory.clone(),
-            ..LineStore::default()
-        };
+        let mut own = LineStore::default();
+        own.file = self.file.as_ref().map(File::try_clone).transpose()?;
+        own.map = self.map.clone();
+        own.memory = self.memory.clone();
         for (i, &p) in positions.iter().enumerate() {
             let span = match self.span(p) {
                 Span::Mem { off, len } => own.keep(&self.mem[off as usize..(off + len) as usize]),

@@ -29,6 +29,25 @@ pub struct Mapping {
     /// True when the bytes are in memory rather than mapped: `ptr..ptr + len` is then a
     /// leaked `Box<[u8]>`, freed on drop.
     heap: bool,
+    /// The mapped snapshot's descriptor and what is still needed of it (`hold`, `let_go`).
+    space: Option<Space>,
+}
+
+/// What of a mapped snapshot is still needed: once the session lets go of it (`let_go`),
+/// every byte that no JS string holds is given back to the file system (a hole punched),
+/// so a session replaced or deleted under a live string keeps only that string's bytes.
+#[derive(Debug)]
+struct Space {
+    file: File,
+    state: std::sync::Mutex<SpaceState>,
+}
+
+#[derive(Debug, Default)]
+struct SpaceState {
+    /// `(offset, length)` of the bytes JS strings hold, with how many strings hold each.
+    held: std::collections::BTreeMap<(usize, usize), u32>,
+    /// The session no longer reads the snapshot: only held bytes are kept.
+    let_go: bool,
 }
 
 // SAFETY: the mapping is read-only and owned by this value; sharing its address between
@@ -63,7 +82,8 @@ impl Mapping {
             let mut live = trim::LIVE.lock().unwrap_or_else(|e| e.into_inner());
             live.push((ptr as usize, len));
             trim::WAKE.notify_one();
-            Some(Mapping { ptr: ptr.cast(), len, heap: false })
+            let space = file.try_clone().ok().map(|file| Space { file, state: Default::default() });
+            Some(Mapping { ptr: ptr.cast(), len, heap: false, space })
         }
         #[cfg(not(unix))]
         {
@@ -76,7 +96,60 @@ impl Mapping {
     pub fn in_memory(bytes: Vec<u8>) -> Mapping {
         let len = bytes.len();
         let ptr = Box::into_raw(bytes.into_boxed_slice()).cast::<u8>();
-        Mapping { ptr, len, heap: true }
+        Mapping { ptr, len, heap: true, space: None }
+    }
+
+    /// A JS string holds `off..off + len` (until `unhold`); false once the session let go
+    /// (those bytes may be gone).
+    pub fn hold(&self, off: usize, len: usize) -> bool {
+        let Some(space) = &self.space else { return true };
+        let mut state = space.state.lock().unwrap_or_else(|e| e.into_inner());
+        if state.let_go {
+            return false;
+        }
+        *state.held.entry((off, len)).or_insert(0) += 1;
+        true
+    }
+
+    /// A string that held `off..off + len` is gone; once the session let go, its bytes
+    /// that no other string holds are given back.
+    pub fn unhold(&self, off: usize, len: usize) {
+        let Some(space) = &self.space else { return };
+        let mut state = space.state.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(count) = state.held.get_mut(&(off, len)) {
+            *count -= 1;
+            if *count == 0 {
+                state.held.remove(&(off, len));
+            }
+        }
+        if state.let_go {
+            space.give_back(&state.held, off, off + len);
+        }
+    }
+
+    /// The session reads the snapshot no more: every byte no string holds is given back.
+    pub fn let_go(&self) {
+        let Some(space) = &self.space else { return };
+        let mut state = space.state.lock().unwrap_or_else(|e| e.into_inner());
+        if !state.let_go {
+            state.let_go = true;
+            space.give_back(&state.held, 0, self.len);
+        }
+    }
+
+    /// The bytes of the snapshot that take space on disk (or in RAM, on tmpfs).
+    pub fn allocated(&self) -> Option<u64> {
+        let file = &self.space.as_ref()?.file;
+        #[cfg(unix)]
+        return {
+            use std::os::unix::fs::MetadataExt;
+            file.metadata().ok().map(|m| m.blocks() * 512)
+        };
+        #[cfg(not(unix))]
+        return {
+            let _ = file;
+            None
+        };
     }
 
     pub fn len(&self) -> usize {
@@ -142,6 +215,30 @@ impl Drop for Mapping {
             // SAFETY: our own mapping of `len` bytes, no longer listed for the trimmer;
             // nothing reads it any more (every string over it is gone: they hold this value).
             unsafe { libc::munmap(self.ptr.cast(), self.len) };
+        }
+    }
+}
+
+impl Space {
+    /// Punches a hole over every byte of `from..to` outside the `held` ranges.
+    fn give_back(&self, held: &std::collections::BTreeMap<(usize, usize), u32>, from: usize, to: usize) {
+        let mut at = from;
+        let mut gaps = Vec::new();
+        for &(off, len) in held.keys() {
+            let end = off + len;
+            if end <= at || off >= to {
+                continue;
+            }
+            if off > at {
+                gaps.push((at, off));
+            }
+            at = at.max(end);
+        }
+        if at < to {
+            gaps.push((at, to));
+        }
+        for (a, b) in gaps {
+            super::punch_hole(&self.file, a as u64, (b - a) as u64);
         }
     }
 }

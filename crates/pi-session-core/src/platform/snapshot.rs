@@ -130,6 +130,20 @@ fn unlinked_in_private_folder() -> io::Result<File> {
     Err(io::Error::new(io::ErrorKind::AlreadyExists, "no fresh snapshot name"))
 }
 
+/// Gives `len` bytes at `off` of a snapshot back to the file system (a hole that reads as
+/// zeros; the file keeps its length). Best effort: where holes cannot be punched the space
+/// stays taken until the snapshot is closed.
+pub fn punch_hole(file: &File, off: u64, len: u64) {
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::fd::AsRawFd;
+        let (Ok(off), Ok(len)) = (libc::off_t::try_from(off), libc::off_t::try_from(len)) else { return };
+        // SAFETY: fallocate on our own open descriptor; no memory is passed.
+        unsafe { libc::fallocate(file.as_raw_fd(), libc::FALLOC_FL_PUNCH_HOLE | libc::FALLOC_FL_KEEP_SIZE, off, len) };
+    }
+    let _ = (file, off, len);
+}
+
 /// Writes `message` once per `key` when `PI_SESSION_NATIVE_TRACE` is set: to stderr for
 /// `1`, else appended to the file it names.
 pub fn trace_once(key: &'static str, message: &dyn Fn() -> String) {

@@ -602,6 +602,40 @@ mod tests {
         large_file_keeps_its_bytes(true);
     }
 
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_session_let_go_keeps_only_the_bytes_strings_hold() {
+        // The session's store is dropped (replaced, or collected) while one string lives:
+        // the snapshot gives back everything but that string's bytes, which stay intact.
+        let d = tmpdir();
+        let p = d.join("held.jsonl");
+        let mut buf = b"{\"type\":\"session\",\"id\":\"s\"}\n".to_vec();
+        for i in 0..8 {
+            let image = format!("{i}").repeat(1 << 20);
+            buf.extend_from_slice(
+                format!("{{\"type\":\"message\",\"id\":\"m{i}\",\"data\":\"{image}\"}}\n").as_bytes(),
+            );
+        }
+        fs::write(&p, &buf).unwrap();
+        let Loaded::Session { skeletons, store, .. } = load(&p).unwrap() else { panic!() };
+        let all: Vec<u32> = (0..skeletons.len() as u32).collect();
+        let piece = store.joined_spliced(&all).unwrap();
+        let map = piece.map.clone().unwrap();
+        let Some(before) = map.allocated() else { return };
+        assert!(before >= 8 << 20, "the snapshot holds the session: {before}");
+        let (at, units) = piece.ex.mapped[3];
+        let (at, units) = (at as usize, units as usize);
+        assert!(map.hold(at, units));
+        drop(piece);
+        drop(store);
+        let after = map.allocated().unwrap();
+        assert!(after <= (1 << 20) + (64 << 10), "only the held string's bytes stay: {after}");
+        assert!(map.bytes(at, units).unwrap().iter().all(|&b| b == b'3'), "the held string is intact");
+        assert!(!map.hold(0, 10), "nothing new is held once the session let go");
+        map.unhold(at, units);
+        assert!(map.allocated().unwrap() <= 64 << 10);
+    }
+
     /// A file-backed session (>= FILE_BACKED_MIN) with a long plain string per line (mapped
     /// where the system maps, or in memory): truncated, rewritten in place, then deleted
     /// after the load, its lines and strings read back as they were loaded.
