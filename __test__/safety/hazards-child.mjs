@@ -13,10 +13,13 @@
 //   kill          a SIGBUS sent to this process with a JS listener (it must be called);
 //   kill-default  a SIGBUS sent to this process without a listener (the default action);
 //   late          a SIGBUS listener added after the open, then another process truncates the file;
-//   on-off        a SIGBUS listener added and removed after the open, then the same.
+//   on-off        a SIGBUS listener added and removed after the open, then the same;
+//   pinned        one image string held, the session deleted and the manager collected: the
+//                 space that deleted files mapped by this process still take (Linux, where
+//                 /proc/self/map_files can be read; else null). Needs --expose-gc.
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { closeSync, openSync, readFileSync, statSync, writeSync } from "node:fs";
+import { closeSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
@@ -34,12 +37,25 @@ const other = (code) => {
   ]);
   if (r.status !== 0) throw new Error(`the other process failed: ${r.stderr}`);
 };
+/** Bytes on disk of the deleted files this process maps (null where they cannot be read). */
+const pinnedBytes = () => {
+  let total = 0;
+  for (const line of readFileSync("/proc/self/maps", "utf8").split("\n")) {
+    if (!line.endsWith("(deleted)")) continue;
+    try {
+      total += statSync(`/proc/self/map_files/${line.split(" ")[0]}`).blocks * 512;
+    } catch {
+      return null;
+    }
+  }
+  return total;
+};
 const images = (entries) =>
   entries.flatMap((e) =>
     e.type === "message" && Array.isArray(e.message.content) ? e.message.content.filter((c) => c.type === "image") : [],
   );
 
-const sm = SessionManager.open(file);
+let sm = SessionManager.open(file);
 const out = {};
 
 if (mode.startsWith("early:")) {
@@ -119,6 +135,18 @@ if (mode === "truncate") {
   other("fs.truncateSync(f, fs.statSync(f).size >> 1)");
   out.same = same();
   out.entries = sm.getEntries().length;
+} else if (mode === "pinned") {
+  const one = held[held.length >> 1];
+  held.length = 0;
+  copies.length = 0;
+  unlinkSync(file);
+  sm = null;
+  for (let i = 0; i < 5; i++) {
+    globalThis.gc();
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  out.pinned = pinnedBytes();
+  out.held = one.length;
 } else {
   throw new Error(`unknown mode ${mode}`);
 }

@@ -38,7 +38,7 @@ function fresh() {
 
 function run(impl, mode, env = {}) {
   const { file, hashes } = fresh();
-  const r = spawnSync(process.execPath, [CHILD, impl, file, mode], {
+  const r = spawnSync(process.execPath, ["--expose-gc", CHILD, impl, file, mode], {
     encoding: "utf8",
     timeout: 60_000,
     killSignal: "SIGKILL",
@@ -100,6 +100,12 @@ describe.skipIf(process.platform === "win32" || process.versions.bun)("what JS h
       const r = run(impl, "kill-default");
       expect(r.error?.code, "no hang").toBe(undefined);
       expect(r.signal).toBe("SIGBUS");
+    });
+
+    it("a session deleted and collected while one image string lives pins at most that string's bytes", () => {
+      const got = finished(run(impl, "pinned"));
+      if (got.pinned === null) return; // /proc/self/map_files is not readable here
+      expect(got.pinned).toBeLessThanOrEqual(got.held + 64 * 1024);
     });
 
     it.each(["late", "on-off"])(
