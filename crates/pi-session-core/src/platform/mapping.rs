@@ -3,7 +3,8 @@
 //! stay in the page cache until something reads them (see `docs/performance.md`, "Images
 //! stay on disk").
 //!
-//! Unix only. Windows keeps copying.
+//! Mapped on Unix only. Where no snapshot can be made (Windows among others) the bytes are
+//! read into memory once instead (`Mapping::in_memory`) and served the same way.
 //!
 //! Only a snapshot is mapped, never a file another process can name: nothing can truncate
 //! or rewrite the bytes under a string, so no read of a mapping can fault (no SIGBUS
