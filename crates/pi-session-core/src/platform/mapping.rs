@@ -38,6 +38,7 @@ pub struct Mapping {
 /// every byte that no JS string holds is given back to the file system (a hole punched),
 /// so a session replaced or deleted under a live string keeps only that string's bytes.
 #[derive(Debug)]
+#[cfg_attr(not(unix), allow(dead_code))] // only snapshots are mapped, on Unix
 struct Space {
     file: File,
     state: std::sync::Mutex<SpaceState>,
@@ -203,23 +204,30 @@ impl Drop for Mapping {
         if self.heap {
             // SAFETY: `in_memory` leaked this box of `len` bytes; nothing reads it any more.
             drop(unsafe { Box::from_raw(std::ptr::slice_from_raw_parts_mut(self.ptr, self.len)) });
-            return;
-        }
-        #[cfg(unix)]
-        {
-            // Under the trimmer's lock: it never advises an address that is being unmapped
-            // (and may be mapped again by someone else).
-            let mut live = trim::LIVE.lock().unwrap_or_else(|e| e.into_inner());
-            if let Some(k) = live.iter().position(|&(start, _)| start == self.ptr as usize) {
-                live.swap_remove(k);
-            }
-            // SAFETY: our own mapping of `len` bytes, no longer listed for the trimmer;
-            // nothing reads it any more (every string over it is gone: they hold this value).
-            unsafe { libc::munmap(self.ptr.cast(), self.len) };
+        } else {
+            #[cfg(unix)]
+            self.unmap();
         }
     }
 }
 
+impl Mapping {
+    /// Unmaps a mapping made by `new`.
+    #[cfg(unix)]
+    fn unmap(&mut self) {
+        // Under the trimmer's lock: it never advises an address that is being unmapped
+        // (and may be mapped again by someone else).
+        let mut live = trim::LIVE.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(k) = live.iter().position(|&(start, _)| start == self.ptr as usize) {
+            live.swap_remove(k);
+        }
+        // SAFETY: our own mapping of `len` bytes, no longer listed for the trimmer;
+        // nothing reads it any more (every string over it is gone: they hold this value).
+        unsafe { libc::munmap(self.ptr.cast(), self.len) };
+    }
+}
+
+#[cfg_attr(not(unix), allow(dead_code))]
 impl Space {
     /// Punches a hole over every byte of `from..to` outside the `held` ranges.
     fn give_back(&self, held: &std::collections::BTreeMap<(usize, usize), u32>, from: usize, to: usize) {
