@@ -36,15 +36,27 @@ fn forced(what: &str) -> bool {
     std::env::var("PI_SESSION_NATIVE_SNAPSHOT").is_ok_and(|v| v.split(',').any(|w| w == what))
 }
 
-/// A private snapshot of the first `len` bytes of `source` (fewer if it is shorter by now),
-/// the session file at `path`. Errors when none can be made.
-pub fn snapshot(source: &File, path: &Path, len: u64) -> io::Result<Snapshot> {
+/// A new empty file for a snapshot of the session file at `path`, that no other process can
+/// name (see the module docs). Errors when none can be made.
+pub fn snapshot_file(path: &Path) -> io::Result<File> {
     if forced("memory") {
         return Err(io::Error::other("PI_SESSION_NATIVE_SNAPSHOT=memory"));
     }
     #[cfg(unix)]
+    return private_file(path.parent());
+    #[cfg(not(unix))]
+    return {
+        let _ = path;
+        Err(io::Error::new(io::ErrorKind::Unsupported, "no private snapshot on this system"))
+    };
+}
+
+/// A private snapshot of the first `len` bytes of `source` (fewer if it is shorter by now),
+/// the session file at `path`. Errors when none can be made.
+pub fn snapshot(source: &File, path: &Path, len: u64) -> io::Result<Snapshot> {
+    let file = snapshot_file(path)?;
+    #[cfg(unix)]
     {
-        let file = private_file(path.parent())?;
         #[cfg(target_os = "linux")]
         if !forced("copy") && clone(source, &file) {
             let size = file.metadata()?.len();
@@ -62,7 +74,7 @@ pub fn snapshot(source: &File, path: &Path, len: u64) -> io::Result<Snapshot> {
     }
     #[cfg(not(unix))]
     {
-        let _ = (source, path, len);
+        let _ = (source, len, file);
         Err(io::Error::new(io::ErrorKind::Unsupported, "no private snapshot on this system"))
     }
 }

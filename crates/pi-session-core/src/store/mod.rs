@@ -265,9 +265,9 @@ pub fn fork(source: &Path, prepare: &mut dyn FnMut() -> NewFile) -> Result<Forke
         return Err(Error::Msg("fork: the new header is not one JSON line".into()));
     };
     let mut after = Some(buf.split_off(header_end.min(buf.len())));
-    let mut copy = IndexedCopy::default();
+    let mut copy = IndexedCopy::new(&path);
     let len = write_file_with(&path, WriteMode::Exclusive, &mut |f| {
-        copy = IndexedCopy::default();
+        copy = IndexedCopy::new(&path);
         let mut w = std::io::BufWriter::with_capacity(1 << 20, f);
         copy.line(&mut w, &header[..header.len() - 1], Some(header_sk.clone()))?;
         // What was read already, then the rest (read again from the header's end only when
@@ -310,13 +310,23 @@ pub struct IndexedCopy {
     off: u64,
     /// The bytes written, while the copy is smaller than `FILE_BACKED_MIN`.
     small: Option<Vec<u8>>,
+    /// Where the copy goes (its snapshot goes to the same file system).
+    path: PathBuf,
+    /// Once the copy is large: a private snapshot of it, written as it is (its lines are
+    /// read from there later, and the file at `path` is not read again).
+    snap: Option<std::io::BufWriter<File>>,
 }
 
 impl IndexedCopy {
+    /// A copy to be written at `path`.
+    pub fn new(path: &Path) -> IndexedCopy {
+        IndexedCopy { path: path.to_owned(), ..IndexedCopy::default() }
+    }
+
     /// The skeletons and lines of the file written at `path`: a small file keeps its lines
     /// in memory, as `load` keeps a small file's; a large one reads them back from the file.
     pub fn finish(self, path: &Path) -> Result<(Vec<Skeleton>, LineStore)> {
-        let IndexedCopy { skeletons, mut store, small, .. } = self;
+        let IndexedCopy { skeletons, mut store, small, snap, .. } = self;
         if let Some(small) = small {
             let mut mem = LineStore::new();
             for p in 0..store.len() as u32 {
@@ -325,6 +335,8 @@ impl IndexedCopy {
                 mem.push(span);
             }
             store = mem;
+        } else if let Some(snap) = snap.and_then(|w| w.into_inner().ok()) {
+            store.set_file(snap);
         } else {
             // Its lines are read later from a private snapshot (the file at `path` is
             // anyone's to change), or now into memory where none can be made.
@@ -356,7 +368,17 @@ impl IndexedCopy {
             small.extend_from_slice(line);
             small.push(b'\n');
             if small.len() as u64 >= FILE_BACKED_MIN {
-                self.small = None;
+                let bytes = self.small.take().unwrap_or_default();
+                self.snap = platform::snapshot_file(&self.path).ok().and_then(|f| {
+                    let mut w = std::io::BufWriter::with_capacity(1 << 20, f);
+                    w.write_all(&bytes).ok().map(|()| w)
+                });
+            }
+        } else if let Some(snap) = &mut self.snap {
+            // A snapshot that fails (ENOSPC) is dropped: `finish` makes one, or reads the
+            // lines into memory.
+            if snap.write_all(line).and_then(|()| snap.write_all(b"\n")).is_err() {
+                self.snap = None;
             }
         }
         Ok(())
@@ -600,6 +622,34 @@ mod tests {
     fn without_a_snapshot_a_large_file_is_read_into_memory_and_keeps_its_bytes() {
         NO_SNAPSHOT.with(|c| c.set(true));
         large_file_keeps_its_bytes(true);
+    }
+
+    #[test]
+    fn a_large_fork_reads_its_lines_from_a_snapshot_of_what_it_wrote() {
+        // The new file is anyone's to change once written: its lines read later are the
+        // ones written, whatever happens to it.
+        let d = tmpdir();
+        let src = d.join("src.jsonl");
+        let mut buf = b"{\"type\":\"session\",\"id\":\"s\"}\n".to_vec();
+        for i in 0..40 {
+            let text = "x".repeat(100_000);
+            buf.extend_from_slice(format!("{{\"type\":\"message\",\"id\":\"m{i}\",\"t\":\"{text}{i}\"}}\n").as_bytes());
+        }
+        fs::write(&src, &buf).unwrap();
+        let dest = d.join("fork.jsonl");
+        let header = b"{\"type\":\"session\",\"id\":\"f\"}\n".to_vec();
+        let Forked::Written { skeletons, store, .. } =
+            fork(&src, &mut || Some((dest.clone(), header.clone()))).unwrap()
+        else {
+            panic!("not written")
+        };
+        let expected: Vec<String> = fs::read_to_string(&dest).unwrap().lines().map(str::to_owned).collect();
+        assert_eq!(expected.len(), 41);
+        fs::write(&dest, vec![b'Z'; 10]).unwrap();
+        let all: Vec<u32> = (0..skeletons.len() as u32).collect();
+        let mut got = Vec::new();
+        store.for_each(&all, |_, l| got.push(String::from_utf8(l.unwrap().to_vec()).unwrap())).unwrap();
+        assert_eq!(got, expected);
     }
 
     #[cfg(target_os = "linux")]
