@@ -313,27 +313,37 @@ impl<T> AsRef<[T]> for SharedUnits<T> {
     }
 }
 
-/// Units that stay in a mapped session file (`splice::MAPPED_MIN`): the string holds the
-/// mapping, which is unmapped when the last such string is collected.
+/// Units that stay in a mapped session snapshot (`splice::MAPPED_MIN`): the string holds the
+/// mapping, which is unmapped when the last such string is collected, and its bytes
+/// (`Mapping::hold`), which the snapshot keeps after the session lets go of it.
 pub struct MappedUnits {
     /// Held, not read: it keeps `ptr` mapped.
-    #[allow(dead_code)]
     map: std::sync::Arc<pi_session_core::platform::Mapping>,
     ptr: *const u8,
+    off: usize,
     len: usize,
 }
 
 impl MappedUnits {
-    /// `len` bytes at `off` of `map`, if mapped.
+    /// `len` bytes at `off` of `map`, if mapped (and still there).
     pub fn new(map: &std::sync::Arc<pi_session_core::platform::Mapping>, off: u64, len: usize) -> Option<MappedUnits> {
-        Some(MappedUnits { ptr: map.at(off, len)?, map: map.clone(), len })
+        let ptr = map.at(off, len)?;
+        let off = usize::try_from(off).ok()?;
+        map.hold(off, len).then(|| MappedUnits { ptr, map: map.clone(), off, len })
+    }
+}
+
+impl Drop for MappedUnits {
+    fn drop(&mut self) {
+        self.map.unhold(self.off, self.len);
     }
 }
 
 impl AsRef<[u8]> for MappedUnits {
     fn as_ref(&self) -> &[u8] {
         // SAFETY: `ptr..ptr + len` lies in `map` (checked by `Mapping::at`), which this
-        // value keeps mapped; the mapping is read-only.
+        // value keeps mapped and whose bytes it holds (no hole is punched over them); the
+        // mapping is read-only.
         unsafe { std::slice::from_raw_parts(self.ptr, self.len) }
     }
 }

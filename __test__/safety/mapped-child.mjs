@@ -1,4 +1,4 @@
-// Run by mapped.test.mjs: opens a session whose images stay in the mapped file, holds every
+// Run by mapped.test.mjs: opens a session whose images stay in the mapped snapshot, holds every
 // image string, then does what argv[3] says to the file, reads the strings again and prints
 // one JSON line. Modes:
 //   rss        nothing: peak RSS (VmHWM) of open + getBranch + getEntries + context;

@@ -87,10 +87,10 @@ pub fn write_branch(
     let mut unique = 1u64 << 62;
     let header_sk = header.strip_suffix(b"\n").and_then(|h| Skeleton::parse_line(h, &mut unique));
     let Some(header_sk) = header_sk else { return Err(Error::Msg("branch: the header is not one JSON line".into())) };
-    let mut copy = IndexedCopy::default();
+    let mut copy = IndexedCopy::new(&file);
     let mut declined = false;
     let mut write = |f: &std::fs::File| -> io::Result<()> {
-        copy = IndexedCopy::default();
+        copy = IndexedCopy::new(&file);
         let mut w = io::BufWriter::with_capacity(1 << 20, f);
         copy.line(&mut w, &header[..header.len() - 1], Some(header_sk.clone()))?;
         let mut failed = None;

@@ -39,6 +39,18 @@ pub struct LineStore {
     plain: Vec<(u32, Box<[Plain]>)>,
     /// The file mapped, when it has such strings: JS strings point into it.
     map: Option<Arc<Mapping>>,
+    /// The file's bytes in memory, read from instead of `file` (a large session read into
+    /// memory where no private snapshot could be made: `store::load`).
+    memory: Option<Arc<Mapping>>,
+    /// This store is the session's (not a piece thread's copy): when it lets go of `map`,
+    /// the snapshot keeps only the bytes strings hold (`Mapping::let_go`).
+    owner: bool,
+}
+
+impl Drop for LineStore {
+    fn drop(&mut self) {
+        self.let_go_of_map();
+    }
 }
 
 /// Reads that are closer than this are merged into one `pread`.
@@ -60,11 +72,52 @@ impl LineStore {
     /// `set_file`, with the file's mapping made by the loader: kept if the file has long
     /// plain strings (`add_plain`), which JS strings then point into; else let go.
     pub fn set_mapped_file(&mut self, file: File, map: Option<Arc<Mapping>>) {
+        self.let_go_of_map();
+        self.owner = true;
         self.map = map.filter(|_| !self.plain.is_empty());
         if self.map.is_none() {
             self.plain = Vec::new();
         }
         self.file = Some(file);
+    }
+
+    /// `set_mapped_file` for a file read into memory: `Span::File` lines are read from
+    /// `bytes`, which the long plain strings also point into.
+    pub fn set_memory_file(&mut self, bytes: Arc<Mapping>) {
+        self.let_go_of_map();
+        self.owner = true;
+        self.map = Some(bytes.clone()).filter(|_| !self.plain.is_empty());
+        if self.map.is_none() {
+            self.plain = Vec::new();
+        }
+        self.memory = Some(bytes);
+    }
+
+    /// Lets go of the session's mapping: the strings over it keep their bytes, the rest of
+    /// the snapshot is given back.
+    fn let_go_of_map(&mut self) {
+        if let (true, Some(map)) = (self.owner, self.map.take()) {
+            map.let_go();
+        }
+    }
+
+    /// True when the file's lines are read from memory (`set_memory_file`).
+    pub fn is_in_memory(&self) -> bool {
+        self.memory.is_some()
+    }
+
+    /// Reads `buf.len()` bytes of the file's at `off` (from memory when it was read there).
+    fn read_at(&self, buf: &mut [u8], off: u64) -> io::Result<()> {
+        if let Some(file) = &self.file {
+            return crate::platform::read_exact_at(file, buf, off);
+        }
+        let memory = self.memory.as_ref().ok_or_else(|| io::Error::other("session file is not open"))?;
+        let bytes = usize::try_from(off)
+            .ok()
+            .and_then(|off| memory.bytes(off, buf.len()))
+            .ok_or_else(|| io::Error::from(io::ErrorKind::UnexpectedEof))?;
+        buf.copy_from_slice(bytes);
+        Ok(())
     }
 
     /// Records the long plain strings of the file line at `pos` (positions in order).
@@ -81,7 +134,7 @@ impl LineStore {
     /// Reads every line still in the file into memory and closes the file, so that this
     /// process holds it open no more (see `platform::OPEN_FILES_BLOCK_RENAME`).
     pub fn into_memory(&mut self) -> io::Result<()> {
-        if self.file.is_none() {
+        if self.file.is_none() && self.memory.is_none() {
             return Ok(());
         }
         let positions: Vec<u32> =
@@ -100,7 +153,9 @@ impl LineStore {
             off += len;
         }
         self.file = None;
+        self.memory = None;
         // Live strings keep their own hold on the mapping.
+        self.let_go_of_map();
         self.map = None;
         self.plain = Vec::new();
         Ok(())
@@ -178,13 +233,12 @@ impl LineStore {
                             _ => break,
                         }
                     }
-                    let file = self.file.as_ref().ok_or_else(|| io::Error::other("session file is not open"))?;
                     let n = (end - start) as usize;
                     if buf.len() < n {
                         buf.resize(n, 0);
                     }
                     let buf = &mut buf[..n];
-                    crate::platform::read_exact_at(file, buf, start)?;
+                    self.read_at(buf, start)?;
                     for (k, &p) in positions[i..j].iter().enumerate() {
                         if let Span::File { off: o, len: l } = self.span(p) {
                             f(i + k, Some(&buf[(o - start) as usize..(o - start + l) as usize]));
@@ -287,15 +341,15 @@ impl LineStore {
     ) -> io::Result<bool> {
         reduced.clear();
         holes.clear();
-        let (Span::File { off, len }, Some(strings), Some(map), Some(file)) =
-            (self.span(pos), self.mapped_strings(pos), self.map.as_ref(), self.file.as_ref())
+        let (Span::File { off, len }, Some(strings), Some(map)) =
+            (self.span(pos), self.mapped_strings(pos), self.map.as_ref())
         else {
             return Ok(false);
         };
         let read = |from: u64, to: u64, reduced: &mut Vec<u8>| {
             let at = reduced.len();
             reduced.resize(at + (to - from) as usize, 0);
-            crate::platform::read_exact_at(file, &mut reduced[at..], off + from)
+            self.read_at(&mut reduced[at..], off + from)
         };
         let mut from = 0u64;
         for &(start, end) in strings {
@@ -352,11 +406,10 @@ impl LineStore {
         }
         // A store of just these lines that the thread owns: the same file (a duplicate
         // descriptor: reads are positioned) and copies of the in-memory lines.
-        let mut own = LineStore {
-            file: self.file.as_ref().map(File::try_clone).transpose()?,
-            map: self.map.clone(),
-            ..LineStore::default()
-        };
+        let mut own = LineStore::default();
+        own.file = self.file.as_ref().map(File::try_clone).transpose()?;
+        own.map = self.map.clone();
+        own.memory = self.memory.clone();
         for (i, &p) in positions.iter().enumerate() {
             let span = match self.span(p) {
                 Span::Mem { off, len } => own.keep(&self.mem[off as usize..(off + len) as usize]),

@@ -1,47 +1,67 @@
-//! A read-only mapping of a loaded session file, so that its large plain string values
-//! (base64 images above all) can become JS strings whose bytes stay in the page cache
-//! until something reads them (see `docs/performance.md`, "Images stay on disk").
+//! A read-only mapping of a session's private snapshot (`platform::snapshot`), so that its
+//! large plain string values (base64 images above all) can become JS strings whose bytes
+//! stay in the page cache until something reads them (see `docs/performance.md`, "Images
+//! stay on disk").
 //!
-//! Unix only. Windows keeps copying: a mapped file there can be neither replaced nor
-//! deleted, which would break every rewrite of the session while a string is alive.
+//! Mapped on Unix only. Where no snapshot can be made (Windows among others) the bytes are
+//! read into memory once instead (`Mapping::in_memory`) and served the same way.
 //!
-//! The hazard of any file mapping is another process truncating the file: a read past the
-//! new end raises SIGBUS. A process-wide handler (installed with the first mapping) turns
-//! such a fault inside one of our mappings into zero pages, so the string reads NUL
-//! characters from there on instead of killing Node; faults anywhere else go to the handler
-//! that was there before (or the default action). Rewrites by this library never touch
-//! the mapped bytes: they go to a temp file renamed over the session, and the mapping keeps
-//! the old inode. An in-place rewrite by another program shows through (documented).
+//! Only a snapshot is mapped, never a file another process can name: nothing can truncate
+//! or rewrite the bytes under a string, so no read of a mapping can fault (no SIGBUS
+//! handler: signals reach Node's handlers, or the default action, as without us).
 //!
 //! Pages a string's reader faulted in stay mapped, and so count in the process's RSS, until
-//! unmapped: a thread drops them from every mapping every `TRIM_EVERY` (`MADV_DONTNEED`:
-//! the page cache keeps them, and the next read maps them again with a minor fault). So
-//! sending a context of 25 images to the model costs the process their bytes for the
-//! moment it reads them, not for the rest of its life. The thread sleeps while no mapping
-//! is live.
+//! unmapped: a thread drops them from every mapping (`MADV_DONTNEED`: the page cache keeps
+//! them, and the next read maps them again with a minor fault). It looks every `TRIM_EVERY`
+//! at the process's page-fault count (one `getrusage`) and sweeps the mappings only when
+//! enough pages were faulted in since its last sweep: sending a context of 25 images to the
+//! model costs the process their bytes for the moment it reads them, and a process whose
+//! strings are idle costs one cheap system call per tick. The thread sleeps while no
+//! mapping is live.
 
 use std::fs::File;
 
-/// A read-only shared mapping of a file's first `len` bytes; unmapped on drop.
+/// A read-only shared mapping of a file's first `len` bytes, unmapped on drop; or the same
+/// bytes read into memory (`in_memory`: where no snapshot could be made).
 #[derive(Debug)]
 pub struct Mapping {
-    #[cfg(unix)]
     ptr: *mut u8,
     len: usize,
-    #[cfg(unix)]
-    slot: usize,
+    /// True when the bytes are in memory rather than mapped: `ptr..ptr + len` is then a
+    /// leaked `Box<[u8]>`, freed on drop.
+    heap: bool,
+    /// The mapped snapshot's descriptor and what is still needed of it (`hold`, `let_go`).
+    space: Option<Space>,
+}
+
+/// What of a mapped snapshot is still needed: once the session lets go of it (`let_go`),
+/// every byte that no JS string holds is given back to the file system (a hole punched),
+/// so a session replaced or deleted under a live string keeps only that string's bytes.
+#[derive(Debug)]
+#[cfg_attr(not(unix), allow(dead_code))] // only snapshots are mapped, on Unix
+struct Space {
+    file: File,
+    state: std::sync::Mutex<SpaceState>,
+}
+
+#[derive(Debug, Default)]
+struct SpaceState {
+    /// `(offset, length)` of the bytes JS strings hold, with how many strings hold each.
+    held: std::collections::BTreeMap<(usize, usize), u32>,
+    /// The session no longer reads the snapshot: only held bytes are kept.
+    let_go: bool,
 }
 
 // SAFETY: the mapping is read-only and owned by this value; sharing its address between
-// threads is sound (no interior mutability: the zero-page repair replaces pages atomically).
+// threads is sound (no interior mutability).
 unsafe impl Send for Mapping {}
 // SAFETY: as above.
 unsafe impl Sync for Mapping {}
 
 impl Mapping {
-    /// Maps `len` bytes of `file`, or `None` where mapping is not used (Windows, a zero
-    /// length, a failed `mmap`, `PI_SESSION_NATIVE_COPY_STRINGS=1`, or too many live
-    /// mappings for the fault handler's table).
+    /// Maps `len` bytes of `file` (a private snapshot: nothing else may change its bytes),
+    /// or `None` where mapping is not used (Windows, a zero length, a failed `mmap`, for
+    /// example under `RLIMIT_AS`: traced once, or `PI_SESSION_NATIVE_COPY_STRINGS=1`).
     pub fn new(file: &File, len: u64) -> Option<Mapping> {
         let len = usize::try_from(len).ok().filter(|&l| l > 0)?;
         if std::env::var_os("PI_SESSION_NATIVE_COPY_STRINGS").is_some_and(|v| v == "1") {
@@ -50,31 +70,88 @@ impl Mapping {
         #[cfg(unix)]
         {
             use std::os::fd::AsRawFd;
-            sigbus::install()?;
             // SAFETY: a fresh read-only shared mapping of an open descriptor; the kernel
             // picks the address. Checked for MAP_FAILED below.
             let ptr = unsafe {
                 libc::mmap(std::ptr::null_mut(), len, libc::PROT_READ, libc::MAP_SHARED, file.as_raw_fd(), 0)
             };
             if ptr == libc::MAP_FAILED {
+                let e = std::io::Error::last_os_error();
+                super::trace_once("mmap", &|| format!("mmap failed ({e}): large strings are copied"));
                 return None;
             }
             start_trimmer();
-            let mut live = sigbus::LIVE.lock().unwrap_or_else(|e| e.into_inner());
-            let Some(slot) = sigbus::register(ptr as usize, len) else {
-                // SAFETY: the mapping just made, not shared with anything yet.
-                unsafe { libc::munmap(ptr, len) };
-                return None;
-            };
-            *live += 1;
-            sigbus::WAKE.notify_one();
-            Some(Mapping { ptr: ptr.cast(), len, slot })
+            let mut live = trim::LIVE.lock().unwrap_or_else(|e| e.into_inner());
+            live.push((ptr as usize, len));
+            trim::WAKE.notify_one();
+            let space = file.try_clone().ok().map(|file| Space { file, state: Default::default() });
+            Some(Mapping { ptr: ptr.cast(), len, heap: false, space })
         }
         #[cfg(not(unix))]
         {
             let _ = (file, len);
             None
         }
+    }
+
+    /// Bytes read into memory, served as a mapping's are (nothing to unmap or trim).
+    pub fn in_memory(bytes: Vec<u8>) -> Mapping {
+        let len = bytes.len();
+        let ptr = Box::into_raw(bytes.into_boxed_slice()).cast::<u8>();
+        Mapping { ptr, len, heap: true, space: None }
+    }
+
+    /// A JS string holds `off..off + len` (until `unhold`); false once the session let go
+    /// (those bytes may be gone).
+    pub fn hold(&self, off: usize, len: usize) -> bool {
+        let Some(space) = &self.space else { return true };
+        let mut state = space.state.lock().unwrap_or_else(|e| e.into_inner());
+        if state.let_go {
+            return false;
+        }
+        *state.held.entry((off, len)).or_insert(0) += 1;
+        true
+    }
+
+    /// A string that held `off..off + len` is gone; once the session let go, its bytes
+    /// that no other string holds are given back.
+    pub fn unhold(&self, off: usize, len: usize) {
+        let Some(space) = &self.space else { return };
+        let mut state = space.state.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(count) = state.held.get_mut(&(off, len)) {
+            *count -= 1;
+            if *count == 0 {
+                state.held.remove(&(off, len));
+            }
+        }
+        if state.let_go {
+            space.give_back(&state.held, off, off + len);
+        }
+    }
+
+    /// The session reads the snapshot no more: every byte no string holds is given back.
+    pub fn let_go(&self) {
+        let Some(space) = &self.space else { return };
+        let mut state = space.state.lock().unwrap_or_else(|e| e.into_inner());
+        if !state.let_go {
+            state.let_go = true;
+            space.give_back(&state.held, 0, self.len);
+        }
+    }
+
+    /// The bytes of the snapshot that take space on disk (or in RAM, on tmpfs).
+    pub fn allocated(&self) -> Option<u64> {
+        let file = &self.space.as_ref()?.file;
+        #[cfg(unix)]
+        return {
+            use std::os::unix::fs::MetadataExt;
+            file.metadata().ok().map(|m| m.blocks() * 512)
+        };
+        #[cfg(not(unix))]
+        return {
+            let _ = file;
+            None
+        };
     }
 
     pub fn len(&self) -> usize {
@@ -89,14 +166,14 @@ impl Mapping {
     pub fn bytes(&self, off: usize, len: usize) -> Option<&[u8]> {
         let ptr = self.at(off as u64, len)?;
         // SAFETY: `at` checked the range lies in the mapping, which lives as long as `self`
-        // and is read-only (a foreign truncation turns pages into zeros, see the module docs).
+        // and is read-only, of a snapshot no one else can change (see the module docs).
         Some(unsafe { std::slice::from_raw_parts(ptr, len) })
     }
 
     /// Drops the whole pages of `from..to` from the process (they stay in the page cache).
     pub fn release(&self, from: usize, to: usize) {
         #[cfg(unix)]
-        if let Some((start, len)) = self.pages(from, to) {
+        if let Some((start, len)) = self.pages(from, to).filter(|_| !self.heap) {
             // SAFETY: whole pages of our own live read-only shared mapping: MADV_DONTNEED
             // only unmaps them; the next read maps them again from the file.
             unsafe { libc::madvise(start, len, libc::MADV_DONTNEED) };
@@ -118,39 +195,81 @@ impl Mapping {
     /// stay valid while this mapping lives.
     pub fn at(&self, off: u64, len: usize) -> Option<*const u8> {
         let off = usize::try_from(off).ok()?;
-        (off.checked_add(len)? <= self.len).then(|| {
-            #[cfg(unix)]
-            {
-                self.ptr.wrapping_add(off).cast_const()
-            }
-            #[cfg(not(unix))]
-            {
-                std::ptr::null()
-            }
-        })
+        (off.checked_add(len)? <= self.len).then(|| self.ptr.wrapping_add(off).cast_const())
     }
 }
 
 impl Drop for Mapping {
     fn drop(&mut self) {
-        #[cfg(unix)]
-        {
-            // Under the trimmer's lock: it never advises an address that is being unmapped
-            // (and may be mapped again by someone else).
-            let mut live = sigbus::LIVE.lock().unwrap_or_else(|e| e.into_inner());
-            sigbus::unregister(self.slot);
-            // SAFETY: our own mapping of `len` bytes, no longer in the fault table; nothing
-            // reads it any more (every string over it is gone: they hold this value).
-            unsafe { libc::munmap(self.ptr.cast(), self.len) };
-            *live -= 1;
+        if self.heap {
+            // SAFETY: `in_memory` leaked this box of `len` bytes; nothing reads it any more.
+            drop(unsafe { Box::from_raw(std::ptr::slice_from_raw_parts_mut(self.ptr, self.len)) });
+        } else {
+            #[cfg(unix)]
+            self.unmap();
         }
     }
 }
 
-/// How often the pages read through the mappings are dropped from the process (see the
-/// module docs).
+impl Mapping {
+    /// Unmaps a mapping made by `new`.
+    #[cfg(unix)]
+    fn unmap(&mut self) {
+        // Under the trimmer's lock: it never advises an address that is being unmapped
+        // (and may be mapped again by someone else).
+        let mut live = trim::LIVE.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(k) = live.iter().position(|&(start, _)| start == self.ptr as usize) {
+            live.swap_remove(k);
+        }
+        // SAFETY: our own mapping of `len` bytes, no longer listed for the trimmer;
+        // nothing reads it any more (every string over it is gone: they hold this value).
+        unsafe { libc::munmap(self.ptr.cast(), self.len) };
+    }
+}
+
+#[cfg_attr(not(unix), allow(dead_code))]
+impl Space {
+    /// Punches a hole over every byte of `from..to` outside the `held` ranges.
+    fn give_back(&self, held: &std::collections::BTreeMap<(usize, usize), u32>, from: usize, to: usize) {
+        let mut at = from;
+        let mut gaps = Vec::new();
+        for &(off, len) in held.keys() {
+            let end = off + len;
+            if end <= at || off >= to {
+                continue;
+            }
+            if off > at {
+                gaps.push((at, off));
+            }
+            at = at.max(end);
+        }
+        if at < to {
+            gaps.push((at, to));
+        }
+        for (a, b) in gaps {
+            super::punch_hole(&self.file, a as u64, (b - a) as u64);
+        }
+    }
+}
+
+/// How often the trimmer looks at the page-fault count (see the module docs).
 #[cfg(unix)]
 const TRIM_EVERY: std::time::Duration = std::time::Duration::from_millis(20);
+/// Pages faulted in since the last sweep that make the next one (4 MiB of 4 KiB pages).
+#[cfg(unix)]
+const TRIM_AFTER_FAULTS: i64 = 1024;
+
+/// The process's page faults so far (minor and major, every thread).
+#[cfg(unix)]
+#[allow(clippy::useless_conversion)] // `c_long` is not `i64` everywhere
+fn faults() -> i64 {
+    // SAFETY: getrusage fills the zeroed struct it is given.
+    unsafe {
+        let mut usage: libc::rusage = std::mem::zeroed();
+        libc::getrusage(libc::RUSAGE_SELF, &mut usage);
+        i64::from(usage.ru_minflt) + i64::from(usage.ru_majflt)
+    }
+}
 
 /// Starts the thread that drops read pages from the live mappings (once).
 #[cfg(unix)]
@@ -158,145 +277,39 @@ fn start_trimmer() {
     static STARTED: std::sync::Once = std::sync::Once::new();
     STARTED.call_once(|| {
         let _ = std::thread::Builder::new().name("pi-session-trim".into()).spawn(|| {
+            let mut swept_at = faults();
             loop {
                 // Asleep while no mapping is live (no wake-ups in a process that has none).
-                let mut live = sigbus::LIVE.lock().unwrap_or_else(|e| e.into_inner());
-                while *live == 0 {
-                    live = sigbus::WAKE.wait(live).unwrap_or_else(|e| e.into_inner());
+                let mut live = trim::LIVE.lock().unwrap_or_else(|e| e.into_inner());
+                while live.is_empty() {
+                    live = trim::WAKE.wait(live).unwrap_or_else(|e| e.into_inner());
                 }
                 drop(live);
                 std::thread::sleep(TRIM_EVERY);
-                let _held = sigbus::LIVE.lock().unwrap_or_else(|e| e.into_inner());
-                for (start, len) in sigbus::live() {
-                    // SAFETY: a live mapping of ours (registered, and not unmapped while
-                    // the lock is held); MADV_DONTNEED on a shared read-only file mapping
-                    // only unmaps pages, which the next read maps again from the file.
+                let now = faults();
+                if now - swept_at < TRIM_AFTER_FAULTS {
+                    continue;
+                }
+                let live = trim::LIVE.lock().unwrap_or_else(|e| e.into_inner());
+                for &(start, len) in live.iter() {
+                    // SAFETY: a live mapping of ours (listed, and not unmapped while the
+                    // lock is held); MADV_DONTNEED on a shared read-only file mapping only
+                    // unmaps pages, which the next read maps again from the file.
                     unsafe { libc::madvise(start as *mut libc::c_void, len, libc::MADV_DONTNEED) };
                 }
+                drop(live);
+                swept_at = faults();
             }
         });
     });
 }
 
-/// The SIGBUS safety net: a fixed table of live mappings (read by the handler without
-/// locks) and the handler that repairs faults inside them with zero pages.
+/// The live mappings, for the trimmer.
 #[cfg(unix)]
-mod sigbus {
-    use std::sync::OnceLock;
-    use std::sync::atomic::{AtomicUsize, Ordering};
-
-    /// Live mappings at most (each loaded session file holds one while its strings live).
-    const SLOTS: usize = 4096;
-    /// The number of live mappings, held while a mapping is registered or unregistered and
-    /// unmapped, and while the trimmer advises them (the fault handler reads the table
-    /// without it).
-    pub static LIVE: std::sync::Mutex<usize> = std::sync::Mutex::new(0);
-    /// Wakes the trimmer when a mapping is registered.
+mod trim {
+    /// Every live mapping, `(start, len)`: held while one is added or removed and unmapped,
+    /// and while the trimmer advises them.
+    pub static LIVE: std::sync::Mutex<Vec<(usize, usize)>> = std::sync::Mutex::new(Vec::new());
+    /// Wakes the trimmer when a mapping is added.
     pub static WAKE: std::sync::Condvar = std::sync::Condvar::new();
-    static STARTS: [AtomicUsize; SLOTS] = [const { AtomicUsize::new(0) }; SLOTS];
-    static LENS: [AtomicUsize; SLOTS] = [const { AtomicUsize::new(0) }; SLOTS];
-    /// The disposition before ours, for faults that are not ours.
-    static PREVIOUS: OnceLock<Option<libc::sigaction>> = OnceLock::new();
-
-    /// Installs the handler once; `None` if that failed (then nothing is mapped).
-    pub fn install() -> Option<()> {
-        let previous = PREVIOUS.get_or_init(|| {
-            // SAFETY: sigaction with a zeroed struct filled as POSIX asks; `previous`
-            // receives the old disposition.
-            unsafe {
-                let mut action: libc::sigaction = std::mem::zeroed();
-                action.sa_sigaction = handler as *const () as usize;
-                action.sa_flags = libc::SA_SIGINFO | libc::SA_ONSTACK | libc::SA_NODEFER;
-                libc::sigemptyset(&mut action.sa_mask);
-                let mut previous: libc::sigaction = std::mem::zeroed();
-                (libc::sigaction(libc::SIGBUS, &action, &mut previous) == 0).then_some(previous)
-            }
-        });
-        previous.map(|_| ())
-    }
-
-    /// Records a live mapping; `None` when the table is full.
-    pub fn register(start: usize, len: usize) -> Option<usize> {
-        for slot in 0..SLOTS {
-            if STARTS[slot].compare_exchange(0, usize::MAX, Ordering::AcqRel, Ordering::Relaxed).is_ok() {
-                LENS[slot].store(len, Ordering::Release);
-                STARTS[slot].store(start, Ordering::Release);
-                return Some(slot);
-            }
-        }
-        None
-    }
-
-    pub fn unregister(slot: usize) {
-        LENS[slot].store(0, Ordering::Release);
-        STARTS[slot].store(0, Ordering::Release);
-    }
-
-    /// Every registered mapping: `(start, len)`.
-    pub fn live() -> impl Iterator<Item = (usize, usize)> {
-        (0..SLOTS).filter_map(|slot| {
-            let start = STARTS[slot].load(Ordering::Acquire);
-            (start != 0 && start != usize::MAX).then(|| (start, LENS[slot].load(Ordering::Acquire)))
-        })
-    }
-
-    /// The mapping that holds `addr`: `(start, len)`.
-    fn find(addr: usize) -> Option<(usize, usize)> {
-        (0..SLOTS).find_map(|slot| {
-            let start = STARTS[slot].load(Ordering::Acquire);
-            let len = LENS[slot].load(Ordering::Acquire);
-            (start != 0 && start != usize::MAX && addr >= start && addr - start < len).then_some((start, len))
-        })
-    }
-
-    extern "C" fn handler(sig: libc::c_int, info: *mut libc::siginfo_t, context: *mut libc::c_void) {
-        // SAFETY: the kernel passes a valid siginfo to an SA_SIGINFO handler.
-        let addr = unsafe { (*info).si_addr() } as usize;
-        if let Some((start, len)) = find(addr) {
-            // SAFETY: sysconf is async-signal-safe.
-            let page = usize::try_from(unsafe { libc::sysconf(libc::_SC_PAGESIZE) }).unwrap_or(4096);
-            let from = addr & !(page - 1);
-            let end = start + len;
-            // SAFETY: replaces the rest of our own read-only mapping (past the file's new
-            // end) with zero pages; `mmap` is a plain system call. The faulting read then
-            // succeeds and reads zeros.
-            let done = unsafe {
-                libc::mmap(
-                    from as *mut libc::c_void,
-                    end - from,
-                    libc::PROT_READ,
-                    libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_FIXED,
-                    -1,
-                    0,
-                )
-            };
-            if done != libc::MAP_FAILED {
-                return;
-            }
-        }
-        // Not ours: whatever was there before.
-        match PREVIOUS.get().copied().flatten() {
-            Some(previous) if previous.sa_sigaction != libc::SIG_DFL && previous.sa_sigaction != libc::SIG_IGN => {
-                if previous.sa_flags & libc::SA_SIGINFO != 0 {
-                    // SAFETY: the previous handler was installed with SA_SIGINFO, so it has
-                    // this signature.
-                    let f: extern "C" fn(libc::c_int, *mut libc::siginfo_t, *mut libc::c_void) =
-                        unsafe { std::mem::transmute(previous.sa_sigaction) };
-                    f(sig, info, context);
-                } else {
-                    // SAFETY: a plain handler, installed without SA_SIGINFO.
-                    let f: extern "C" fn(libc::c_int) = unsafe { std::mem::transmute(previous.sa_sigaction) };
-                    f(sig);
-                }
-            }
-            _ => {
-                // The default action: put it back and return, so the fault repeats and
-                // ends the process as it would have without us.
-                // SAFETY: sigaction and signal are async-signal-safe.
-                unsafe {
-                    libc::signal(libc::SIGBUS, libc::SIG_DFL);
-                }
-            }
-        }
-    }
 }

@@ -1,15 +1,17 @@
 //! The few operating-system details the core needs, in one place: Unix is the primary
 //! target; Windows builds use the equivalents (or a safe fallback, noted per function).
 //!
-//! `files`: file primitives; `dirs`: directory listing; `mapping`: read-only file mappings; `windows_errors`: the errors Node
+//! `files`: file primitives; `dirs`: directory listing; `mapping`: read-only file mappings; `snapshot`: private copies of session files; `windows_errors`: the errors Node
 //! reports (libuv's Windows tables). Everything is re-exported here: callers say `platform::…`.
 
 mod dirs;
 mod files;
 mod mapping;
+mod snapshot;
 mod windows_errors;
 
 pub use dirs::*;
 pub use files::*;
 pub use mapping::Mapping;
+pub use snapshot::{Snapshot, punch_hole, snapshot, snapshot_file, trace_once};
 pub use windows_errors::*;

@@ -58,7 +58,19 @@ pub fn load(path: &Path) -> Result<Loaded> {
     }
     let file = platform::open_read(path).map_err(|e| Error::io(e, "open", Some(path)))?;
     let size = file.metadata().map(|m| m.len()).unwrap_or(0);
-    let file_backed = size >= FILE_BACKED_MIN;
+    // A large file keeps its lines out of memory, in a private snapshot of its bytes (no
+    // other process can change them: see `platform::snapshot`); where none can be made, it
+    // is read into memory, as the reference reads it.
+    let snap = if size >= FILE_BACKED_MIN { snapshot_of(&file, path, size) } else { None };
+    // Where none can be made, a large file is read into memory once, and served from there
+    // as a snapshot's mapping is (its lines and its long strings: no second copy).
+    let memory = match &snap {
+        None if size >= FILE_BACKED_MIN => {
+            Some(std::sync::Arc::new(Mapping::in_memory(read_prefix(&file, size, path)?)))
+        }
+        _ => None,
+    };
+    let file_backed = snap.is_some() || memory.is_some();
     let mut parsed = Parsed::new(file_backed);
     // The end of the last complete line, and the last line if it has no newline.
     let mut complete = 0u64;
@@ -71,20 +83,28 @@ pub fn load(path: &Path) -> Result<Loaded> {
             tail = Some((off, block.to_vec()));
         }
     };
-    // A large file is read through a mapping where there is one (no copy into a buffer:
+    // A snapshot is read through its mapping where there is one (no copy into a buffer:
     // `read` spent as long copying 2.6 GB as the scan spent reading it), which the strings
-    // that stay in the file then keep (`LineStore::set_mapped_file`).
-    let map = if file_backed { Mapping::new(&file, size).map(std::sync::Arc::new) } else { None };
-    let file = if let Some(map) = &map {
+    // that stay in it then keep (`LineStore::set_mapped_file`). The scan reads the
+    // snapshot, so what is parsed is exactly what later reads find.
+    let map = snap.as_ref().and_then(|s| Mapping::new(&s.file, s.len)).map(std::sync::Arc::new);
+    let lines_file = if let Some(map) = map.as_ref().or(memory.as_ref()) {
         for_each_mapped_block(map, CHUNK, &mut take);
-        file
+        snap.map(|s| s.file)
     } else {
+        let (reader, len) = match &snap {
+            Some(s) => (s.file.try_clone(), s.len),
+            None => (file.try_clone(), size),
+        };
+        let mut reader = reader.map_err(|e| Error::io(e, "open", Some(path)))?;
+        // From the start (a failed snapshot may have read part of the session).
+        reader.seek(std::io::SeekFrom::Start(0)).map_err(|e| Error::io(e, "read", None))?;
         // Sized to the file, so a small one takes one read; each block is parsed where it lies.
-        let mut blocks = Blocks::new(file, CHUNK, (size as usize).saturating_add(1).min(CHUNK));
+        let mut blocks = Blocks::new(reader, CHUNK, (len as usize).saturating_add(1).min(CHUNK));
         while let Some((off, block)) = blocks.next_block().map_err(|e| Error::io(e, "read", None))? {
             take(off, block);
         }
-        blocks.into_file()
+        snap.map(|_| blocks.into_file())
     };
     // A last line without its newline was torn by a crash, or another process is writing
     // it right now (a reader can see part of a write in progress). If the file grew since
@@ -106,10 +126,40 @@ pub fn load(path: &Path) -> Result<Loaded> {
     let len = if torn { append_bytes(path, b"\n", false)? } else { complete };
     let Parsed { skeletons, mut store, .. } = parsed;
     store.shrink_to_fit();
-    if file_backed {
-        store.set_mapped_file(file, map);
+    if let Some(lines_file) = lines_file {
+        store.set_mapped_file(lines_file, map);
+    } else if let Some(memory) = memory {
+        store.set_memory_file(memory);
     }
     Ok(Loaded::Session { skeletons, store, len })
+}
+
+/// The first `size` bytes of `file` (fewer if it is shorter by now), from its start.
+fn read_prefix(file: &File, size: u64, path: &Path) -> Result<Vec<u8>> {
+    let mut reader = file.try_clone().map_err(|e| Error::io(e, "open", Some(path)))?;
+    reader.seek(std::io::SeekFrom::Start(0)).map_err(|e| Error::io(e, "read", None))?;
+    let mut bytes = Vec::with_capacity(usize::try_from(size).unwrap_or(0));
+    std::io::Read::read_to_end(&mut std::io::Read::take(reader, size), &mut bytes)
+        .map_err(|e| Error::io(e, "read", None))?;
+    Ok(bytes)
+}
+
+/// A private snapshot of the session file's first `size` bytes, or `None` (traced once)
+/// when none can be made.
+fn snapshot_of(file: &File, path: &Path, size: u64) -> Option<platform::Snapshot> {
+    #[cfg(test)]
+    if tests::NO_SNAPSHOT.with(std::cell::Cell::get) {
+        return None;
+    }
+    match platform::snapshot(file, path, size) {
+        Ok(snap) => Some(snap),
+        Err(e) => {
+            platform::trace_once("snapshot", &|| {
+                format!("no private snapshot of a large session ({e}): it is read into memory")
+            });
+            None
+        }
+    }
 }
 
 /// The mapped file as blocks of whole lines of about `chunk` bytes (the last may lack its
@@ -215,9 +265,9 @@ pub fn fork(source: &Path, prepare: &mut dyn FnMut() -> NewFile) -> Result<Forke
         return Err(Error::Msg("fork: the new header is not one JSON line".into()));
     };
     let mut after = Some(buf.split_off(header_end.min(buf.len())));
-    let mut copy = IndexedCopy::default();
+    let mut copy = IndexedCopy::new(&path);
     let len = write_file_with(&path, WriteMode::Exclusive, &mut |f| {
-        copy = IndexedCopy::default();
+        copy = IndexedCopy::new(&path);
         let mut w = std::io::BufWriter::with_capacity(1 << 20, f);
         copy.line(&mut w, &header[..header.len() - 1], Some(header_sk.clone()))?;
         // What was read already, then the rest (read again from the header's end only when
@@ -260,13 +310,23 @@ pub struct IndexedCopy {
     off: u64,
     /// The bytes written, while the copy is smaller than `FILE_BACKED_MIN`.
     small: Option<Vec<u8>>,
+    /// Where the copy goes (its snapshot goes to the same file system).
+    path: PathBuf,
+    /// Once the copy is large: a private snapshot of it, written as it is (its lines are
+    /// read from there later, and the file at `path` is not read again).
+    snap: Option<std::io::BufWriter<File>>,
 }
 
 impl IndexedCopy {
+    /// A copy to be written at `path`.
+    pub fn new(path: &Path) -> IndexedCopy {
+        IndexedCopy { path: path.to_owned(), ..IndexedCopy::default() }
+    }
+
     /// The skeletons and lines of the file written at `path`: a small file keeps its lines
     /// in memory, as `load` keeps a small file's; a large one reads them back from the file.
     pub fn finish(self, path: &Path) -> Result<(Vec<Skeleton>, LineStore)> {
-        let IndexedCopy { skeletons, mut store, small, .. } = self;
+        let IndexedCopy { skeletons, mut store, small, snap, .. } = self;
         if let Some(small) = small {
             let mut mem = LineStore::new();
             for p in 0..store.len() as u32 {
@@ -275,8 +335,20 @@ impl IndexedCopy {
                 mem.push(span);
             }
             store = mem;
+        } else if let Some(snap) = snap.and_then(|w| w.into_inner().ok()) {
+            store.set_file(snap);
         } else {
-            store.set_file(platform::open_read(path).map_err(|e| Error::io(e, "open", Some(path)))?);
+            // Its lines are read later from a private snapshot (the file at `path` is
+            // anyone's to change), or now into memory where none can be made.
+            let file = platform::open_read(path).map_err(|e| Error::io(e, "open", Some(path)))?;
+            let len = file.metadata().map_err(|e| Error::io(e, "fstat", None))?.len();
+            match snapshot_of(&file, path, len) {
+                Some(snap) => store.set_file(snap.file),
+                None => {
+                    store.set_file(file);
+                    store.into_memory().map_err(|e| Error::io(e, "read", None))?;
+                }
+            }
         }
         Ok((skeletons, store))
     }
@@ -296,7 +368,17 @@ impl IndexedCopy {
             small.extend_from_slice(line);
             small.push(b'\n');
             if small.len() as u64 >= FILE_BACKED_MIN {
-                self.small = None;
+                let bytes = self.small.take().unwrap_or_default();
+                self.snap = platform::snapshot_file(&self.path).ok().and_then(|f| {
+                    let mut w = std::io::BufWriter::with_capacity(1 << 20, f);
+                    w.write_all(&bytes).ok().map(|()| w)
+                });
+            }
+        } else if let Some(snap) = &mut self.snap {
+            // A snapshot that fails (ENOSPC) is dropped: `finish` makes one, or reads the
+            // lines into memory.
+            if snap.write_all(line).and_then(|()| snap.write_all(b"\n")).is_err() {
+                self.snap = None;
             }
         }
         Ok(())
@@ -524,6 +606,128 @@ mod tests {
         let ids: std::collections::HashSet<_> = skeletons.iter().map(|s| s.id.clone()).collect();
         assert_eq!(ids.len(), skeletons.len(), "object ids stay distinct across chunks and threads");
         assert_eq!(load_lines(&p), expected);
+    }
+
+    thread_local! {
+        /// Makes `load` on this thread take the path where no snapshot can be made.
+        pub static NO_SNAPSHOT: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    }
+
+    #[test]
+    fn lines_of_a_large_file_are_the_bytes_loaded_whatever_happens_to_it() {
+        large_file_keeps_its_bytes(false);
+    }
+
+    #[test]
+    fn without_a_snapshot_a_large_file_is_read_into_memory_and_keeps_its_bytes() {
+        NO_SNAPSHOT.with(|c| c.set(true));
+        large_file_keeps_its_bytes(true);
+    }
+
+    #[test]
+    fn a_large_fork_reads_its_lines_from_a_snapshot_of_what_it_wrote() {
+        // The new file is anyone's to change once written: its lines read later are the
+        // ones written, whatever happens to it.
+        let d = tmpdir();
+        let src = d.join("src.jsonl");
+        let mut buf = b"{\"type\":\"session\",\"id\":\"s\"}\n".to_vec();
+        for i in 0..40 {
+            let text = "x".repeat(100_000);
+            buf.extend_from_slice(format!("{{\"type\":\"message\",\"id\":\"m{i}\",\"t\":\"{text}{i}\"}}\n").as_bytes());
+        }
+        fs::write(&src, &buf).unwrap();
+        let dest = d.join("fork.jsonl");
+        let header = b"{\"type\":\"session\",\"id\":\"f\"}\n".to_vec();
+        let Forked::Written { skeletons, store, .. } =
+            fork(&src, &mut || Some((dest.clone(), header.clone()))).unwrap()
+        else {
+            panic!("not written")
+        };
+        let expected: Vec<String> = fs::read_to_string(&dest).unwrap().lines().map(str::to_owned).collect();
+        assert_eq!(expected.len(), 41);
+        fs::write(&dest, vec![b'Z'; 10]).unwrap();
+        let all: Vec<u32> = (0..skeletons.len() as u32).collect();
+        let mut got = Vec::new();
+        store.for_each(&all, |_, l| got.push(String::from_utf8(l.unwrap().to_vec()).unwrap())).unwrap();
+        assert_eq!(got, expected);
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_session_let_go_keeps_only_the_bytes_strings_hold() {
+        // The session's store is dropped (replaced, or collected) while one string lives:
+        // the snapshot gives back everything but that string's bytes, which stay intact.
+        let d = tmpdir();
+        let p = d.join("held.jsonl");
+        let mut buf = b"{\"type\":\"session\",\"id\":\"s\"}\n".to_vec();
+        for i in 0..8 {
+            let image = format!("{i}").repeat(1 << 20);
+            buf.extend_from_slice(
+                format!("{{\"type\":\"message\",\"id\":\"m{i}\",\"data\":\"{image}\"}}\n").as_bytes(),
+            );
+        }
+        fs::write(&p, &buf).unwrap();
+        let Loaded::Session { skeletons, store, .. } = load(&p).unwrap() else { panic!() };
+        let all: Vec<u32> = (0..skeletons.len() as u32).collect();
+        let piece = store.joined_spliced(&all).unwrap();
+        let map = piece.map.clone().unwrap();
+        let Some(before) = map.allocated() else { return };
+        assert!(before >= 8 << 20, "the snapshot holds the session: {before}");
+        let (at, units) = piece.ex.mapped[3];
+        let (at, units) = (at as usize, units as usize);
+        assert!(map.hold(at, units));
+        drop(piece);
+        drop(store);
+        let after = map.allocated().unwrap();
+        assert!(after <= (1 << 20) + (64 << 10), "only the held string's bytes stay: {after}");
+        assert!(map.bytes(at, units).unwrap().iter().all(|&b| b == b'3'), "the held string is intact");
+        assert!(!map.hold(0, 10), "nothing new is held once the session let go");
+        map.unhold(at, units);
+        assert!(map.allocated().unwrap() <= 64 << 10);
+    }
+
+    /// A file-backed session (>= FILE_BACKED_MIN) with a long plain string per line (mapped
+    /// where the system maps, or in memory): truncated, rewritten in place, then deleted
+    /// after the load, its lines and strings read back as they were loaded.
+    fn large_file_keeps_its_bytes(in_memory: bool) {
+        let d = tmpdir();
+        let p = d.join("big.jsonl");
+        let mut buf = b"{\"type\":\"session\",\"id\":\"s\"}\n".to_vec();
+        let mut i = 0;
+        while (buf.len() as u64) < 3 * FILE_BACKED_MIN {
+            let image = "ABCD".repeat(40_000 + i);
+            buf.extend_from_slice(
+                format!("{{\"type\":\"message\",\"id\":\"m{i}\",\"data\":\"{image}\"}}\n").as_bytes(),
+            );
+            i += 1;
+        }
+        fs::write(&p, &buf).unwrap();
+        let expected = load_lines(&p);
+        let Loaded::Session { skeletons, store, .. } = load(&p).unwrap() else { panic!() };
+        let all: Vec<u32> = (0..skeletons.len() as u32).collect();
+        let mapped: Vec<(u64, u32)> = all
+            .iter()
+            .filter_map(|&pos| {
+                let Span::File { off, .. } = store.span(pos) else { return None };
+                store.mapped_strings(pos).map(|s| (off + u64::from(s[0].0) + 1, s[0].1 - s[0].0 - 2))
+            })
+            .collect();
+        fs::OpenOptions::new().write(true).open(&p).unwrap().set_len(buf.len() as u64 / 3).unwrap();
+        fs::write(&p, vec![b'Z'; buf.len()]).unwrap();
+        fs::remove_file(&p).unwrap();
+        let mut got = Vec::new();
+        store.for_each(&all, |_, l| got.push(String::from_utf8(l.unwrap().to_vec()).unwrap())).unwrap();
+        assert_eq!(got, expected);
+        let piece = store.joined_spliced(&all).unwrap();
+        for &(at, units) in &piece.ex.mapped {
+            let bytes = piece.map.as_ref().unwrap().bytes(at as usize, units as usize).unwrap();
+            assert!(bytes.iter().all(|b| b"ABCD".contains(b)), "a mapped string changed");
+        }
+        if in_memory || (cfg!(unix) && std::env::var_os("PI_SESSION_NATIVE_COPY_STRINGS").is_none()) {
+            assert_eq!(mapped.len(), skeletons.len() - 1, "every image stays in the snapshot or memory");
+            assert_eq!(piece.ex.mapped.len(), mapped.len());
+        }
+        assert_eq!(store.is_in_memory(), in_memory);
     }
 
     #[test]
