@@ -294,8 +294,8 @@ impl Session {
     /// as this process's. The reference opens the path for every append, so its line always
     /// lands in the file the path names now; so does ours:
     /// - the held descriptor is used while the path still names its file (by identity, checked
-    ///   after the write: a line that went to a file renamed away meanwhile is taken back out
-    ///   of it and written again at the path);
+    ///   before the write, and after it: a line that went to a file renamed away meanwhile is
+    ///   taken back out of it and written again at the path);
     /// - a file that replaced it at the path (an editor's save, a repair) gets the line;
     /// - where nothing is at the path any more (deleted, moved away), the whole session is
     ///   written there: every entry this session holds, then the line (the reference, pi's
@@ -314,7 +314,7 @@ impl Session {
                         // A symbolic link whose target is gone: the target is written, as the
                         // reference's append would create it.
                         let target = dangling_target(path);
-                        match self.write_whole(target.as_deref().unwrap_or(path), line, held)? {
+                        match self.write_whole(path, target.as_deref().unwrap_or(path), line, held)? {
                             Some((start, end)) => return Ok(Landed { start, end, elsewhere: true }),
                             // Another program made a file there meanwhile: append to it.
                             None => {
@@ -349,12 +349,19 @@ impl Session {
         )))
     }
 
-    /// Writes the whole session to `path`, where nothing is: every item's line (the stored
+    /// Writes the whole session to `dest` (the session's `path`, or the target of a link there
+    /// to nothing), where nothing is: every item's line (the stored
     /// ones from this session's store, as `JSON.stringify(JSON.parse(line))`; the facade's
     /// from `held`), then `line`; atomically and
     /// exclusively (a temp file linked into place). `None` when a file appeared at the path
     /// meanwhile. Returns where `line` landed.
-    fn write_whole(&mut self, path: &Path, line: &[u8], held: &mut HeldLines) -> Result<Option<(u64, u64)>> {
+    fn write_whole(
+        &mut self,
+        path: &Path,
+        dest: &Path,
+        line: &[u8],
+        held: &mut HeldLines,
+    ) -> Result<Option<(u64, u64)>> {
         let all: Vec<u32> = (0..self.tree.len() as u32).collect();
         let facade: Vec<u32> = all.iter().copied().filter(|&p| self.store.span(p) == Span::None).collect();
         let facade_lines = if facade.is_empty() { Vec::new() } else { held(&facade)? };
@@ -362,7 +369,7 @@ impl Session {
             return Err(Error::Msg("the facade's lines do not match its entries".into()));
         }
         let store = &self.store;
-        let written = store::write_file_with(path, WriteMode::Exclusive, &mut |f| {
+        let written = store::write_file_with(dest, WriteMode::Exclusive, &mut |f| {
             let mut w = std::io::BufWriter::with_capacity(1 << 20, f);
             let mut next = facade_lines.iter();
             let mut failed = None;
@@ -389,7 +396,7 @@ impl Session {
         });
         match written {
             Ok(len) => {
-                own_writes::replaced(path, len);
+                own_writes::replaced(dest, len);
                 self.wrote = Some(path.to_path_buf());
                 self.known = Some((path.to_path_buf(), len));
                 Ok(Some((len - line.len() as u64, len)))

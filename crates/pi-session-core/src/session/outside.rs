@@ -208,6 +208,10 @@ fn a_symlinked_session_path_whose_target_is_deleted() {
     live.append().unwrap();
     assert_eq!(ids_in(&real), ["s1", "e1", "e2"], "the whole session, at the link's target");
     assert!(fs::symlink_metadata(&p).unwrap().file_type().is_symlink(), "the link stays a link");
+    // Still the session's file through the link: deleted again, written whole again.
+    fs::remove_file(&real).unwrap();
+    live.append().unwrap();
+    assert_eq!(ids_in(&real), ["s1", "e1", "e2", "e3"]);
 }
 
 #[test]
