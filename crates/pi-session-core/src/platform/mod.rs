@@ -13,5 +13,5 @@ mod windows_errors;
 pub use dirs::*;
 pub use files::*;
 pub use mapping::Mapping;
-pub use snapshot::{Snapshot, punch_hole, snapshot, snapshot_file, trace_once};
+pub use snapshot::{SNAPSHOTS, Snapshot, punch_hole, snapshot, snapshot_file, trace_once};
 pub use windows_errors::*;

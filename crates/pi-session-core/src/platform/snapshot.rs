@@ -36,6 +36,10 @@ fn forced(what: &str) -> bool {
     std::env::var("PI_SESSION_NATIVE_SNAPSHOT").is_ok_and(|v| v.split(',').any(|w| w == what))
 }
 
+/// Whether this system makes private snapshots (Unix); elsewhere (Windows) a large session is
+/// read into memory instead.
+pub const SNAPSHOTS: bool = cfg!(unix);
+
 /// A new empty file for a snapshot of the session file at `path`, that no other process can
 /// name (see the module docs). Errors when none can be made.
 pub fn snapshot_file(path: &Path) -> io::Result<File> {
