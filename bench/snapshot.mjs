@@ -144,10 +144,14 @@ for (let i = 0; i < n; i++) {
   small.push(f);
 }
 for (const env of [{}, { PI_SESSION_NATIVE_COPY_STRINGS: "1" }]) {
-  const r = spawnSync(process.execPath, [fileURLToPath(import.meta.url), "--child", "idle", "--file", small.join(",")], {
-    encoding: "utf8",
-    env: { ...process.env, ...env },
-  });
+  const r = spawnSync(
+    process.execPath,
+    [fileURLToPath(import.meta.url), "--child", "idle", "--file", small.join(",")],
+    {
+      encoding: "utf8",
+      env: { ...process.env, ...env },
+    },
+  );
   if (r.status !== 0) throw new Error(r.stderr);
   console.log(JSON.stringify(env), r.stdout.trim());
 }
