@@ -24,6 +24,11 @@ fn line(id: &str, parent: &str) -> String {
     )
 }
 
+/// The header, e1 and e2: what each path's file holds once it succeeded.
+fn session_e2() -> String {
+    format!("{HEADER}{}{}", line("e1", "x"), line("e2", "e1"))
+}
+
 fn skeleton(l: &str) -> crate::entry::Skeleton {
     crate::entry::Skeleton::parse_line(l.trim_end().as_bytes(), &mut 0).expect("a message line")
 }
@@ -121,7 +126,7 @@ fn paths() -> Vec<WritePath> {
             name: "first write",
             setup: |dir| {
                 let p = dir.join("s.jsonl");
-                let text = format!("{HEADER}{}{}", line("e1", "x"), line("e2", "e1"));
+                let text = session_e2();
                 Box::new(move || Session::from_text(text.as_bytes(), Some(&p), WriteMode::Exclusive).map(|_| ()))
             },
             target: "s.jsonl",
@@ -132,7 +137,7 @@ fn paths() -> Vec<WritePath> {
             name: "migration (rewrite)",
             setup: |dir| {
                 let (p, mut s) = with_session(dir);
-                let text = format!("{HEADER}{}{}", line("e1", "x"), line("e2", "e1"));
+                let text = session_e2();
                 Box::new(move || s.write_all(&p, text.as_bytes(), WriteMode::Replace))
             },
             target: "s.jsonl",
@@ -143,7 +148,7 @@ fn paths() -> Vec<WritePath> {
             name: "torn tail repaired on open",
             setup: |dir| {
                 let p = dir.join("s.jsonl");
-                let text = format!("{HEADER}{}{}", line("e1", "x"), line("e2", "e1"));
+                let text = session_e2();
                 fs::write(&p, text.trim_end()).unwrap();
                 Box::new(move || Session::open(&p).map(|_| ()))
             },
