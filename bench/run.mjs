@@ -111,6 +111,11 @@ async function callOnce(op, impl, D, st, wantSig = false) {
 
 async function sample(op, impl, D, st, inner) {
   gc();
+  // Then one turn of the event loop, as any host takes between requests: Node runs Node-API
+  // finalizers (those of sessions let go: their snapshots and handles) from an immediate after a
+  // GC, not in it, so a loop that never yields keeps every session it opened until it does
+  // (docs/performance.md, "A loop that never yields").
+  await new Promise(setImmediate);
   let total = 0;
   for (let i = 0; i < inner; i++) total += (await callOnce(op, impl, D, st)).ms;
   return total / inner;

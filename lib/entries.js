@@ -214,16 +214,28 @@ class Entries {
       ids.add(entry.id);
       leafId = entry.id;
     }
-    this.#native = new NativeSession();
+    this.#replaceNative(new NativeSession());
     this.#indexed = 0;
     this.#jsIds = ids;
     this.#objs = entries;
     return leafId;
   }
 
+  /**
+   * The core session from now on. The one it replaces is closed at once: its snapshot and file
+   * would otherwise stay until a GC and a turn of the event loop (Node runs Node-API finalizers
+   * from an immediate), which a synchronous loop over many sessions never takes. Nothing can
+   * ask it for a line any more: its objects were made already, or are not needed.
+   */
+  #replaceNative(next) {
+    const old = this.#native;
+    this.#native = next;
+    if (old !== next) old.close();
+  }
+
   /** Takes a core session as the whole state; `objs` holds the objects known already. */
   adopt(native, objs = new Array(native.count())) {
-    this.#native = native;
+    this.#replaceNative(native);
     this.#indexed = objs.length;
     this.#jsIds = null;
     this.#objs = objs;

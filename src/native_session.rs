@@ -218,6 +218,15 @@ impl NativeSession {
         guard(|| self.s.write_all(Path::new(&path), text.as_bytes(), write_mode(exclusive)))
     }
 
+    /// Lets go of everything this session holds (its index, its lines, its file and snapshot)
+    /// at once, when the facade replaces it: Node runs the finalizer that would otherwise do
+    /// it only after a GC and a turn of the event loop. Strings already handed to JS keep the
+    /// bytes they read. It is empty afterwards.
+    #[napi]
+    pub fn close(&mut self) {
+        self.s = Session::new();
+    }
+
     /// Lets go of the session file before it is rewritten from outside (`Session::release_file`).
     #[napi]
     pub fn release_file(&mut self) -> Result<()> {

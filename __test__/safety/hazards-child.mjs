@@ -17,6 +17,8 @@
 //   pinned        one image string held, the session deleted and the manager collected: the
 //                 space that deleted files mapped by this process still take (Linux, where
 //                 /proc/self/map_files can be read; else null). Needs --expose-gc.
+//   switch        the strings let go of, then newSession() and a GC: the same space, read with
+//                 no turn of the event loop.
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { closeSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from "node:fs";
@@ -147,6 +149,16 @@ if (mode === "truncate") {
   }
   out.pinned = pinnedBytes();
   out.held = one.length;
+} else if (mode === "switch") {
+  // The strings let go of, then the manager switches to a new session and a GC collects its
+  // old objects: what the old session mapped is let go at once, with no turn of the event loop
+  // (which Node-API finalizers wait for).
+  held.length = 0;
+  copies.length = 0;
+  out.before = pinnedBytes();
+  sm.newSession();
+  globalThis.gc();
+  out.pinned = pinnedBytes();
 } else {
   throw new Error(`unknown mode ${mode}`);
 }

@@ -108,6 +108,12 @@ describe.skipIf(process.platform === "win32" || process.versions.bun)("what JS h
       expect(got.pinned).toBeLessThanOrEqual(got.held + 64 * 1024);
     });
 
+    it("a manager that switches to a new session lets go of the old one's snapshot at once", () => {
+      const got = finished(run(impl, "switch"));
+      if (got.pinned === null) return; // /proc/self/map_files is not readable here
+      expect(got.pinned).toBe(0);
+    });
+
     it.each(["late", "on-off"])(
       "a SIGBUS listener added (%s) after open, then a truncation: no hang, no signal",
       (mode) => {
