@@ -13,5 +13,9 @@ mod windows_errors;
 pub use dirs::*;
 pub use files::*;
 pub use mapping::Mapping;
-pub use snapshot::{SNAPSHOTS, Snapshot, punch_hole, snapshot, snapshot_file, trace_once};
+#[cfg(test)]
+pub(crate) use snapshot::streaming_in_steps;
+pub use snapshot::{
+    Arriving, SNAPSHOTS, Snapshot, punch_hole, snapshot, snapshot_file, snapshot_streaming, trace_once,
+};
 pub use windows_errors::*;

@@ -56,30 +56,211 @@ pub fn snapshot_file(path: &Path) -> io::Result<File> {
 }
 
 /// A private snapshot of the first `len` bytes of `source` (fewer if it is shorter by now),
-/// the session file at `path`. Errors when none can be made.
+/// the session file at `path`, copied whole before it returns. Errors when none can be made.
 pub fn snapshot(source: &File, path: &Path, len: u64) -> io::Result<Snapshot> {
+    let (mut snap, arriving) = snapshot_streaming(source, path, len)?;
+    if let Some(arriving) = arriving {
+        let (copied, _) = arriving.wait(u64::MAX)?;
+        snap.file.set_len(copied)?;
+        snap.len = copied;
+    }
+    Ok(snap)
+}
+
+/// A private snapshot of the first `len` bytes of `source`, the session file at `path`, whose
+/// bytes may still be arriving: where they are copied (not cloned) on Linux, a thread copies
+/// them in pieces while the caller reads those copied already (`Arriving::wait`); the load
+/// scans the copy behind it instead of after it. The file is `len` long from the start (its
+/// space taken at once, so a full disk fails here, before anything is read); a source that
+/// is shorter by now leaves the rest as zeros that `wait` never reports. `Snapshot::len` is
+/// `len` until the copy ends. Errors when none can be made.
+pub fn snapshot_streaming(source: &File, path: &Path, len: u64) -> io::Result<(Snapshot, Option<Arriving>)> {
+    streaming_in_steps(source, path, len, STEP)
+}
+
+/// `snapshot_streaming`, copying `step` bytes at a time (tests take small ones).
+pub(crate) fn streaming_in_steps(
+    source: &File,
+    path: &Path,
+    len: u64,
+    step: u64,
+) -> io::Result<(Snapshot, Option<Arriving>)> {
     let file = snapshot_file(path)?;
-    #[cfg(unix)]
+    #[cfg(target_os = "linux")]
     {
-        #[cfg(target_os = "linux")]
         if !forced("copy") && clone(source, &file) {
             let size = file.metadata()?.len();
             if size > len {
                 file.set_len(len)?;
             }
-            return Ok(Snapshot { len: size.min(len), file, cloned: true });
+            return Ok((Snapshot { len: size.min(len), file, cloned: true }, None));
         }
+        reserve(&file, len)?;
+        let arriving = Arriving::start(source.try_clone()?, file.try_clone()?, len, step);
+        Ok((Snapshot { file, len, cloned: false }, Some(arriving)))
+    }
+    #[cfg(all(unix, not(target_os = "linux")))]
+    {
+        let _ = step;
         let mut from = io::Read::take(source.try_clone()?, len);
-        // `std::io::copy` between files copies in the kernel (`copy_file_range`) on Linux.
+        // `std::io::copy` between files copies in the kernel where it can.
         let mut to = &file;
         let copied = io::copy(&mut from, &mut to)?;
         io::Seek::rewind(&mut to)?;
-        Ok(Snapshot { file, len: copied, cloned: false })
+        Ok((Snapshot { file, len: copied, cloned: false }, None))
     }
     #[cfg(not(unix))]
     {
-        let _ = (source, len, file);
+        let _ = (source, len, file, step);
         Err(io::Error::new(io::ErrorKind::Unsupported, "no private snapshot on this system"))
+    }
+}
+
+/// Takes the space of `len` bytes for `file` and makes it that long (`ENOSPC` here, not
+/// half-way through the copy); where the file system cannot allocate ahead, only the length.
+#[cfg(target_os = "linux")]
+fn reserve(file: &File, len: u64) -> io::Result<()> {
+    use std::os::fd::AsRawFd;
+    let Ok(size) = libc::off_t::try_from(len) else { return Err(io::Error::from(io::ErrorKind::InvalidInput)) };
+    // SAFETY: fallocate on our own open descriptor; no memory is passed.
+    if unsafe { libc::fallocate(file.as_raw_fd(), 0, 0, size) } == 0 {
+        return Ok(());
+    }
+    match io::Error::last_os_error() {
+        e if e.raw_os_error() == Some(libc::EOPNOTSUPP) => file.set_len(len),
+        e => Err(e),
+    }
+}
+
+/// Bytes copied per step of `Arriving`'s thread: what a waiting reader gets at once.
+const STEP: u64 = 4 << 20;
+
+/// The copy of a snapshot's bytes, made by a thread of its own (`snapshot_streaming`).
+#[cfg(target_os = "linux")]
+pub struct Arriving {
+    state: std::sync::Arc<(std::sync::Mutex<Progress>, std::sync::Condvar)>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+/// Where `Arriving`'s copy is.
+#[cfg(target_os = "linux")]
+#[derive(Default)]
+struct Progress {
+    copied: u64,
+    ended: bool,
+    error: Option<io::Error>,
+    /// Set when nobody waits for the rest any more (the `Arriving` was dropped).
+    stop: bool,
+}
+
+#[cfg(target_os = "linux")]
+impl Arriving {
+    fn start(source: File, dest: File, len: u64, step: u64) -> Arriving {
+        let state = std::sync::Arc::new((std::sync::Mutex::new(Progress::default()), std::sync::Condvar::new()));
+        let files = std::sync::Arc::new((source, dest));
+        let (shared, theirs) = (state.clone(), files.clone());
+        let spawned = std::thread::Builder::new()
+            .name("pi-snapshot-copy".into())
+            .spawn(move || copy_all(&theirs.0, &theirs.1, len, step, &shared));
+        match spawned {
+            Ok(thread) => Arriving { state, thread: Some(thread) },
+            // No thread to be had: the copy is made here, before the caller reads.
+            Err(_) => {
+                copy_all(&files.0, &files.1, len, step, &state);
+                Arriving { state, thread: None }
+            }
+        }
+    }
+
+    /// Waits until at least `want` bytes are copied or the copy has ended; returns the bytes
+    /// copied, and whether the copy has ended (then they are all there will be). The copy's
+    /// error, if it failed.
+    pub fn wait(&self, want: u64) -> io::Result<(u64, bool)> {
+        let (lock, ready) = &*self.state;
+        let mut p = lock.lock().unwrap_or_else(|e| e.into_inner());
+        while p.copied < want && !p.ended {
+            p = ready.wait(p).unwrap_or_else(|e| e.into_inner());
+        }
+        match &p.error {
+            Some(e) => Err(io::Error::new(e.kind(), e.to_string())),
+            None => Ok((p.copied, p.ended)),
+        }
+    }
+}
+
+/// No copy arrives in pieces here: `snapshot_streaming` copies before it returns.
+#[cfg(not(target_os = "linux"))]
+#[derive(Debug)]
+pub enum Arriving {}
+
+#[cfg(not(target_os = "linux"))]
+impl Arriving {
+    pub fn wait(&self, _want: u64) -> io::Result<(u64, bool)> {
+        match *self {}
+    }
+}
+
+#[cfg(target_os = "linux")]
+impl Drop for Arriving {
+    fn drop(&mut self) {
+        self.state.0.lock().unwrap_or_else(|e| e.into_inner()).stop = true;
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+/// `Arriving`'s copy: `len` bytes of `source` to `dest`, step by step, each step told to the
+/// waiting reader; stops early when nobody waits any more.
+#[cfg(target_os = "linux")]
+fn copy_all(source: &File, dest: &File, len: u64, step: u64, state: &(std::sync::Mutex<Progress>, std::sync::Condvar)) {
+    let (lock, ready) = state;
+    let mut at = 0u64;
+    let result = loop {
+        if at >= len || lock.lock().unwrap_or_else(|e| e.into_inner()).stop {
+            break Ok(());
+        }
+        match copy_range(source, dest, at, step.min(len - at)) {
+            Ok(0) => break Ok(()),
+            Ok(n) => {
+                at += n;
+                lock.lock().unwrap_or_else(|e| e.into_inner()).copied = at;
+                ready.notify_all();
+            }
+            Err(e) => break Err(e),
+        }
+    };
+    let mut p = lock.lock().unwrap_or_else(|e| e.into_inner());
+    p.ended = true;
+    p.error = result.err();
+    ready.notify_all();
+}
+
+/// Copies up to `len` bytes at `at` of `source` to the same place of `dest`, in the kernel
+/// (`copy_file_range`) where it can, else through a buffer; 0 at the end of `source`.
+#[cfg(target_os = "linux")]
+fn copy_range(source: &File, dest: &File, at: u64, len: u64) -> io::Result<u64> {
+    use std::os::fd::AsRawFd;
+    use std::os::unix::fs::FileExt;
+    let (Ok(mut off_in), Ok(want)) = (libc::off64_t::try_from(at), usize::try_from(len)) else {
+        return Err(io::Error::from(io::ErrorKind::InvalidInput));
+    };
+    let mut off_out = off_in;
+    // SAFETY: both descriptors are open; the offsets are ours, passed by pointer.
+    let n = unsafe { libc::copy_file_range(source.as_raw_fd(), &mut off_in, dest.as_raw_fd(), &mut off_out, want, 0) };
+    if n >= 0 {
+        return Ok(n as u64);
+    }
+    let e = io::Error::last_os_error();
+    match e.raw_os_error() {
+        Some(libc::EXDEV | libc::ENOSYS | libc::EOPNOTSUPP | libc::EINVAL | libc::EPERM) => {
+            let mut buf = vec![0u8; want.min(1 << 20)];
+            let n = source.read_at(&mut buf, at)?;
+            dest.write_all_at(&buf[..n], at)?;
+            Ok(n as u64)
+        }
+        Some(libc::EINTR) => copy_range(source, dest, at, len),
+        _ => Err(e),
     }
 }
 

@@ -61,7 +61,10 @@ pub fn load(path: &Path) -> Result<Loaded> {
     // A large file keeps its lines out of memory, in a private snapshot of its bytes (no
     // other process can change them: see `platform::snapshot`); where none can be made, it
     // is read into memory, as the reference reads it.
-    let snap = if size >= FILE_BACKED_MIN { snapshot_of(&file, path, size) } else { None };
+    let (snap, arriving) = match size >= FILE_BACKED_MIN {
+        true => snapshot_of(&file, path, size).map_or((None, None), |(s, a)| (Some(s), a)),
+        false => (None, None),
+    };
     // Where none can be made, a large file is read into memory once, and served from there
     // as a snapshot's mapping is (its lines and its long strings: no second copy).
     let memory = match &snap {
@@ -89,9 +92,17 @@ pub fn load(path: &Path) -> Result<Loaded> {
     // snapshot, so what is parsed is exactly what later reads find.
     let map = snap.as_ref().and_then(|s| Mapping::new(&s.file, s.len)).map(std::sync::Arc::new);
     let lines_file = if let Some(map) = map.as_ref().or(memory.as_ref()) {
-        for_each_mapped_block(map, CHUNK, &mut take);
+        for_each_mapped_block(map, CHUNK, arriving.as_ref(), &mut take).map_err(|e| Error::io(e, "read", None))?;
         snap.map(|s| s.file)
     } else {
+        // No mapping: the copy is read once it is whole.
+        let snap = match (snap, &arriving) {
+            (Some(mut s), Some(a)) => {
+                s.len = a.wait(u64::MAX).map_err(|e| Error::io(e, "read", None))?.0;
+                Some(s)
+            }
+            (snap, _) => snap,
+        };
         let (reader, len) = match &snap {
             Some(s) => (s.file.try_clone(), s.len),
             None => (file.try_clone(), size),
@@ -144,14 +155,14 @@ fn read_prefix(file: &File, size: u64, path: &Path) -> Result<Vec<u8>> {
     Ok(bytes)
 }
 
-/// A private snapshot of the session file's first `size` bytes, or `None` (traced once)
-/// when none can be made.
-fn snapshot_of(file: &File, path: &Path, size: u64) -> Option<platform::Snapshot> {
+/// A private snapshot of the session file's first `size` bytes, with its copy still arriving
+/// (`platform::snapshot_streaming`), or `None` (traced once) when none can be made.
+fn snapshot_of(file: &File, path: &Path, size: u64) -> Option<(platform::Snapshot, Option<platform::Arriving>)> {
     #[cfg(test)]
     if tests::NO_SNAPSHOT.with(std::cell::Cell::get) {
         return None;
     }
-    match platform::snapshot(file, path, size) {
+    match platform::snapshot_streaming(file, path, size) {
         Ok(snap) => Some(snap),
         Err(e) => {
             platform::trace_once("snapshot", &|| {
@@ -164,23 +175,68 @@ fn snapshot_of(file: &File, path: &Path, size: u64) -> Option<platform::Snapshot
 
 /// The mapped file as blocks of whole lines of about `chunk` bytes (the last may lack its
 /// newline), each handed to `f` with its offset, then dropped from the process (its pages
-/// stay in the page cache).
-fn for_each_mapped_block(map: &Mapping, chunk: usize, f: &mut dyn FnMut(u64, &[u8])) {
-    let len = map.len();
-    let Some(bytes) = map.bytes(0, len) else { return };
+/// stay in the page cache). Where its bytes are still `arriving`, each block waits for its
+/// own, and the file ends where the copy ended.
+fn for_each_mapped_block(
+    map: &Mapping,
+    chunk: usize,
+    arriving: Option<&platform::Arriving>,
+    f: &mut dyn FnMut(u64, &[u8]),
+) -> std::io::Result<()> {
+    let mut have = |want: usize| -> std::io::Result<(usize, bool)> {
+        let Some(a) = arriving else { return Ok((map.len(), true)) };
+        let (copied, ended) = a.wait(want as u64)?;
+        Ok((usize::try_from(copied).unwrap_or(usize::MAX).min(map.len()), ended))
+    };
+    blocks_as_they_arrive(map, chunk, &mut have, f)
+}
+
+/// `for_each_mapped_block`'s walk; `have(want)` gives the bytes there are so far (at least
+/// `want`, unless that is all) and whether that is all.
+fn blocks_as_they_arrive(
+    map: &Mapping,
+    chunk: usize,
+    have: &mut dyn FnMut(usize) -> std::io::Result<(usize, bool)>,
+    f: &mut dyn FnMut(u64, &[u8]),
+) -> std::io::Result<()> {
+    let (mut len, mut all) = have(0)?;
     let mut off = 0;
-    while off < len {
-        let window = (off + chunk).min(len);
-        let end = if window == len {
+    loop {
+        let window = off + chunk;
+        // Until the window and a byte past it are there, or the copy has ended.
+        while window >= len && !all {
+            (len, all) = have(window + 1)?;
+        }
+        if off >= len {
+            break;
+        }
+        let end = if window >= len {
             len
         } else {
-            // The end of the line that crosses the window's end.
-            memchr::memchr(b'\n', &bytes[window..]).map_or(len, |i| window + i + 1)
+            // The end of the line that crosses the window's end, waiting for it as it arrives.
+            let mut from = window;
+            loop {
+                let found = match map.bytes(from, len - from) {
+                    Some(bytes) => memchr::memchr(b'\n', bytes),
+                    None if from == len => None,
+                    None => return Ok(()),
+                };
+                if let Some(i) = found {
+                    break from + i + 1;
+                }
+                if all {
+                    break len;
+                }
+                from = len;
+                (len, all) = have(len + chunk)?;
+            }
         };
-        f(off as u64, &bytes[off..end]);
+        let Some(block) = map.bytes(off, end - off) else { return Ok(()) };
+        f(off as u64, block);
         map.release(off, end);
         off = end;
     }
+    Ok(())
 }
 
 /// The new file a caller names (`fork`, `branch::write_branch`) and its header line (with
@@ -343,7 +399,13 @@ impl IndexedCopy {
             let file = platform::open_read(path).map_err(|e| Error::io(e, "open", Some(path)))?;
             let len = file.metadata().map_err(|e| Error::io(e, "fstat", None))?.len();
             match snapshot_of(&file, path, len) {
-                Some(snap) => store.set_file(snap.file),
+                Some((snap, arriving)) => {
+                    // Its lines are read from the copy once it is whole.
+                    if let Some(a) = arriving {
+                        a.wait(u64::MAX).map_err(|e| Error::io(e, "read", None))?;
+                    }
+                    store.set_file(snap.file)
+                }
                 None => {
                     store.set_file(file);
                     store.into_memory().map_err(|e| Error::io(e, "read", None))?;
@@ -606,6 +668,85 @@ mod tests {
         let ids: std::collections::HashSet<_> = skeletons.iter().map(|s| s.id.clone()).collect();
         assert_eq!(ids.len(), skeletons.len(), "object ids stay distinct across chunks and threads");
         assert_eq!(load_lines(&p), expected);
+    }
+
+    /// The blocks `for_each_mapped_block` gives over a snapshot whose copy arrives `step` bytes
+    /// at a time, asking `asked` bytes of a file of `bytes`.
+    #[cfg(target_os = "linux")]
+    fn blocks_while_arriving(bytes: &[u8], asked: u64, chunk: usize, step: u64) -> Vec<(u64, Vec<u8>)> {
+        let d = tmpdir();
+        let p = d.join("arriving.jsonl");
+        fs::write(&p, bytes).unwrap();
+        let source = File::open(&p).unwrap();
+        let (snap, arriving) = platform::streaming_in_steps(&source, &p, asked, step).unwrap();
+        let map = Mapping::new(&snap.file, snap.len).unwrap();
+        let mut got = Vec::new();
+        for_each_mapped_block(&map, chunk, arriving.as_ref(), &mut |off, b| got.push((off, b.to_vec()))).unwrap();
+        got
+    }
+
+    #[test]
+    #[cfg(target_os = "linux")]
+    fn a_scan_behind_the_copy_gives_whole_lines_and_every_byte() {
+        let bytes = lines_around_the_sizes();
+        for (chunk, step) in [(64 << 10, 1000), (64 << 10, 64 << 10), (1 << 20, 4096), (8 << 20, 4 << 20)] {
+            let got = blocks_while_arriving(&bytes, bytes.len() as u64, chunk, step);
+            assert_whole_lines(&got, &bytes, &format!("chunk {chunk}, step {step}"));
+        }
+        // A source shorter than the length asked (truncated since its length was read): the
+        // scan ends where the copy ended, never in the zeros after it.
+        let got = blocks_while_arriving(&bytes, bytes.len() as u64 + (1 << 20), 64 << 10, 5000);
+        let whole: Vec<u8> = got.iter().flat_map(|(_, b)| b.iter().copied()).collect();
+        assert_eq!(whole, bytes);
+    }
+
+    #[test]
+    #[cfg(unix)]
+    fn the_scan_waits_for_each_line_to_arrive_whole() {
+        // The slowest copy there can be: `have` gives exactly the bytes asked for, or whole
+        // steps of them, never more, and says the end only when asked past it.
+        let bytes = lines_around_the_sizes();
+        let d = tmpdir();
+        let p = d.join("slow.jsonl");
+        fs::write(&p, &bytes).unwrap();
+        let map = Mapping::new(&File::open(&p).unwrap(), bytes.len() as u64).unwrap();
+        for (chunk, step) in [(64 << 10, 1), (64 << 10, 1000), (64 << 10, 64 << 10), (1 << 20, 1 << 20), (4096, 4096)] {
+            let mut have = |want: usize| {
+                let copied = want.div_ceil(step) * step;
+                Ok((copied.min(bytes.len()), copied >= bytes.len()))
+            };
+            let mut got = Vec::new();
+            blocks_as_they_arrive(&map, chunk, &mut have, &mut |off, b| got.push((off, b.to_vec()))).unwrap();
+            assert_whole_lines(&got, &bytes, &format!("chunk {chunk}, step {step}"));
+        }
+    }
+
+    /// Lines of every length around the window and step sizes, some longer than both, and a
+    /// torn last line.
+    fn lines_around_the_sizes() -> Vec<u8> {
+        let mut bytes = Vec::new();
+        let mut i = 0usize;
+        while bytes.len() < 3_000_000 {
+            let n = (i * 7919) % 9000 + if i.is_multiple_of(97) { 150_000 } else { 0 };
+            bytes.extend(std::iter::repeat_n(b'a' + (i % 26) as u8, n));
+            bytes.push(b'\n');
+            i += 1;
+        }
+        bytes.extend_from_slice(b"a torn last line");
+        bytes
+    }
+
+    /// Blocks that follow each other, each ending at a line's end but the last, with every
+    /// byte of `bytes` once, in order.
+    fn assert_whole_lines(got: &[(u64, Vec<u8>)], bytes: &[u8], what: &str) {
+        let mut at = 0u64;
+        for (i, (off, block)) in got.iter().enumerate() {
+            assert_eq!(*off, at, "blocks follow each other ({what})");
+            assert!(i + 1 == got.len() || block.ends_with(b"\n"), "a block ends at a line's end ({what})");
+            at += block.len() as u64;
+        }
+        let whole: Vec<u8> = got.iter().flat_map(|(_, b)| b.iter().copied()).collect();
+        assert!(whole == bytes, "every byte, once, in order ({what})");
     }
 
     thread_local! {
