@@ -3,25 +3,13 @@
 //! No Node types: the napi binding is the `pi-session-native` crate at the repository root.
 //! Tested with `cargo test -p pi-session-core`.
 
-pub mod blocks;
-pub mod branch;
-pub mod entry;
 pub mod error;
-pub mod faults;
 #[cfg(any(test, feature = "fuzz"))]
 pub mod fuzz;
-pub mod header;
-pub mod ids;
-pub mod json;
-pub mod lines;
-pub mod listing;
-pub mod migrate;
-pub mod platform;
-pub mod projection;
-pub mod session;
-pub mod splice;
-pub mod store;
+pub mod model;
+pub mod storage;
 #[cfg(test)]
 pub(crate) mod testutil;
-pub mod text;
-pub mod tree;
+
+pub use model::{branch, entry, header, ids, migrate, projection, tree};
+pub use storage::{blocks, faults, json, lines, listing, platform, session, splice, store, text};

@@ -530,7 +530,7 @@ fn frame_entries(raw: &[u8], fill: &mut Fill) -> Option<Vec<Parsed>> {
     r.0.is_empty().then_some(parsed)
 }
 
-pub(in crate::listing) fn read_index(file: &Path, folder: &Path) -> Option<Vec<(OsString, Entry)>> {
+pub(in super::super) fn read_index(file: &Path, folder: &Path) -> Option<Vec<(OsString, Entry)>> {
     let f = fs::File::open(file).ok()?;
     let meta = f.metadata().ok()?;
     if !owned_by_us(&meta) || meta.len() > MAX_RAW_BYTES {

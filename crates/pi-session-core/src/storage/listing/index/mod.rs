@@ -34,7 +34,7 @@ use crate::listing::index::entry::{Entry, Head};
 use crate::listing::rows::Row;
 use crate::platform::{FileStamp, FileState};
 
-pub(in crate::listing) mod disk;
+pub(super) mod disk;
 mod entry;
 
 /// How long after its last change (ctime) a file's row may be recorded: longer than any
