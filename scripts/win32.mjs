@@ -86,7 +86,7 @@ const EXCLUDED = [
   ["pi's CLI with no native binary", "the same link"],
   [
     "names that are not UTF-8, stats that fail, ties only ICU orders",
-    "makes file names of bytes that are not UTF-8 and symlinks: a Windows name is UTF-16, and wine makes no symlink (its WTF-8 rule is core/platform/dirs.rs's unit test)",
+    "makes file names of bytes that are not UTF-8 and symlinks: a Windows name is UTF-16, and wine makes no symlink (its WTF-8 rule is core/storage/platform/dirs.rs's unit test)",
   ],
 ];
 // wine runs node.exe several times slower than Linux runs node.

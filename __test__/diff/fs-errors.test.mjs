@@ -2,7 +2,7 @@
 // by thrown error (message, code, errno, syscall) and by the bytes of every file left behind.
 // Under wine (npm run test:win32) the runtime is the official node.exe 22, whose libuv decides
 // what each Windows error becomes; the core copies it (`uv_fs_errno` in
-// crates/pi-session-core/src/platform/windows_errors.rs).
+// crates/pi-session-core/src/storage/platform/windows_errors.rs).
 //   - A session path that is a folder, through create, append, open, setSessionFile, forkFrom
 //     and createBranchedSession (every platform). On Windows libuv opens folders
 //     (FILE_FLAG_BACKUP_SEMANTICS), so an append fails at the write: `EBADF ... write`.

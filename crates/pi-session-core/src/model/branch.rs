@@ -9,12 +9,12 @@ use std::collections::{HashMap, HashSet};
 use std::io::{self, Write};
 use std::path::PathBuf;
 
-use crate::entry::{EntryType, Key, Role, Skeleton};
 use crate::error::{Error, Result};
-use crate::json;
-use crate::lines::LineStore;
-use crate::store::{self, IndexedCopy};
-use crate::tree::Tree;
+use crate::model::entry::{EntryType, Key, Role, Skeleton};
+use crate::model::tree::Tree;
+use crate::storage::json;
+use crate::storage::lines::LineStore;
+use crate::storage::store::{self, IndexedCopy};
 
 /// The branched session's file, written and indexed.
 pub struct Written {

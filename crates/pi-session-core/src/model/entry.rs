@@ -1,7 +1,7 @@
 //! The skeleton of a session entry: the few fields the core needs to index,
 //! walk and project a session, without holding the entry as a value tree.
 
-use crate::json::{self, Kind, Value};
+use crate::storage::json::{self, Kind, Value};
 
 /// An entry's `type`, as far as the reference compares it (`entry.type === "…"`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -7,10 +7,10 @@
 use std::io::Read;
 use std::path::Path;
 
-use crate::entry::{EntryType, Skeleton};
 use crate::error::{Error, Result};
-use crate::json::{self, Kind};
-use crate::platform;
+use crate::model::entry::{EntryType, Skeleton};
+use crate::storage::json::{self, Kind};
+use crate::storage::platform;
 
 /// `header.type === "session" && typeof header.id === "string"`.
 pub fn is_header(sk: &Skeleton) -> bool {

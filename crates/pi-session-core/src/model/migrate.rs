@@ -5,9 +5,9 @@
 //! These functions change skeletons only; they never touch a file. pi rewrites the file
 //! after migrating it, which is the caller's decision (the `pi-sessions` CLI never does).
 
-use crate::entry::{EntryType, Key, Role, Skeleton};
-use crate::json::{self, Kind};
-use crate::lines::LineStore;
+use crate::model::entry::{EntryType, Key, Role, Skeleton};
+use crate::storage::json::{self, Kind};
+use crate::storage::lines::LineStore;
 
 /// The session format version pi 1.6.0 writes.
 pub const CURRENT_VERSION: f64 = 3.0;
@@ -78,7 +78,7 @@ pub fn in_memory(entries: &mut [Skeleton], lines: &LineStore, new_id: impl FnMut
     if version < 2.0 {
         let first_kept_index = |pos: usize| {
             let text = line(pos)?;
-            let raw = crate::header::header_field_raw(std::str::from_utf8(&text).ok()?, "firstKeptEntryIndex")?;
+            let raw = crate::model::header::header_field_raw(std::str::from_utf8(&text).ok()?, "firstKeptEntryIndex")?;
             (raw.0 == Kind::Number).then(|| json::number_value(raw.1.as_bytes()))
         };
         v1_to_v2(entries, new_id, first_kept_index);
@@ -92,7 +92,7 @@ pub fn in_memory(entries: &mut [Skeleton], lines: &LineStore, new_id: impl FnMut
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store;
+    use crate::storage::store;
 
     fn parsed(text: &str) -> (Vec<Skeleton>, LineStore) {
         let p = store::parse_text(text.as_bytes(), 0);

@@ -6,8 +6,8 @@
 //! objects pi rebuilds (`{...message, content}`) keep each key at its first place with its
 //! last value, as `JSON.parse` and a spread do.
 
-use crate::entry::EntryType;
-use crate::json::{self, Kind, Value};
+use crate::model::entry::EntryType;
+use crate::storage::json::{self, Kind, Value};
 
 /// One context message and the role `projectContextEntry` tests (`None`: not a string).
 #[derive(Debug, Clone, PartialEq)]

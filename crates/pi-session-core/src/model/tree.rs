@@ -13,8 +13,8 @@ use std::hash::BuildHasher;
 use foldhash::fast::RandomState;
 use indexmap::IndexMap;
 
-use crate::entry::{EntryType, Key, Role, Skeleton};
 use crate::error::{Error, Result};
+use crate::model::entry::{EntryType, Key, Role, Skeleton};
 
 #[derive(Default, Debug)]
 pub struct Tree {
@@ -432,7 +432,7 @@ impl IdIndex {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::json;
+    use crate::storage::json;
 
     fn tree(lines: &[&str]) -> Tree {
         let mut t = Tree::new();

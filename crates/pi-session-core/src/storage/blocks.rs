@@ -22,7 +22,7 @@ pub struct Blocks<R = File> {
 
 impl Blocks {
     pub fn open(path: &Path, chunk: usize) -> io::Result<Blocks> {
-        Ok(Blocks::new(crate::platform::open_read(path)?, chunk, chunk))
+        Ok(Blocks::new(crate::storage::platform::open_read(path)?, chunk, chunk))
     }
 }
 

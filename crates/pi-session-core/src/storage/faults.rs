@@ -40,8 +40,8 @@ pub fn hit(name: &'static str) -> io::Result<()> {
     }
 }
 
-#[cfg(feature = "failpoints")]
-pub use armed::{arm, disarm, fired};
+#[cfg(all(test, feature = "failpoints"))]
+use armed::{arm, disarm};
 
 #[cfg(all(test, feature = "failpoints"))]
 mod matrix;
@@ -57,6 +57,7 @@ mod armed {
         /// The point armed, and how many of its calls pass before one fails.
         point: Option<(String, u32)>,
         /// Whether it has failed a call since it was armed.
+        #[cfg(test)]
         fired: bool,
     }
 
@@ -76,7 +77,8 @@ mod armed {
         })
     }
 
-    /// Arms `name` on this thread: the call after `skip` passing ones fails, once.
+    /// Arms `name` on this thread (the matrix test): the call after `skip` passing ones fails, once.
+    #[cfg(test)]
     pub fn arm(name: &str, skip: u32) {
         ARMED.with(|a| {
             let mut a = a.borrow_mut();
@@ -86,17 +88,13 @@ mod armed {
     }
 
     /// Disarms this thread's point; whether it fired.
+    #[cfg(test)]
     pub fn disarm() -> bool {
         ARMED.with(|a| {
             let mut a = a.borrow_mut();
             a.point = None;
             std::mem::take(&mut a.fired)
         })
-    }
-
-    /// Whether this thread's armed point has failed a call.
-    pub fn fired() -> bool {
-        ARMED.with(|a| a.borrow().fired)
     }
 
     /// Counts a call at `name` against an armed point; true when this call is the one to fail.
@@ -119,7 +117,10 @@ mod armed {
         let here = ARMED.with(|a| {
             let mut a = a.borrow_mut();
             let fail = take(&mut a.point, name);
-            a.fired |= fail;
+            #[cfg(test)]
+            {
+                a.fired |= fail;
+            }
             fail
         });
         let from_env = !here && take(&mut from_env().lock().unwrap_or_else(|e| e.into_inner()), name);
@@ -127,6 +128,6 @@ mod armed {
             // The test that armed the process reads this to know the point was reached.
             eprintln!("pi-session-native: failpoint {name} fired");
         }
-        if here || from_env { Err(io::Error::from_raw_os_error(crate::platform::RAW_EIO)) } else { Ok(()) }
+        if here || from_env { Err(io::Error::from_raw_os_error(crate::storage::platform::RAW_EIO)) } else { Ok(()) }
     }
 }

@@ -7,8 +7,8 @@ use std::io;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use crate::platform::Mapping;
-use crate::splice::Extracted;
+use crate::storage::platform::Mapping;
+use crate::storage::splice::Extracted;
 
 /// Location of one item's line.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -109,7 +109,7 @@ impl LineStore {
     /// Reads `buf.len()` bytes of the file's at `off` (from memory when it was read there).
     fn read_at(&self, buf: &mut [u8], off: u64) -> io::Result<()> {
         if let Some(file) = &self.file {
-            return crate::platform::read_exact_at(file, buf, off);
+            return crate::storage::platform::read_exact_at(file, buf, off);
         }
         let memory = self.memory.as_ref().ok_or_else(|| io::Error::other("session file is not open"))?;
         let bytes = usize::try_from(off)
@@ -265,7 +265,7 @@ impl LineStore {
             if i > 0 {
                 out.push(b'\n');
             }
-            crate::text::escape_to_ascii(line.unwrap_or(b""), &mut out);
+            crate::storage::text::escape_to_ascii(line.unwrap_or(b""), &mut out);
         })?;
         Ok(out)
     }
@@ -280,7 +280,7 @@ impl LineStore {
 
     /// `joined_spliced` into the buffers of `piece` (cleared first), reading through `buf`.
     /// Lines with long plain strings in a mapped file are read around those strings, which
-    /// go to `piece.ex.mapped` (`splice::MAPPED_MIN`).
+    /// go to `piece.ex.mapped` (`limits::MAPPED_MIN`).
     fn splice_into(&self, positions: &[u32], buf: &mut Vec<u8>, piece: &mut Piece) -> io::Result<()> {
         piece.clear();
         piece.map = self.map.clone();
@@ -289,17 +289,17 @@ impl LineStore {
         let mut spliced = Vec::new();
         let mut add = |i: usize, line: &[u8], holes: &[(u32, u32)], ex: &mut Extracted| {
             spliced.clear();
-            if crate::splice::splice_line(line, i as u32, &mut spliced, ex, holes) {
+            if crate::storage::splice::splice_line(line, i as u32, &mut spliced, ex, holes) {
                 if i > 0 {
                     out.push(b'\n');
                 }
-                crate::text::escape_to_ascii(&spliced, out);
+                crate::storage::text::escape_to_ascii(&spliced, out);
                 true
             } else if holes.is_empty() {
                 if i > 0 {
                     out.push(b'\n');
                 }
-                crate::text::escape_to_ascii(line, out);
+                crate::storage::text::escape_to_ascii(line, out);
                 true
             } else {
                 false
@@ -581,20 +581,20 @@ mod tests {
         assert_eq!(moved.joined_ascii(&[0, 1, 2, 3]).unwrap(), b"{\"b\":2}\n\n{\"a\":1}\n{\"m\":0}");
         std::fs::rename(&copy, &p).unwrap();
         let mut out = Vec::new();
-        crate::text::escape_non_ascii("{\"é😀\":\"x\"}".as_bytes(), &mut out);
+        crate::storage::text::escape_non_ascii("{\"é😀\":\"x\"}".as_bytes(), &mut out);
         assert_eq!(out, b"{\"\\u00e9\\ud83d\\ude00\":\"x\"}");
         // Non-ASCII before, inside and after the 32-byte blocks; invalid UTF-8 as U+FFFD.
         for at in [0, 1, 31, 32, 33, 63, 64, 100] {
             let mut line = vec![b'a'; 101];
             line[at] = 0xff;
-            assert_eq!(crate::text::first_non_ascii(&line), Some(at));
+            assert_eq!(crate::storage::text::first_non_ascii(&line), Some(at));
             let (mut got, mut want) = (Vec::new(), line[..at].to_vec());
-            crate::text::escape_non_ascii(&line, &mut got);
+            crate::storage::text::escape_non_ascii(&line, &mut got);
             want.extend_from_slice(b"\\ufffd");
             want.extend_from_slice(&line[at + 1..]);
             assert_eq!(got, want);
         }
-        assert_eq!(crate::text::first_non_ascii(&[b'a'; 200]), None);
+        assert_eq!(crate::storage::text::first_non_ascii(&[b'a'; 200]), None);
         // In pieces (one made now, or many on a thread), the same text.
         for chunk in [1, 8, 16, 1000] {
             let pieces = s.ascii_pieces(&[0, 1, 2, 3, 4], chunk).unwrap();

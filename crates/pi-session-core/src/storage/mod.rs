@@ -4,6 +4,7 @@
 pub mod blocks;
 pub mod faults;
 pub mod json;
+pub mod limits;
 pub mod lines;
 pub mod listing;
 pub mod platform;

@@ -15,12 +15,12 @@
 use std::fs::File;
 use std::path::{Path, PathBuf};
 
-use crate::entry::Skeleton;
 use crate::error::{Error, Result};
-use crate::lines::{LineStore, Span};
-use crate::platform;
-use crate::store::{self, AppendHandle, Appended, Loaded, WriteMode};
-use crate::tree::Tree;
+use crate::model::entry::Skeleton;
+use crate::model::tree::Tree;
+use crate::storage::lines::{LineStore, Span};
+use crate::storage::platform;
+use crate::storage::store::{self, AppendHandle, Appended, Loaded, WriteMode};
 
 /// What `Session::open` found at a path (`loadEntriesFromFile`'s cases).
 pub enum Opened {
@@ -108,7 +108,7 @@ impl Session {
             store::Forked::Missing | store::Forked::NotSession | store::Forked::Stopped => None,
             store::Forked::Written { path, skeletons, store, len } => {
                 own_writes::replaced(&path, len);
-                if !skeletons.first().is_some_and(crate::header::is_header) {
+                if !skeletons.first().is_some_and(crate::model::header::is_header) {
                     return Ok(Some(Opened::NotSession));
                 }
                 Some(Opened::Session(Box::new(Session::indexed(&path, skeletons, store, len))))
@@ -377,8 +377,8 @@ impl Session {
                 // As `JSON.stringify` of the parsed entry, as the reference's whole-file writes
                 // are: canonical lines as they are, the others re-serialised.
                 let text: std::borrow::Cow<[u8]> = match stored {
-                    Some(text) if crate::json::canonical_members(text, |_, _, _| {}) => text.into(),
-                    Some(text) => crate::json::stringify_parsed(text).map_or(text.into(), Into::into),
+                    Some(text) if crate::storage::json::canonical_members(text, |_, _, _| {}) => text.into(),
+                    Some(text) => crate::storage::json::stringify_parsed(text).map_or(text.into(), Into::into),
                     None => next.next().map_or(&b""[..], |l| l.as_slice()).into(),
                 };
                 if failed.is_none()
@@ -410,14 +410,16 @@ impl Session {
     /// the new file's session, or `None` where the facade builds the branch in JS.
     pub fn branch_session(
         &self,
-        leaf: &crate::entry::Key,
+        leaf: &crate::model::entry::Key,
         prepare: &mut dyn FnMut(&[u32]) -> store::NewFile,
     ) -> Result<Option<Session>> {
         let path = self.tree.branch(leaf)?;
         if path.is_empty() {
             return Ok(None);
         }
-        let Some(w) = crate::branch::write_branch(&self.tree, &self.store, &path, prepare)? else { return Ok(None) };
+        let Some(w) = crate::model::branch::write_branch(&self.tree, &self.store, &path, prepare)? else {
+            return Ok(None);
+        };
         own_writes::replaced(&w.path, w.len);
         Ok(Some(Session::indexed(&w.path, w.skeletons, w.store, w.len)))
     }
@@ -464,7 +466,7 @@ mod own_writes {
 
     /// This process wrote the whole file at `path` (`len` bytes, a new inode).
     pub fn replaced(path: &Path, len: u64) {
-        let Some(id) = crate::platform::stamp(path).and_then(|s| s.id) else { return };
+        let Some(id) = crate::storage::platform::stamp(path).and_then(|s| s.id) else { return };
         table().insert(id, vec![(0, len)]);
     }
 
@@ -518,7 +520,7 @@ mod outside;
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::entry::{EntryType, Key, Role};
+    use crate::model::entry::{EntryType, Key, Role};
     use std::io::Write;
 
     fn tmp(name: &str) -> crate::testutil::TempPath {

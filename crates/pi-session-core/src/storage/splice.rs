@@ -13,17 +13,11 @@
 //! keys, are spliced (with a duplicate, `JSON.parse` keeps the last value while a path
 //! cannot tell the two apart); other lines go to JS whole.
 
-use crate::json::{scan_decode, scan_string};
+use crate::storage::json::{scan_decode, scan_string};
 
 /// Strings shorter than this (raw bytes) stay in the line: the bookkeeping would cost
 /// more than `JSON.parse` spends on them.
 pub const MIN_RAW: usize = 256;
-
-/// Plain string values at least this long (raw bytes: ASCII, no escape, so the file's
-/// bytes are the string's Latin-1 units) are not read at all when their file is mapped:
-/// JS gets an external string over the mapping (see `lines::LineStore::set_file`). The
-/// loader finds them (`json::collect_plain`).
-pub const MAPPED_MIN: usize = 32 << 10;
 
 /// The strings taken out of a run of lines, decoded and concatenated: those whose code
 /// units all fit in a byte as Latin-1, the others as UTF-16. JS makes one string of each
@@ -37,7 +31,7 @@ pub struct Extracted {
     /// `start..end` of the Latin-1 text (`which` 0) or the UTF-16 one (1) goes at `path`
     /// in the object of `line`; with `which` 2, `mapped[start]` goes there.
     pub patches: Vec<u8>,
-    /// Plain strings left in the file (see `MAPPED_MIN`): `(offset, length)` of their
+    /// Plain strings left in the file (see `limits::MAPPED_MIN`): `(offset, length)` of their
     /// units in the mapped file.
     pub mapped: Vec<(u64, u32)>,
 }
@@ -184,7 +178,7 @@ fn path_json(stack: &[Frame]) -> Vec<u8> {
         match f {
             Frame::Object { key, .. } => {
                 out.push(b'"');
-                crate::text::escape_to_ascii(key, &mut out);
+                crate::storage::text::escape_to_ascii(key, &mut out);
                 out.push(b'"');
             }
             Frame::Array { index } => out.extend_from_slice(index.to_string().as_bytes()),
@@ -197,6 +191,7 @@ fn path_json(stack: &[Frame]) -> Vec<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::storage::limits::MAPPED_MIN;
 
     fn long(s: &str) -> String {
         s.repeat(MIN_RAW / s.len() + 1)
@@ -207,7 +202,7 @@ mod tests {
     /// that is not an object. `line` must be valid JSON (the loader checked it).
     pub fn plain_strings(line: &[u8]) -> Vec<(u32, u32)> {
         let mut found = Vec::new();
-        if line.len() < MAPPED_MIN || line.get(crate::json::skip_whitespace(line, 0)) != Some(&b'{') {
+        if line.len() < MAPPED_MIN || line.get(crate::storage::json::skip_whitespace(line, 0)) != Some(&b'{') {
             return found;
         }
         // Outside strings a valid line has no quote, so each quote found opens a string.
@@ -228,7 +223,7 @@ mod tests {
             };
             i = end;
             let raw = &line[start + 1..end - 1];
-            let is_key = line.get(crate::json::skip_whitespace(line, end)) == Some(&b':');
+            let is_key = line.get(crate::storage::json::skip_whitespace(line, end)) == Some(&b':');
             if raw.len() >= MAPPED_MIN && !is_key && raw.is_ascii() {
                 match (u32::try_from(start), u32::try_from(end)) {
                     (Ok(s), Ok(e)) => found.push((s, e)),
@@ -257,8 +252,9 @@ mod tests {
             format!(r#""{plain}""#),
         ];
         for line in &lines {
-            let (sk, found) =
-                crate::json::collect_plain(|| crate::entry::Skeleton::parse_line(line.as_bytes(), &mut 0));
+            let (sk, found) = crate::storage::json::collect_plain(|| {
+                crate::model::entry::Skeleton::parse_line(line.as_bytes(), &mut 0)
+            });
             assert!(sk.is_some(), "{line:.80}");
             let object = line.starts_with('{');
             assert_eq!(if object { found } else { Vec::new() }, plain_strings(line.as_bytes()), "{line:.80}");
@@ -289,7 +285,7 @@ mod tests {
                 .replace("a\nb", "a\\nb")
         );
         // Each string decodes as `JSON.parse` would (checked against the core's decoder).
-        let units = |raw: &str| crate::json::decode_utf16(raw.as_bytes());
+        let units = |raw: &str| crate::storage::json::decode_utf16(raw.as_bytes());
         let (ua, ub, up, uc) = (units(&a), units(&b), units(&plain), units(&c));
         let latin1: Vec<u8> = ua.iter().chain(&ub).chain(&up).map(|&u| u as u8).collect();
         assert_eq!(ex.latin1, latin1);

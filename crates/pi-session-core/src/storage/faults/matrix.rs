@@ -10,10 +10,10 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use super::{POINTS, arm, disarm};
-use crate::entry::Key;
 use crate::error::{Error, Result};
-use crate::session::{Commit, Opened, Session};
-use crate::store::WriteMode;
+use crate::model::entry::Key;
+use crate::storage::session::{Commit, Opened, Session};
+use crate::storage::store::WriteMode;
 
 const HEADER: &str =
     "{\"type\":\"session\",\"version\":3,\"id\":\"s1\",\"timestamp\":\"2024-01-01T00:00:00.000Z\",\"cwd\":\"/\"}\n";
@@ -29,8 +29,8 @@ fn session_e2() -> String {
     format!("{HEADER}{}{}", line("e1", "x"), line("e2", "e1"))
 }
 
-fn skeleton(l: &str) -> crate::entry::Skeleton {
-    crate::entry::Skeleton::parse_line(l.trim_end().as_bytes(), &mut 0).expect("a message line")
+fn skeleton(l: &str) -> crate::model::entry::Skeleton {
+    crate::model::entry::Skeleton::parse_line(l.trim_end().as_bytes(), &mut 0).expect("a message line")
 }
 
 fn open(p: &Path) -> Session {
@@ -220,9 +220,9 @@ fn cell(path: &WritePath, point: &'static str) -> &'static str {
             match e {
                 Error::Io { errno, .. } => assert_eq!(
                     *errno,
-                    crate::platform::node_errno(
-                        &std::io::Error::from_raw_os_error(crate::platform::RAW_EIO),
-                        crate::platform::FsCall::of("write")
+                    crate::storage::platform::node_errno(
+                        &std::io::Error::from_raw_os_error(crate::storage::platform::RAW_EIO),
+                        crate::storage::platform::FsCall::of("write")
                     ),
                     "{what}: {e}"
                 ),

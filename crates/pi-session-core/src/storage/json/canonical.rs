@@ -1,8 +1,8 @@
 //! What `JSON.stringify` writes: a string from its UTF-16 units (`stringify_utf16`), and
 //! whether a text is already exactly that (`is_canonical`), so it can be written as it is.
 
-use crate::json::scan::{parse_document, scan_number, scan_string};
-use crate::json::value::number_value;
+use crate::storage::json::scan::{parse_document, scan_number, scan_string};
+use crate::storage::json::value::number_value;
 
 /// `JSON.stringify` of a string given as UTF-16 code units (well-formed stringify:
 /// lone surrogates become lowercase `\udxxx`).
@@ -37,7 +37,8 @@ pub fn stringify_utf16(units: &[u16], out: &mut String) {
 /// bytes can be written as they are instead of being re-serialised.
 ///
 /// One pass over the tokens. Conservative: objects with integer-like keys count as
-/// non-canonical (V8 would order them first).
+/// non-canonical (V8 would order them first). The fuzz target and the tests check the fast paths against it.
+#[cfg(any(test, feature = "fuzz"))]
 pub fn is_canonical(s: &[u8]) -> bool {
     parse_document(s).is_some() && canonical_scan(s, |_, _, _| {})
 }
@@ -289,7 +290,7 @@ pub fn stringify_parsed_lossy(text: &[u8]) -> Option<(Vec<u8>, bool)> {
             b'"' => {
                 let end = scan_string(text, i)?;
                 units.clear();
-                crate::json::decode_utf16_into(&text[i + 1..end - 1], &mut units);
+                crate::storage::json::decode_utf16_into(&text[i + 1..end - 1], &mut units);
                 string.clear();
                 stringify_utf16(&units, &mut string);
                 let at = out.len();

@@ -1,7 +1,7 @@
 //! Decoding the contents of JSON strings to code units, as `JSON.parse` does (lone
 //! surrogates included): UTF-16, Latin-1 when every unit fits in a byte, or a `String`.
 
-use crate::json::scan::escape_len;
+use crate::storage::json::scan::escape_len;
 
 /// Decodes the escaped contents of a JSON string into UTF-16 code units (invalid UTF-8
 /// decoded lossily first).

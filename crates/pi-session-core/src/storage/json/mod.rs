@@ -15,10 +15,12 @@ mod decode;
 mod scan;
 mod value;
 
-pub use canonical::{canonical_members, is_canonical, stringify_parsed, stringify_parsed_lossy, stringify_utf16};
-pub use decode::{
-    Decoded, decode_latin1_into, decode_string, decode_utf16, decode_utf16_into, escape_unit, scan_decode,
-};
+#[cfg(any(test, feature = "fuzz"))]
+pub use canonical::is_canonical;
+pub use canonical::{canonical_members, stringify_parsed, stringify_parsed_lossy, stringify_utf16};
+pub use decode::{Decoded, decode_string, decode_utf16_into, scan_decode};
+#[cfg(test)]
+pub use decode::{decode_latin1_into, decode_utf16, escape_unit};
 pub use scan::{
     collect_plain, for_each_element, for_each_member, parse_document, scan_object_members, scan_string, scan_value,
     skip_whitespace,

@@ -1,7 +1,7 @@
 //! The scanner: validates JSON text with the grammar of `JSON.parse`, iteratively, and finds
 //! the spans of values; and walks over the members and elements of scanned values.
 
-use crate::json::value::{Kind, Value};
+use crate::storage::json::value::{Kind, Value};
 
 /// JSON.parse whitespace: tab, line feed, carriage return, space. Nothing else.
 #[inline]
@@ -37,7 +37,7 @@ thread_local! {
 }
 
 /// Runs `f` (a scan of one line) and returns its result with the line's string values of
-/// at least `crate::splice::MAPPED_MIN` raw bytes that are plain (ASCII, no escape: the
+/// at least `limits::MAPPED_MIN` raw bytes that are plain (ASCII, no escape: the
 /// bytes are the string's Latin-1 units): `(start, end)`, quotes included. Found by the
 /// scan itself, in the same pass (no second read of the bytes). Keys are not values.
 pub fn collect_plain<T>(f: impl FnOnce() -> T) -> (T, Vec<(u32, u32)>) {
@@ -55,7 +55,7 @@ fn scan_value_string(s: &[u8], i: usize) -> Option<usize> {
     let (end, plain) = scan_string_blocks_flagged(s, i)?;
     #[cfg(not(all(target_arch = "x86_64", not(feature = "portable"))))]
     let (end, plain) = (scan_string_portable(s, i)?, true);
-    if end - i >= crate::splice::MAPPED_MIN + 2 && plain {
+    if end - i >= crate::storage::limits::MAPPED_MIN + 2 && plain {
         let raw = &s[i + 1..end - 1];
         // The portable scanner does not tell: checked here (long strings only).
         #[cfg(not(all(target_arch = "x86_64", not(feature = "portable"))))]

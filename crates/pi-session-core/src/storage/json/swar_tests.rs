@@ -1,9 +1,9 @@
 //! The string scanners and decoders against plain reference implementations, on random input.
 
 use super::*;
-use crate::json::scan::{escape_len, find_string_special, scan_string_portable};
+use crate::storage::json::scan::{escape_len, find_string_special, scan_string_portable};
 #[cfg(target_arch = "x86_64")]
-use crate::json::scan::{scan_string_blocks, scan_string_blocks_flagged};
+use crate::storage::json::scan::{scan_string_blocks, scan_string_blocks_flagged};
 
 /// `scan_string` one byte at a time, straight from the grammar: the reference every
 /// scanner compiled for the target is compared with.

@@ -4,10 +4,10 @@
 use std::cmp::Ordering;
 use std::path::{Path, PathBuf};
 
-use crate::entry::{Key, Skeleton};
-use crate::header::{self, HeaderScan};
-use crate::listing::{index, info};
-use crate::platform::{self, name_bytes};
+use crate::model::entry::{Key, Skeleton};
+use crate::model::header::{self, HeaderScan};
+use crate::storage::listing::{index, info};
+use crate::storage::platform::{self, name_bytes};
 
 /// The `.jsonl` files of `dir` sorted by mtime, newest first (equal times keep readdir's
 /// order, Node's or `raw` Bun's, as the reference's stable sort does), the first `limit` of

@@ -9,8 +9,8 @@ use std::fs::{self, File};
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
-use crate::entry::parse_iso_ms;
-use crate::json::{self, Kind, Value};
+use crate::model::entry::parse_iso_ms;
+use crate::storage::json::{self, Kind, Value};
 
 /// The result of scanning one file.
 #[derive(Debug, PartialEq)]
@@ -52,7 +52,7 @@ pub enum LineBreaks {
 
 /// Node's `stats.mtimeMs`.
 pub fn mtime_ms(meta: &fs::Metadata) -> f64 {
-    crate::platform::mtime_ms(meta)
+    crate::storage::platform::mtime_ms(meta)
 }
 
 /// Scans one session file. `abort` is polled between chunks. Lines are processed in place
@@ -67,7 +67,7 @@ pub fn scan_info_and_header(
     path: &Path,
     abort: &AtomicBool,
     breaks: LineBreaks,
-) -> (InfoScan, Option<crate::header::HeaderScan>) {
+) -> (InfoScan, Option<crate::model::header::HeaderScan>) {
     let mut header = None;
     let Ok(meta) = fs::metadata(path) else { return (InfoScan::Null, header) };
     // Only regular files (through symlinks) are read. A FIFO named `*.jsonl` would block the
@@ -77,7 +77,7 @@ pub fn scan_info_and_header(
     if !meta.is_file() {
         return (InfoScan::Null, header);
     }
-    let Ok(mut file) = crate::platform::open_read(path) else { return (InfoScan::Null, header) };
+    let Ok(mut file) = crate::storage::platform::open_read(path) else { return (InfoScan::Null, header) };
     let info = scan_file(&mut file, &meta, abort, &mut header, breaks);
     (info, header)
 }
@@ -86,10 +86,10 @@ fn scan_file(
     file: &mut File,
     meta: &fs::Metadata,
     abort: &AtomicBool,
-    header: &mut Option<crate::header::HeaderScan>,
+    header: &mut Option<crate::model::header::HeaderScan>,
     breaks: LineBreaks,
 ) -> InfoScan {
-    use crate::header::{MAX_HEADER_SCAN_BYTES, header_in};
+    use crate::model::header::{MAX_HEADER_SCAN_BYTES, header_in};
     use std::io::Read;
     let info = Info { mtime_ms: mtime_ms(meta), ..Info::default() };
     let mut state = Scan { info, has_header: false, first_text: false, breaks };
@@ -199,7 +199,7 @@ impl Scan {
         let src = text.as_bytes();
         // A line V8 cannot hold as one string: the reference's readline throws (outside
         // its `try`, and its process dies); this session drops out of the listing instead.
-        if crate::text::over_js_string_limit(src) {
+        if crate::storage::text::over_js_string_limit(src) {
             return Step::Stop(InfoScan::Null);
         }
         let Some(fields) = scan_line(src) else { return Step::Continue };

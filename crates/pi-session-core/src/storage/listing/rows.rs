@@ -1,8 +1,8 @@
 //! One scanned file as the facade takes it (`Row`), and the rows of many (`Rows`) with their
 //! texts in shared blocks (`Block`).
 
-use crate::json::Decoded;
-use crate::listing::info::InfoScan;
+use crate::storage::json::Decoded;
+use crate::storage::listing::info::InfoScan;
 
 /// Texts of many rows end to end, shared: the listing index decodes each frame's texts
 /// into one block per kind, which JS gets as one string (without a copy where the host
@@ -110,7 +110,7 @@ impl Row {
         head.push_str(&info.pending_times.join(","));
         head.push_str("],");
         let all = Block::of(Decoded::new(info.all_text.as_bytes()));
-        if all.range.len() > crate::text::max_js_string_units() {
+        if all.range.len() > crate::storage::text::max_js_string_units() {
             // `allMessages.join(" ")` throws a RangeError inside the reference's `try`: the
             // file is `null`, and the rest of the folder is listed.
             return Row::Null;

@@ -4,9 +4,9 @@
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
-use crate::listing::index;
-use crate::listing::info::{LineBreaks, scan_info_and_header};
-use crate::listing::rows::{Row, Rows};
+use crate::storage::listing::index;
+use crate::storage::listing::info::{LineBreaks, scan_info_and_header};
+use crate::storage::listing::rows::{Row, Rows};
 
 /// A scan of many files that runs ahead of its reader: threads scan the files in order
 /// while the caller takes the rows of one batch after another (`take`), so listing a
@@ -215,7 +215,7 @@ pub fn clear_cache() {
 /// session file of a folder, `index::finish_listing` writes its index.
 pub fn row_of(path: &str, abort: &AtomicBool) -> std::sync::Arc<Row> {
     let path = Path::new(path);
-    let before = crate::platform::stamp(path);
+    let before = crate::storage::platform::stamp(path);
     if let Some(row) = before.as_ref().and_then(|st| index::row(path, st)) {
         return row;
     }
@@ -223,14 +223,15 @@ pub fn row_of(path: &str, abort: &AtomicBool) -> std::sync::Arc<Row> {
     let row = std::sync::Arc::new(Row::new(&info));
     if let (false, Some(before)) = (abort.load(Ordering::Relaxed), before) {
         // The header too: discovery (`findById`) then reads no file the listing has seen.
-        if let Some(after) = crate::platform::stamp(path) {
+        if let Some(after) = crate::storage::platform::stamp(path) {
             index::record(path, &before, &after, Some(row.clone()), header.as_ref());
         }
     }
     row
 }
 
-/// The rows of all `paths` at once (see `Scanner`).
+/// The rows of all `paths` at once (see `Scanner`), for the tests.
+#[cfg(test)]
 pub fn scan_rows(paths: &[String], abort: &AtomicBool) -> Rows {
     let flag = std::sync::Arc::new(AtomicBool::new(abort.load(Ordering::Relaxed)));
     let scanner = Scanner::start(paths.to_vec(), flag);

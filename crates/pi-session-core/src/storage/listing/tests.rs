@@ -3,10 +3,10 @@
 use std::fs;
 use std::sync::atomic::AtomicBool;
 
-use crate::json::{self, Kind};
-use crate::listing::info::{InfoScan, scan_info};
-use crate::listing::rows::Row;
-use crate::listing::scanner::{Scanner, scan_rows};
+use crate::storage::json::{self, Kind};
+use crate::storage::listing::info::{InfoScan, scan_info};
+use crate::storage::listing::rows::Row;
+use crate::storage::listing::scanner::{Scanner, scan_rows};
 use crate::testutil::TempPath;
 
 fn scan(content: &str) -> InfoScan {
@@ -46,15 +46,15 @@ fn big_session(messages: usize, chars: usize) -> String {
 
 /// Runs `f` with the listing's JS string limit at `units` on this thread.
 fn with_limit<R>(units: usize, f: impl FnOnce() -> R) -> R {
-    crate::text::TEST_JS_STRING_UNITS.with(|l| l.set(units));
+    crate::storage::text::TEST_JS_STRING_UNITS.with(|l| l.set(units));
     let r = f();
-    crate::text::TEST_JS_STRING_UNITS.with(|l| l.set(crate::text::MAX_JS_STRING_UNITS));
+    crate::storage::text::TEST_JS_STRING_UNITS.with(|l| l.set(crate::storage::text::MAX_JS_STRING_UNITS));
     r
 }
 
 #[test]
 fn texts_over_the_js_string_limit_make_the_row_null() {
-    assert_eq!(crate::text::MAX_JS_STRING_UNITS, 536_870_888);
+    assert_eq!(crate::storage::text::MAX_JS_STRING_UNITS, 536_870_888);
     with_limit(1000, || {
         // Three messages of 400: each line fits in a JS string, the joined text does
         // not (the reference's `join` throws inside its `try`: that file alone is
@@ -105,7 +105,7 @@ fn basic_info() {
 
 #[test]
 fn unicode_line_breaks_split_as_buns_readline() {
-    use crate::listing::info::{LineBreaks, scan_info_and_header};
+    use crate::storage::listing::info::{LineBreaks, scan_info_and_header};
     let head = "{\"type\":\"session\",\"id\":\"s\",\"timestamp\":\"t\",\"cwd\":\"/p\"}";
     let msg = |t: &str| format!("{{\"type\":\"message\",\"message\":{{\"role\":\"user\",\"content\":\"{t}\"}}}}");
     // A message split in two (neither piece is JSON), one kept whole in a string on Node,
@@ -305,12 +305,12 @@ mod index {
     use std::path::Path;
     use std::sync::atomic::AtomicBool;
 
-    use crate::header::HeaderScan;
-    use crate::listing::index::disk::read_index;
-    use crate::listing::index::{TEST_SETTLE_NS, clear_memory, header, index_dir, index_file, row};
-    use crate::listing::rows::Row;
-    use crate::listing::scanner::scan_rows;
-    use crate::platform::FileStamp;
+    use crate::model::header::HeaderScan;
+    use crate::storage::listing::index::disk::read_index;
+    use crate::storage::listing::index::{TEST_SETTLE_NS, clear_memory, header, index_dir, index_file, row};
+    use crate::storage::listing::rows::Row;
+    use crate::storage::listing::scanner::scan_rows;
+    use crate::storage::platform::FileStamp;
 
     fn session(text: &str) -> String {
         format!(
@@ -321,7 +321,7 @@ mod index {
     }
 
     fn stamp(p: &str) -> FileStamp {
-        crate::platform::stamp(Path::new(p)).unwrap()
+        crate::storage::platform::stamp(Path::new(p)).unwrap()
     }
 
     fn rows(paths: &[String]) -> Vec<String> {
@@ -354,9 +354,9 @@ mod index {
         assert_eq!(rows(&paths), fresh);
         assert!(index.exists(), "the last batch waits for the index");
         // findById in a folder this process knows: through the stats and the index.
-        assert!(crate::listing::index::knows_folder(&dir));
-        let s = crate::entry::Key::Str("s".into());
-        let found = crate::listing::discovery::headers_with_id(&dir, &s, 0, false).unwrap();
+        assert!(crate::storage::listing::index::knows_folder(&dir));
+        let s = crate::model::entry::Key::Str("s".into());
+        let found = crate::storage::listing::discovery::headers_with_id(&dir, &s, 0, false).unwrap();
         let by_id: Vec<String> = found.files.into_iter().map(|(p, _)| p.to_string_lossy().into_owned()).collect();
         assert_eq!(by_id, paths);
         assert_eq!(found.next, None);
@@ -366,7 +366,8 @@ mod index {
         fs::create_dir_all(&unlisted).unwrap();
         let other = unlisted.join("o.jsonl").to_string_lossy().into_owned();
         fs::write(&other, session("other")).unwrap();
-        let lookup = || crate::listing::discovery::headers_with_id(&unlisted, &s, 0, false).unwrap().files.len();
+        let lookup =
+            || crate::storage::listing::discovery::headers_with_id(&unlisted, &s, 0, false).unwrap().files.len();
         assert_eq!(lookup(), 1);
         assert!(header(Path::new(&other), &stamp(&other), false).is_none(), "the first lookup records nothing");
         assert_eq!(lookup(), 1);
@@ -379,7 +380,10 @@ mod index {
         let from_disk = row(Path::new(&paths[1]), &stamp(&paths[1])).expect("row from the disk index");
         assert_eq!(
             format!("{from_disk:?}"),
-            format!("{:?}", Row::new(&crate::listing::info::scan_info(Path::new(&paths[1]), &AtomicBool::new(false))))
+            format!(
+                "{:?}",
+                Row::new(&crate::storage::listing::info::scan_info(Path::new(&paths[1]), &AtomicBool::new(false)))
+            )
         );
         assert!(matches!(header(Path::new(&paths[1]), &stamp(&paths[1]), true), Some(HeaderScan::Header(_))));
         assert_eq!(rows(&paths), fresh);

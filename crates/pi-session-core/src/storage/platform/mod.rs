@@ -13,5 +13,7 @@ mod windows_errors;
 pub use dirs::*;
 pub use files::*;
 pub use mapping::Mapping;
-pub use snapshot::{SNAPSHOTS, Snapshot, punch_hole, snapshot, snapshot_file, trace_once};
+#[cfg(test)]
+pub use snapshot::SNAPSHOTS;
+pub use snapshot::{Snapshot, punch_hole, snapshot, snapshot_file, trace_once};
 pub use windows_errors::*;

@@ -26,8 +26,6 @@ pub struct Snapshot {
     pub file: File,
     /// Its length: the bytes of the source when it was copied, at most the length asked.
     pub len: u64,
-    /// True for a reflink clone (no bytes copied).
-    pub cloned: bool,
 }
 
 /// What `PI_SESSION_NATIVE_SNAPSHOT` asks for (tests and diagnostics): `memory` makes no
@@ -37,7 +35,8 @@ fn forced(what: &str) -> bool {
 }
 
 /// Whether this system makes private snapshots (Unix); elsewhere (Windows) a large session is
-/// read into memory instead.
+/// read into memory instead (the tests' expectation; the code itself branches on `cfg(unix)`).
+#[cfg(test)]
 pub const SNAPSHOTS: bool = cfg!(unix);
 
 /// A new empty file for a snapshot of the session file at `path`, that no other process can
@@ -67,14 +66,14 @@ pub fn snapshot(source: &File, path: &Path, len: u64) -> io::Result<Snapshot> {
             if size > len {
                 file.set_len(len)?;
             }
-            return Ok(Snapshot { len: size.min(len), file, cloned: true });
+            return Ok(Snapshot { len: size.min(len), file });
         }
         let mut from = io::Read::take(source.try_clone()?, len);
         // `std::io::copy` between files copies in the kernel (`copy_file_range`) on Linux.
         let mut to = &file;
         let copied = io::copy(&mut from, &mut to)?;
         io::Seek::rewind(&mut to)?;
-        Ok(Snapshot { file, len: copied, cloned: false })
+        Ok(Snapshot { file, len: copied })
     }
     #[cfg(not(unix))]
     {
@@ -199,7 +198,7 @@ mod tests {
         drop(w);
         std::fs::remove_file(&p).unwrap();
         let mut got = vec![0u8; snap.len as usize];
-        crate::platform::read_exact_at(&snap.file, &mut got, 0).unwrap();
+        crate::storage::platform::read_exact_at(&snap.file, &mut got, 0).unwrap();
         assert_eq!(got, bytes[..2_000_000]);
         // Nothing named is left in the session's folder.
         assert_eq!(std::fs::read_dir(p.parent().unwrap()).unwrap().count(), 0);

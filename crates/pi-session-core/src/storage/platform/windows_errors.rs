@@ -48,7 +48,8 @@ pub fn node_errno(err: &io::Error, call: FsCall) -> i32 {
 /// The OS error an exclusive create (`wx`) fails with when the path exists: EEXIST on Unix,
 /// ERROR_FILE_EXISTS on Windows (both become Node's `EEXIST`).
 pub const RAW_EEXIST: i32 = if cfg!(windows) { 80 } else { 17 };
-/// The raw OS error that Node reports as EIO (Windows: ERROR_IO_DEVICE).
+/// The raw OS error that Node reports as EIO (Windows: ERROR_IO_DEVICE): what a failpoint fails with.
+#[cfg(feature = "failpoints")]
 pub const RAW_EIO: i32 = if cfg!(windows) { 1117 } else { 5 };
 
 /// libuv's Windows error codes (`include/uv/errno.h`, `UV__E*`), as positive numbers.

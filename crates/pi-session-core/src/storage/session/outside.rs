@@ -88,7 +88,7 @@ fn case(name: &str, change: impl FnOnce(&Path), check: impl FnOnce(&Path)) {
     }
     check(&p);
     // The session reopens with them.
-    assert!(opened(&p).tree().lookup(&crate::entry::Key::Str("e4".into())).is_some(), "{name}");
+    assert!(opened(&p).tree().lookup(&crate::model::entry::Key::Str("e4".into())).is_some(), "{name}");
 }
 
 #[test]

@@ -11,15 +11,15 @@ use std::fs::{self, File};
 use std::io::{Seek, Write};
 use std::path::{Path, PathBuf};
 
-use crate::blocks::Blocks;
-use crate::entry::Skeleton;
 use crate::error::{Error, Result};
-use crate::header::is_header;
-use crate::lines::{LineStore, Span};
-use crate::platform::{self, Mapping};
+use crate::model::entry::Skeleton;
+use crate::model::header::is_header;
+use crate::storage::blocks::Blocks;
+use crate::storage::lines::{LineStore, Span};
+use crate::storage::platform::{self, Mapping};
 
 mod write;
-pub use write::{AppendHandle, Appended, WriteMode, append_bytes, durable, replace_with, write_file, write_file_with};
+pub use write::{AppendHandle, Appended, WriteMode, append_bytes, replace_with, write_file, write_file_with};
 
 /// One parsed line: its skeleton and its byte range (in the parsed slice, or in the side
 /// buffer of U+FFFD-repaired lines when `start >= EXTRA_FLAG`).
@@ -388,14 +388,14 @@ impl IndexedCopy {
     /// entry that is not a header (as the reference's loop writes it).
     fn entry(&mut self, w: &mut impl Write, raw: &[u8], unique: &mut u64) -> std::io::Result<()> {
         let Some((sk, line)) = parse_line_lossy(raw, unique) else { return Ok(()) };
-        if sk.ty == crate::entry::EntryType::Session {
+        if sk.ty == crate::model::entry::EntryType::Session {
             return Ok(());
         }
-        if crate::json::canonical_members(&line, |_, _, _| {}) {
+        if crate::storage::json::canonical_members(&line, |_, _, _| {}) {
             return self.line(w, &line, Some(sk));
         }
-        let text =
-            crate::json::stringify_parsed(&line).ok_or_else(|| std::io::Error::other("a parsed line did not parse"))?;
+        let text = crate::storage::json::stringify_parsed(&line)
+            .ok_or_else(|| std::io::Error::other("a parsed line did not parse"))?;
         self.line(w, &text, Some(sk))
     }
 }
@@ -516,10 +516,10 @@ fn parse_range(buf: &[u8], unique_base: u64, file_backed: bool) -> (Vec<u8>, Vec
         };
         // `if (entry)`: malformed lines and null, false, 0 and "" are skipped.
         // The long plain strings of a line that stays in the file are found by its scan.
-        let (sk, plain) = if file_backed && at < EXTRA_FLAG && line.len() >= crate::splice::MAPPED_MIN {
-            let (sk, plain) = crate::json::collect_plain(|| Skeleton::parse_line(line, &mut unique));
+        let (sk, plain) = if file_backed && at < EXTRA_FLAG && line.len() >= crate::storage::limits::MAPPED_MIN {
+            let (sk, plain) = crate::storage::json::collect_plain(|| Skeleton::parse_line(line, &mut unique));
             // Only an object's values (a bare string line is not spliced).
-            let object = line.get(crate::json::skip_whitespace(line, 0)) == Some(&b'{');
+            let object = line.get(crate::storage::json::skip_whitespace(line, 0)) == Some(&b'{');
             (sk, if object { plain } else { Vec::new() })
         } else {
             (Skeleton::parse_line(line, &mut unique), Vec::new())
@@ -535,8 +535,8 @@ fn parse_range(buf: &[u8], unique_base: u64, file_backed: bool) -> (Vec<u8>, Vec
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::header::{HeaderScan, MAX_HEADER_SCAN_BYTES, header_field_raw, read_header};
-    use crate::json::Kind;
+    use crate::model::header::{HeaderScan, MAX_HEADER_SCAN_BYTES, header_field_raw, read_header};
+    use crate::storage::json::Kind;
 
     fn tmpdir() -> crate::testutil::TempPath {
         crate::testutil::TempPath::dir("store")
@@ -727,7 +727,7 @@ mod tests {
             assert_eq!(mapped.len(), skeletons.len() - 1, "every image stays in the snapshot or memory");
             assert_eq!(piece.ex.mapped.len(), mapped.len());
         }
-        assert_eq!(store.is_in_memory(), in_memory || !crate::platform::SNAPSHOTS);
+        assert_eq!(store.is_in_memory(), in_memory || !crate::storage::platform::SNAPSHOTS);
     }
 
     #[test]

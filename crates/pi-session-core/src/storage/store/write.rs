@@ -7,7 +7,7 @@ use std::io::{Seek, Write};
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
-use crate::{faults, platform};
+use crate::storage::{faults, platform};
 
 /// Appends bytes with one `write` on an `O_APPEND` descriptor. If the write fails part-way
 /// (ENOSPC, EFBIG, EIO), the file is truncated back to its previous length, so the next

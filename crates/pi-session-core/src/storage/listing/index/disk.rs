@@ -28,9 +28,9 @@ use std::io::Write;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 
-use crate::listing::index::entry::{Entry, Head};
-use crate::listing::rows::{Block, Row, Text, Units};
-use crate::platform::FileState;
+use crate::storage::listing::index::entry::{Entry, Head};
+use crate::storage::listing::rows::{Block, Row, Text, Units};
+use crate::storage::platform::FileState;
 
 const MAGIC: &[u8; 8] = b"PSNLIDX\0";
 const FORMAT: u32 = 2;
@@ -45,7 +45,7 @@ const FRAME_BYTES: usize = 1 << 20;
 /// texts fit one block (`encode` starts a new frame before they would not), and a row whose
 /// texts alone would not is kept without its row (its file is scanned each time).
 fn max_block_units() -> u64 {
-    crate::text::max_js_string_units() as u64
+    crate::storage::text::max_js_string_units() as u64
 }
 
 /// The Latin-1 and UTF-16 units of an entry's row texts, or `None` when they cannot go in
@@ -95,7 +95,7 @@ impl RawFrame {
                 put_u32(out, u.len());
                 let at = out.len();
                 put_u32(out, 0);
-                crate::text::utf16_to_wtf8(u, out);
+                crate::storage::text::utf16_to_wtf8(u, out);
                 let len = out.len() - at - 4;
                 out[at..at + 4].copy_from_slice(&(len as u32).to_le_bytes());
                 self.utf16 += u.len() as u64;
@@ -106,7 +106,7 @@ impl RawFrame {
     fn put_entry(&mut self, name: &OsString, e: &Entry) {
         self.count += 1;
         let raw = &mut self.bytes;
-        put_bytes(raw, &crate::platform::name_bytes(name));
+        put_bytes(raw, &crate::storage::platform::name_bytes(name));
         let s = &e.state;
         for v in [s.dev, s.ino, s.size] {
             raw.extend_from_slice(&v.to_le_bytes());
@@ -197,7 +197,7 @@ fn encode(folder: &Path, entries: &[(OsString, Entry)]) -> std::io::Result<Vec<u
     out.extend_from_slice(&FORMAT.to_le_bytes());
     out.extend_from_slice(&(PRODUCER.len() as u16).to_le_bytes());
     out.extend_from_slice(PRODUCER.as_bytes());
-    put_bytes(&mut out, &crate::platform::name_bytes(folder.as_os_str()));
+    put_bytes(&mut out, &crate::storage::platform::name_bytes(folder.as_os_str()));
     put_u32(&mut out, frames.len());
     let compressed = compressed.into_iter().collect::<std::io::Result<Vec<_>>>()?;
     for (f, z) in frames.iter().zip(&compressed) {
@@ -271,7 +271,7 @@ impl Fill<'_> {
             1 => {
                 let units = c.u32()?;
                 let start = self.at.1;
-                crate::text::wtf8_to_utf16(c.bytes()?, self.utf16.get_mut(start..start + units)?)?;
+                crate::storage::text::wtf8_to_utf16(c.bytes()?, self.utf16.get_mut(start..start + units)?)?;
                 self.at.1 += units;
                 Some((true, self.base.1 + start..self.base.1 + self.at.1))
             }
@@ -322,7 +322,7 @@ impl Source for IndexFile {
         self.1
     }
     fn read_at(&self, at: u64, buf: &mut [u8]) -> Option<()> {
-        crate::platform::read_exact_at(&self.0, buf, at).ok()
+        crate::storage::platform::read_exact_at(&self.0, buf, at).ok()
     }
 }
 
@@ -360,7 +360,7 @@ fn decode(src: &(impl Source + ?Sized), folder: &Path) -> Option<Vec<(OsString, 
     if c.take(producer_len)? != PRODUCER.as_bytes() {
         return None;
     }
-    if c.bytes()? != &*crate::platform::name_bytes(folder.as_os_str()) {
+    if c.bytes()? != &*crate::storage::platform::name_bytes(folder.as_os_str()) {
         return None;
     }
     let count = c.u32()?;
@@ -601,7 +601,7 @@ fn remove_stale_temps(dir: &Path) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::json::Decoded;
+    use crate::storage::json::Decoded;
 
     fn entry(ino: u64, row: Option<Row>, header: Option<Option<&str>>) -> Entry {
         let header = header.map(|h| h.map_or(Head::NotHeader, |l| Head::Line(Arc::from(l))));
@@ -691,7 +691,7 @@ mod tests {
     #[test]
     fn rows_as_long_as_js_strings_split_frames_and_longer_ones_stay_out() {
         // The real limit needs GBs: this thread's is 1,000 units.
-        crate::text::TEST_JS_STRING_UNITS.with(|l| l.set(1000));
+        crate::storage::text::TEST_JS_STRING_UNITS.with(|l| l.set(1000));
         let folder = Path::new("/s/sessions/--p--");
         let row = |first: usize, all: usize| Row::Info {
             head: "[".into(),
@@ -710,7 +710,7 @@ mod tests {
         let mut want = entries;
         want[3].1.row = None;
         let got = decode(&bytes[..], folder);
-        crate::text::TEST_JS_STRING_UNITS.with(|l| l.set(crate::text::MAX_JS_STRING_UNITS));
+        crate::storage::text::TEST_JS_STRING_UNITS.with(|l| l.set(crate::storage::text::MAX_JS_STRING_UNITS));
         assert_eq!(debug(&got), debug(&Some(want)));
     }
 

@@ -3,13 +3,13 @@
 
 use std::sync::Arc;
 
-use crate::header::HeaderScan;
-use crate::listing::rows::Row;
-use crate::platform::FileState;
+use crate::model::header::HeaderScan;
+use crate::storage::listing::rows::Row;
+use crate::storage::platform::FileState;
 
 /// What is known of one file, for one state of it.
 #[derive(Clone, Debug)]
-pub(in crate::listing) struct Entry {
+pub(in crate::storage::listing) struct Entry {
     pub(super) state: FileState,
     pub(super) row: Option<Arc<Row>>,
     /// The header scan (`None`: not made).

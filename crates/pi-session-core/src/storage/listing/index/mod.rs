@@ -28,11 +28,11 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
-use crate::header::HeaderScan;
-use crate::listing::index::disk::{read_index, write_index};
-use crate::listing::index::entry::{Entry, Head};
-use crate::listing::rows::Row;
-use crate::platform::{FileStamp, FileState};
+use crate::model::header::HeaderScan;
+use crate::storage::listing::index::disk::{read_index, write_index};
+use crate::storage::listing::index::entry::{Entry, Head};
+use crate::storage::listing::rows::Row;
+use crate::storage::platform::{FileStamp, FileState};
 
 pub(super) mod disk;
 mod entry;
@@ -117,7 +117,7 @@ pub(super) fn index_file(dir: &Path, folder: &Path) -> Option<PathBuf> {
     // FNV-1a: stable across builds and platforms (the folder path inside the file
     // settles collisions).
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for &b in crate::platform::name_bytes(folder.as_os_str()).iter() {
+    for &b in crate::storage::platform::name_bytes(folder.as_os_str()).iter() {
         h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
     }
     Some(dir.join(format!("{h:016x}.idx")))
@@ -257,7 +257,7 @@ pub fn record(path: &Path, before: &FileStamp, after: &FileStamp, row: Option<Ar
 /// its file does not, and discovery (`findById`, `continueRecent`) re-reads the same
 /// folders. A hit costs one `stat`.
 pub fn read_header_cached(path: &Path) -> crate::error::Result<HeaderScan> {
-    read_header_stamped(path, crate::platform::stamp(path), false)
+    read_header_stamped(path, crate::storage::platform::stamp(path), false)
 }
 
 /// `read_header_cached` with the file's stat already taken (`None`: it failed). `load`: read
@@ -266,8 +266,8 @@ pub fn read_header_stamped(path: &Path, stat: Option<FileStamp>, load: bool) -> 
     if let Some(found) = stat.as_ref().and_then(|st| header(path, st, load)) {
         return Ok(found);
     }
-    let scan = crate::header::read_header(path)?;
-    if let (Some(before), Some(after)) = (stat, crate::platform::stamp(path)) {
+    let scan = crate::model::header::read_header(path)?;
+    if let (Some(before), Some(after)) = (stat, crate::storage::platform::stamp(path)) {
         record(path, &before, &after, None, Some(&scan));
     }
     Ok(scan)
