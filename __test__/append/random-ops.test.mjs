@@ -165,7 +165,7 @@ async function runSeed(seed) {
     failures.push({ seed, op: opName, key: d.key.replace(/\[\d+\]/g, "[]") });
     throw new Error(
       `seed ${seed}, ${where}\n  spec: ${show(spec, 600)}\n  diff in ${d.key} ${formatDiff(d.diff, LABELS)}\n` +
-        `  previous ops: ${log.slice(-12).join(", ")}\n  rerun: ${OPS_PER_SEED !== 80 ? `DIFF_OPS=${OPS_PER_SEED} ` : ""}DIFF_SEED=${seed} DIFF_TRACE=1 npx vitest run __test__/diff/random-ops.test.mjs`,
+        `  previous ops: ${log.slice(-12).join(", ")}\n  rerun: ${OPS_PER_SEED !== 80 ? `DIFF_OPS=${OPS_PER_SEED} ` : ""}DIFF_SEED=${seed} DIFF_TRACE=1 npx vitest run __test__/append/random-ops.test.mjs`,
     );
   };
 

@@ -1,5 +1,5 @@
 // A large session's long plain strings (base64 images, ≥ 32 KiB) reach JS as strings over a
-// read-only mapping of the file (src/ffi.rs `MappedUnits`; the hazards: safety/mapped.test.mjs).
+// read-only mapping of the file (src/ffi.rs `MappedUnits`; the hazards: open/mapped.test.mjs).
 // Against the reference: the same values, key order and JSON bytes from every method that
 // materialises entries, whichever method comes first; the same object identities; strings
 // equal across calls; images in every place an entry may hold them (nested, in arrays, at

@@ -12,7 +12,7 @@ import { REPO } from "../../scripts/node-bin.mjs";
 import { devPiVariant } from "../../scripts/pi-variants.mjs";
 import { makeTempRoot } from "../helpers/tmp.mjs";
 
-const FILES = "pi-versions.test.mjs,runtime.test.mjs";
+const FILES = "pi/pi-versions.test.mjs,list/runtime.test.mjs";
 const row160 = JSON.parse(readFileSync(join(REPO, "pi/verified.json"), "utf8")).releases.find((r) => r.pi === "1.6.0");
 
 const variant = (kind) => devPiVariant(`verify-${kind}`, kind, "1.6.1");

@@ -18,17 +18,17 @@ import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { isDeepStrictEqual } from "node:util";
-import { nodeBinary, REPO } from "../../scripts/node-bin.mjs";
+import { nodeBinary, REPO } from "../../../scripts/node-bin.mjs";
 
 const require = createRequire(import.meta.url);
 const REF_URL = new URL(
-  "../../node_modules/@earendil-works/pi-coding-agent/dist/core/session-manager.js",
+  "../../../node_modules/@earendil-works/pi-coding-agent/dist/core/session-manager.js",
   import.meta.url,
 );
 
 let ours;
 try {
-  ours = require("../../index.js");
+  ours = require("../../../index.js");
 } catch (e) {
   console.error(`cannot load pi-session-native (${e.message}); run \`npm run build\` first`);
   process.exit(1);
@@ -57,7 +57,7 @@ function runScenario(impl) {
     TZ: "UTC",
   };
   const t0 = performance.now();
-  execFileSync(node22, [join(REPO, "__test__/e2e/scenario.mjs"), impl, root], {
+  execFileSync(node22, [join(REPO, "__test__/pi/e2e/scenario.mjs"), impl, root], {
     env,
     stdio: ["ignore", "inherit", "inherit"],
     timeout: 120_000,

@@ -1,6 +1,6 @@
 // One scripted pi session, driven through pi's own `createAgentSession` with a given SessionManager.
 //
-//   node22 __test__/e2e/scenario.mjs <ref|ours> <rootDir>
+//   node22 __test__/pi/e2e/scenario.mjs <ref|ours> <rootDir>
 //
 // The model is pi-ai's faux provider (scripted responses, no network); the tools are pi's built-in
 // read/write/bash, run in <rootDir>/project. Session files go to <rootDir>/sessions. The script
@@ -28,7 +28,7 @@ if (!["ref", "ours"].includes(impl) || !root) {
 const { SessionManager } =
   impl === "ref"
     ? await import("@earendil-works/pi-coding-agent")
-    : await import(new URL("../../index.mjs", import.meta.url).href);
+    : await import(new URL("../../../index.mjs", import.meta.url).href);
 
 const project = join(root, "project");
 const agentDir = join(root, "agent");

@@ -224,7 +224,7 @@ mod tests {
     #[test]
     fn ascii_names_collate_as_v8_compares_them() {
         // The order `["…"].sort((x, y) => x.localeCompare(y))` gave on Node 22 (ICU 78) with
-        // LANG=en_US.UTF-8; __test__/diff/collation.test.mjs compares random names live.
+        // LANG=en_US.UTF-8; __test__/list/collation.test.mjs compares random names live.
         let want = [
             " ",
             "_",
