@@ -135,7 +135,7 @@ function vitestFailures(text, max = 8) {
       if (!l.trim() || /^\s*(❯|FAIL\s|⎯)/.test(l)) break;
       error.push(l.trim().slice(0, 200));
     }
-    found.push(`FAIL ${m[1].replace(/^__test__\/diff\//, "")}${error.length ? `\n    ${error.join(" | ")}` : ""}`);
+    found.push(`FAIL ${m[1].replace(/^__test__\//, "")}${error.length ? `\n    ${error.join(" | ")}` : ""}`);
   }
   return found;
 }

@@ -41,7 +41,7 @@ describe("verify:pi", () => {
     const { code, out } = await verify(variant("listing"));
     expect(out).toMatch(/^not verified: pi 1\.6\.1$/m);
     expect(out).toMatch(/FAILED\s+differential suites/);
-    expect(out).toMatch(/FAIL runtime\.test\.mjs > .*listings/);
+    expect(out).toMatch(/FAIL list\/runtime\.test\.mjs > .*listings/);
     expect(out).toMatch(/messageCount: number differs/);
     expect(out).toContain("module fingerprint not in the table (new session module)");
     expect(out).not.toMatch(/^verified: /m);
