@@ -9,7 +9,7 @@ const impl = require("./lib/load.js").load();
 
 // Written out, one assignment per name, so that Node's cjs-module-lexer finds each name (an ES
 // `import { SessionManager } from` this file). The list is pi's module's (lib/load.js builds ours);
-// __test__/diff/free-functions.test.mjs checks this file and index.mjs against pi's own keys.
+// __test__/context/free-functions.test.mjs checks this file and index.mjs against pi's own keys.
 
 exports.CURRENT_SESSION_VERSION = impl.CURRENT_SESSION_VERSION;
 exports.SessionManager = impl.SessionManager;

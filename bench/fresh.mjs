@@ -1,6 +1,6 @@
 // Fresh-process listing: what `pi --resume` and `pi -c` pay, each a new process. The in-process
 // rows of run.mjs cannot show it: a fresh process has no rows in memory, only the listing index
-// on disk (crates/pi-session-core/src/listing/index/).
+// on disk (crates/pi-session-core/src/storage/listing/index/).
 //
 // Three cases, each over the 1,000-session folder, in interleaved rounds (reference, ours,
 // ours, reference, …), one new Node process per sample, timing the `list(cwd, dir)` call:

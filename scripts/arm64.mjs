@@ -20,6 +20,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { delimiter, dirname, join } from "node:path";
 import { majors, napiBuildArgs, steps } from "./steps.mjs";
+import { CLI_DIFFERENTIAL, DIFFERENTIAL } from "./suites.mjs";
 import { nodeBinary, REPO, runPrefix } from "./node-bin.mjs";
 
 const TARGET = "aarch64-unknown-linux-gnu";
@@ -34,7 +35,11 @@ const CROSS_ENV = {
 // first operation after open, which materialises entries, trees and contexts with their long
 // strings; the free functions, identity, aliasing), the safety tests, the mutated-file corpus.
 const FULL = {
-  files: ["__test__/diff/", "__test__/safety/safety.test.mjs", "__test__/safety/mutated-files.test.mjs"],
+  files: [
+    ...[...DIFFERENTIAL, ...CLI_DIFFERENTIAL].map((f) => `__test__/${f}`),
+    "__test__/append/safety.test.mjs",
+    "__test__/open/mutated-files.test.mjs",
+  ],
   env: {
     DIFF_SEEDS: "40",
     DIFF_OPS: "40",
@@ -44,7 +49,7 @@ const FULL = {
 // Each Node's N-API and V8 strings: a few random-operation seeds (open, reopen, getters,
 // entries and trees materialised), the safety tests.
 const SMOKE = {
-  files: ["__test__/diff/random-ops.test.mjs", "__test__/safety/safety.test.mjs"],
+  files: ["__test__/append/random-ops.test.mjs", "__test__/append/safety.test.mjs"],
   env: { DIFF_SEEDS: "12", DIFF_OPS: "40" },
 };
 // Emulation runs ~10x slower than x64, more on a busy machine: vitest.config.mjs's 60 s per
@@ -52,10 +57,10 @@ const SMOKE = {
 const TIMEOUTS = ["--testTimeout=900000", "--hookTimeout=900000"];
 // Tests that spawn Node children (see the top): run only with binfmt_misc.
 const CHILD_FILES = [
-  "__test__/safety/strings.test.mjs",
-  "__test__/safety/heap.test.mjs",
-  "__test__/diff/listing-index.test.mjs",
-  "__test__/diff/collation.test.mjs",
+  "__test__/open/strings.test.mjs",
+  "__test__/open/heap.test.mjs",
+  "__test__/list/listing-index.test.mjs",
+  "__test__/list/collation.test.mjs",
 ];
 const CHILD_TESTS = ["EFBIG", "SIGKILL at random moments", "two processes appending concurrently"];
 
@@ -116,7 +121,7 @@ function test() {
   if (!children) {
     const skip = CHILD_TESTS.map((t) => t.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("|");
     filter.push("--testNamePattern", `^(?!.*(${skip})).*$`);
-    // A folder in a set (FULL's __test__/diff/) would take them in again.
+    // A set that names a whole folder would take them in again.
     for (const f of CHILD_FILES) filter.push("--exclude", f);
     console.log(
       `[arm64] no binfmt_misc entry for qemu-aarch64: skipping ${CHILD_FILES.join(", ")} and "${CHILD_TESTS.join('", "')}"`,

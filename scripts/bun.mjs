@@ -11,21 +11,21 @@
 // (`process.execPath`) are Bun too.
 //
 //   npm run test:bun                     # every suite below
-//   node scripts/bun.mjs __test__/diff/files.test.mjs …   # some of them
+//   node scripts/bun.mjs __test__/open/files.test.mjs …   # some of them
 //   DIFF_SEEDS=200 npm run test:bun      # more random-op seeds (default here 120 × 80 ops)
 //
 // Prints a line per file and, last, `N passed, N failed`; exits 1 on any failure (the
 // output of a failing file is printed whole).
 //
 // Not run under Bun, and why:
-//   __test__/diff/listing-index.test.mjs   its checks are of the listing index (bytes read
+//   __test__/list/listing-index.test.mjs   its checks are of the listing index (bytes read
 //                                in a warm process, index files written), which listings
 //                                under Bun 1.4.5 do not use: Bun's readline also splits lines
 //                                at U+2028 and U+2029, so the core scans at those too, without
 //                                the index (its rows are of Node's lines; lib/runtime.js).
 //                                Listings in fresh Bun processes against the reference are
 //                                still checked by collation.test.mjs.
-//   __test__/unit/ids.test.mjs   uses `vi.setSystemTime`, which Bun's `vi` does not have
+//   __test__/append/ids.test.mjs   uses `vi.setSystemTime`, which Bun's `vi` does not have
 //                                (a unit test of the ids and timestamps, not of a runtime answer).
 //   __test__/types (tsc), e2e (pi's own agent), pi (pi's CLI and pi-native, whose loader
 //                                hook is Node's `module.registerHooks`), pack (npm installs on
@@ -43,22 +43,22 @@ export const BUN_VERSION = process.env.BUN_VERSION || "1.4.5";
 /** Every file this script runs, with its environment. */
 export const SUITES = [
   [
-    "__test__/diff/random-ops.test.mjs",
+    "__test__/append/random-ops.test.mjs",
     { DIFF_SEEDS: process.env.DIFF_SEEDS ?? "120", DIFF_OPS: process.env.DIFF_OPS ?? "80" },
   ],
-  ["__test__/diff/files.test.mjs"],
-  ["__test__/diff/free-functions.test.mjs"],
-  ["__test__/diff/identity.test.mjs"],
-  ["__test__/diff/mapped-strings.test.mjs"],
-  ["__test__/diff/aliasing.test.mjs"],
-  ["__test__/diff/cold-ops.test.mjs"],
-  ["__test__/diff/in-process.test.mjs"],
-  ["__test__/diff/progress-yield.test.mjs"],
-  ["__test__/diff/collation.test.mjs"],
-  ["__test__/diff/runtime.test.mjs"],
-  ["__test__/safety/safety.test.mjs"],
-  ["__test__/safety/mutated-files.test.mjs"],
-  ["__test__/safety/strings.test.mjs"],
+  ["__test__/open/files.test.mjs"],
+  ["__test__/context/free-functions.test.mjs"],
+  ["__test__/tree/identity.test.mjs"],
+  ["__test__/open/mapped-strings.test.mjs"],
+  ["__test__/append/aliasing.test.mjs"],
+  ["__test__/open/cold-ops.test.mjs"],
+  ["__test__/append/in-process.test.mjs"],
+  ["__test__/list/progress-yield.test.mjs"],
+  ["__test__/list/collation.test.mjs"],
+  ["__test__/list/runtime.test.mjs"],
+  ["__test__/append/safety.test.mjs"],
+  ["__test__/open/mutated-files.test.mjs"],
+  ["__test__/open/strings.test.mjs"],
 ];
 
 function platformPackage() {

@@ -1,4 +1,4 @@
-// Synthetic next pi releases, made from an installed one, for the gate's tests (__test__/unit/pi-gate,
+// Synthetic next pi releases, made from an installed one, for the gate's tests (__test__/pi/pi-gate,
 // __test__/pi/run.mjs and package.mjs) and verify:pi's own check:
 //   "rebundled"  what a release that did not touch the session module looks like: a new version, the
 //                chunk holding the class renamed, and the bundler's numbered locals renumbered

@@ -4,7 +4,7 @@
 // "bundle" is the class pi's `pi` bin runs (dist/bundle/index.js's SessionManager: the pi package's
 // extension and pi-native check it), "module" is dist/core/session-manager.js (the register hook's).
 // pi's bundle needs Node >= 22.19 (it imports node:fs's globSync), so callers on an older Node run
-// this file with scripts/node-bin.mjs's Node 22. Used by verify:pi and __test__/unit/pi-gate.test.mjs.
+// this file with scripts/node-bin.mjs's Node 22. Used by verify:pi and __test__/pi/pi-gate.test.mjs.
 
 import { createRequire } from "node:module";
 import { join, resolve } from "node:path";

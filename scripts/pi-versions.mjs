@@ -1,41 +1,42 @@
-// npm run test:pi-versions: the differential suites (__test__/diff) against each pi release's own
+// npm run test:pi-versions: the differential suites (scripts/suites.mjs) against each pi release's own
 // session module, ours running that release's profile (DIFF_PI=<version>, __test__/helpers/pi-version.mjs).
 //
-//   node scripts/pi-versions.mjs [--quick] [--all] [--files a.test.mjs,b.test.mjs] [<version | pi dir | .tgz>...]
+//   node scripts/pi-versions.mjs [--quick] [--all] [--files open/a.test.mjs,list/b.test.mjs] [<version | pi dir | .tgz>...]
 //
 // Releases: those given (a version, or a path to a pi package dir or tarball, as scripts/pi-cache.mjs
 // takes), else every release in pi/verified.json, one per distinct session module
 // (the table's `module` fingerprint: 1.0.3, 1.3.0 and 1.4.0 ship the same bytes) unless --all.
 // Each is installed into .cache/pi/<version>/ if missing (scripts/pi-cache.mjs).
-// --quick: the essential files with fewer seeds (for `npm test`); else every file but lifecycle.test.mjs,
-// which runs the pi-sessions CLI against node_modules' pi alone and loads neither ours nor DIFF_PI's module.
-// --files: only these files of __test__/diff (verify:pi's own test uses it to stay short).
+// --quick: the essential files with fewer seeds (for `npm test`); else every differential suite but the
+// CLI's (cli/lifecycle.test.mjs), which runs the pi-sessions CLI against node_modules' pi alone and loads
+// neither ours nor DIFF_PI's module.
+// --files: only these files, paths relative to __test__ (verify:pi's own test uses it to stay short).
 // Logs: .cache/pi-versions/<version>.log (<cache key>.log for a path). Exits 1 when any release fails.
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, relative, resolve, sep } from "node:path";
 import { stripVTControlCharacters } from "node:util";
 import { installPi, isPath, PI_CACHE, piVersion, REPO } from "./pi-cache.mjs";
+import { DIFFERENTIAL } from "./suites.mjs";
 
-const DIFF = join("__test__", "diff");
-const VERSION_INDEPENDENT = ["lifecycle.test.mjs"];
+const TESTS = "__test__";
 const QUICK_FILES = [
-  "pi-versions.test.mjs",
-  "free-functions.test.mjs",
-  "identity.test.mjs",
-  "aliasing.test.mjs",
-  "fs-errors.test.mjs",
-  "runtime.test.mjs",
-  "files.test.mjs",
-  "random-ops.test.mjs",
+  "pi/pi-versions.test.mjs",
+  "context/free-functions.test.mjs",
+  "tree/identity.test.mjs",
+  "append/aliasing.test.mjs",
+  "files-and-errors/fs-errors.test.mjs",
+  "list/runtime.test.mjs",
+  "open/files.test.mjs",
+  "append/random-ops.test.mjs",
 ];
 const QUICK_ENV = { DIFF_SEEDS: "40", DIFF_FREE_SEEDS: "40" };
 
 const args = process.argv.slice(2);
 const filesAt = args.indexOf("--files");
 const only = filesAt === -1 ? null : args.splice(filesAt, 2)[1]?.split(",").filter(Boolean);
-if (filesAt !== -1 && (!only?.length || only.some((f) => !existsSync(join(REPO, "__test__", "diff", f))))) {
-  console.error("pi-versions: --files needs a comma-separated list of files of __test__/diff");
+if (filesAt !== -1 && (!only?.length || only.some((f) => !existsSync(join(REPO, TESTS, f))))) {
+  console.error("pi-versions: --files needs a comma-separated list of test files, paths relative to __test__");
   process.exit(2);
 }
 const flags = new Set(args.filter((a) => a.startsWith("--")));
@@ -63,13 +64,7 @@ function releases() {
   return [...byModule.values()];
 }
 
-const files = only
-  ? only
-  : quick
-    ? QUICK_FILES
-    : readdirSync(join(REPO, DIFF))
-        .filter((f) => f.endsWith(".test.mjs") && !VERSION_INDEPENDENT.includes(f))
-        .sort();
+const files = only ? only : quick ? QUICK_FILES : DIFFERENTIAL;
 
 const logDir = join(REPO, ".cache", "pi-versions");
 mkdirSync(logDir, { recursive: true });
@@ -103,7 +98,7 @@ for (const { version, alike } of runs) {
   delete env.PI_SESSION_NATIVE_PI; // set by the harness from DIFF_PI
   delete env.DIFF_SELF;
   delete env.DIFF_SABOTAGE;
-  const r = spawnSync(process.execPath, [vitest, "run", ...files.map((f) => join(DIFF, f))], {
+  const r = spawnSync(process.execPath, [vitest, "run", ...files.map((f) => join(TESTS, f))], {
     cwd: REPO,
     env,
     encoding: "utf8",

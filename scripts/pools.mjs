@@ -18,12 +18,12 @@ import { fileURLToPath } from "node:url";
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const FILES = [
-  "__test__/diff/random-ops.test.mjs",
-  "__test__/diff/files.test.mjs",
-  "__test__/diff/free-functions.test.mjs",
-  "__test__/diff/identity.test.mjs",
-  "__test__/diff/aliasing.test.mjs",
-  "__test__/diff/runtime.test.mjs",
+  "__test__/append/random-ops.test.mjs",
+  "__test__/open/files.test.mjs",
+  "__test__/context/free-functions.test.mjs",
+  "__test__/tree/identity.test.mjs",
+  "__test__/append/aliasing.test.mjs",
+  "__test__/list/runtime.test.mjs",
 ];
 const pools = process.argv.slice(2).length ? process.argv.slice(2) : ["threads", "vmThreads"];
 let failed = 0;

@@ -1,12 +1,12 @@
 // npm run verify:pi -- <version | pi package dir | .tgz> [--quick] [--no-cli] [--json <file>] [--write]
-//                      [--table <file>] [--files a.test.mjs,b.test.mjs]
+//                      [--table <file>] [--files open/a.test.mjs,list/b.test.mjs]
 //
 // Whether a pi release (or a local pi package) can join the verified table (pi/verified.json):
 //   1. install it into .cache/pi/ (scripts/pi-cache.mjs);
 //   2. fingerprint its session module in both forms (scripts/pi-verdict.mjs, on Node >= 22.19) and
 //      look them up in the table;
 //   3. the differential suites against its own session module, ours in its profile
-//      (scripts/pi-versions.mjs; --quick: the quick set; --files: only these files of __test__/diff);
+//      (scripts/pi-versions.mjs; --quick: the quick set; --files: only these test files, relative to __test__);
 //   4. unless --no-cli, pi's CLI stock vs pi-native and the pi package (npm run test:pi,
 //      test:pi-package, with PI_TEST_PI=<its package dir>; --quick: test:pi-package -- --quick).
 // Then `verified: pi <version>` and the row to append, or `not verified: pi <version>` and why.
@@ -135,7 +135,7 @@ function vitestFailures(text, max = 8) {
       if (!l.trim() || /^\s*(❯|FAIL\s|⎯)/.test(l)) break;
       error.push(l.trim().slice(0, 200));
     }
-    found.push(`FAIL ${m[1].replace(/^__test__\/diff\//, "")}${error.length ? `\n    ${error.join(" | ")}` : ""}`);
+    found.push(`FAIL ${m[1].replace(/^__test__\//, "")}${error.length ? `\n    ${error.join(" | ")}` : ""}`);
   }
   return found;
 }

@@ -43,30 +43,30 @@ const ADDON = join(REPO, "pi-session-native.win32-x64-msvc.node");
 const BUILT = join(REPO, "target", TARGET, "release", "pi_session_native.dll");
 const WINE_ENV = { WINEPREFIX: PREFIX, WINEARCH: "win64", WINEDEBUG: "-all", WINEDLLOVERRIDES: "mscoree,mshtml=" };
 
-// The differential tests and the safety tests, as on Linux.
+// Every vitest file (the differential, safety and runtime tests of each area), as on Linux.
 const FULL = {
-  files: ["__test__/diff/", "__test__/safety/", "__test__/unit/"],
+  files: ["__test__/"],
   env: { DIFF_SEEDS: "40", DIFF_OPS: "60" },
 };
 // Another Node's N-API and V8 strings: random operations, the adversarial files, the safety tests.
 const SMOKE = {
-  files: ["__test__/diff/random-ops.test.mjs", "__test__/diff/files.test.mjs", "__test__/safety/safety.test.mjs"],
+  files: ["__test__/append/random-ops.test.mjs", "__test__/open/files.test.mjs", "__test__/append/safety.test.mjs"],
   env: { DIFF_SEEDS: "12", DIFF_OPS: "40" },
 };
 // What relies on Linux facts, each with its reason: whole files, then single tests (by name).
 const EXCLUDED_FILES = [
   [
-    "__test__/diff/collation.test.mjs",
+    "__test__/list/collation.test.mjs",
     "sets LC_ALL/LANG in Node children to pick ICU's locale; Windows ICU takes the user's Windows locale, and " +
       "the facade sorts with localeCompare there (the V8 table serves Linux English locales only)",
   ],
   [
-    "__test__/diff/lifecycle.test.mjs",
+    "__test__/cli/lifecycle.test.mjs",
     "runs the pi-sessions command line, built here for Linux: node.exe under wine cannot start that binary " +
       "(the command line's own tests run as Windows programs under wine, the last step)",
   ],
   [
-    "__test__/unit/verify-pi.test.mjs",
+    "__test__/pi/verify-pi.test.mjs",
     "runs verify:pi, a maintainer's tool that installs pi with npm and runs pi's bundle on a Linux Node 22, " +
       "which node.exe under wine cannot start",
   ],
@@ -86,7 +86,7 @@ const EXCLUDED = [
   ["pi's CLI with no native binary", "the same link"],
   [
     "names that are not UTF-8, stats that fail, ties only ICU orders",
-    "makes file names of bytes that are not UTF-8 and symlinks: a Windows name is UTF-16, and wine makes no symlink (its WTF-8 rule is core/platform/dirs.rs's unit test)",
+    "makes file names of bytes that are not UTF-8 and symlinks: a Windows name is UTF-16, and wine makes no symlink (its WTF-8 rule is core/storage/platform/dirs.rs's unit test)",
   ],
 ];
 // wine runs node.exe several times slower than Linux runs node.

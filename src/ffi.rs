@@ -8,7 +8,7 @@ use std::sync::atomic::Ordering;
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
-use pi_session_core::error::Error as CoreError;
+use pi_session_core::Error as CoreError;
 
 /// Marker that tells the facade an error is a system-call failure to rebuild Node-style.
 const IO_MARK: &str = "\u{0}io:";
@@ -313,7 +313,7 @@ impl<T> AsRef<[T]> for SharedUnits<T> {
     }
 }
 
-/// Units that stay in a mapped session snapshot (`splice::MAPPED_MIN`): the string holds the
+/// Units that stay in a mapped session snapshot (`limits::MAPPED_MIN` in the core): the string holds the
 /// mapping, which is unmapped when the last such string is collected, and its bytes
 /// (`Mapping::hold`), which the snapshot keeps after the session lets go of it.
 pub struct MappedUnits {

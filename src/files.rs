@@ -8,7 +8,7 @@ use napi_derive::napi;
 
 use crate::ffi::guard;
 use crate::native_session::NativeSession;
-use pi_session_core::error::Error as CoreError;
+use pi_session_core::Error as CoreError;
 use pi_session_core::header::HeaderScan;
 use pi_session_core::session::{Opened, Session};
 
@@ -44,7 +44,7 @@ pub struct HeaderRead {
 #[napi]
 pub fn read_header(path: String) -> Result<HeaderRead> {
     guard(|| {
-        Ok(match pi_session_core::listing::index::read_header_cached(Path::new(&path))? {
+        Ok(match pi_session_core::listing::read_header_cached(Path::new(&path))? {
             HeaderScan::Header(line) => HeaderRead { kind: HeaderKind::Header, line: Some(line) },
             HeaderScan::NotHeader => HeaderRead { kind: HeaderKind::NotHeader, line: None },
             HeaderScan::LimitExceeded => HeaderRead { kind: HeaderKind::LimitExceeded, line: None },

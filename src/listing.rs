@@ -10,7 +10,7 @@ use napi_derive::napi;
 
 use crate::ffi::{SharedUnits, external_string, guard, js_array};
 use pi_session_core::entry::Key;
-use pi_session_core::listing::{discovery, index, info, rows, scanner};
+use pi_session_core::listing;
 
 /// Cancels a running listing scan.
 #[napi]
@@ -38,30 +38,31 @@ impl Default for AbortFlag {
 }
 
 /// Scans `SessionInfo` material of many files ahead of the facade (see
-/// `scanner::Scanner`), which takes the rows batch by batch.
+/// `listing::Scanner`), which takes the rows batch by batch.
 #[napi]
 pub struct InfoScanner {
-    scanner: Arc<scanner::Scanner>,
+    scanner: Arc<listing::Scanner>,
 }
 
 #[napi]
 impl InfoScanner {
     /// `unicodeLineBreaks`: lines also end at U+2028 and U+2029, as Bun's readline ends them
-    /// (see `info::LineBreaks`; no listing index then).
+    /// (see `listing::LineBreaks`; no listing index then).
     #[napi(constructor)]
     pub fn new(paths: Vec<String>, abort: &AbortFlag, unicode_line_breaks: Option<bool>) -> Self {
-        let breaks = if unicode_line_breaks == Some(true) { info::LineBreaks::Unicode } else { info::LineBreaks::Node };
-        InfoScanner { scanner: Arc::new(scanner::Scanner::start_in(paths, abort.flag.clone(), breaks)) }
+        let breaks =
+            if unicode_line_breaks == Some(true) { listing::LineBreaks::Unicode } else { listing::LineBreaks::Node };
+        InfoScanner { scanner: Arc::new(listing::Scanner::start_in(paths, abort.flag.clone(), breaks)) }
     }
 
     /// The rows of paths `start..end` and of those after it that are ready too (see
-    /// `scanner::Scanner::take_ready`, `rows::Rows`), off the main thread.
+    /// `listing::Scanner::take_ready`, `listing::Rows`), off the main thread.
     #[napi(ts_return_type = "Promise<[string, ...string[]]>")]
     pub fn take(&self, start: u32, end: u32) -> AsyncTask<ScanTake> {
         AsyncTask::new(ScanTake { scanner: self.scanner.clone(), start: start as usize, end: end as usize })
     }
 
-    /// After the last take: updates the listing index (see `scanner::Scanner::finish`), off
+    /// After the last take: updates the listing index (see `listing::Scanner::finish`), off
     /// the main thread. The pending task keeps Node running until the index is written, so a
     /// process that exits right after its listing still leaves it for the next one.
     #[napi]
@@ -72,7 +73,7 @@ impl InfoScanner {
 
 /// `InfoScanner.finish`: updates the listing index once the listing is handed out.
 pub struct ScanFinish {
-    scanner: Arc<scanner::Scanner>,
+    scanner: Arc<listing::Scanner>,
 }
 
 impl Task for ScanFinish {
@@ -92,20 +93,20 @@ impl Task for ScanFinish {
 }
 
 pub struct ScanTake {
-    scanner: Arc<scanner::Scanner>,
+    scanner: Arc<listing::Scanner>,
     start: usize,
     end: usize,
 }
 
 impl Task for ScanTake {
-    type Output = rows::Rows;
+    type Output = listing::Rows;
     type JsValue = ScanJs;
 
-    fn compute(&mut self) -> Result<rows::Rows> {
+    fn compute(&mut self) -> Result<listing::Rows> {
         guard(|| Ok(self.scanner.take_ready(self.start..self.end)))
     }
 
-    fn resolve(&mut self, _env: Env, output: rows::Rows) -> Result<ScanJs> {
+    fn resolve(&mut self, _env: Env, output: listing::Rows) -> Result<ScanJs> {
         Ok(ScanJs(output))
     }
 }
@@ -137,12 +138,12 @@ impl Task for Noop {
 /// with nothing cached, as on the first `/resume` of a process).
 #[napi]
 pub fn clear_scan_cache() {
-    scanner::clear_cache();
+    listing::clear_cache();
 }
 
-/// `[rows, ...blocks]` of an `InfoScanner.take` call (see `rows::Rows`): the row JSON, and
+/// `[rows, ...blocks]` of an `InfoScanner.take` call (see `listing::Rows`): the row JSON, and
 /// the blocks of texts as strings, without a copy where the host allows.
-pub struct ScanJs(rows::Rows);
+pub struct ScanJs(listing::Rows);
 
 impl TypeName for ScanJs {
     fn type_name() -> &'static str {
@@ -155,14 +156,14 @@ impl TypeName for ScanJs {
 
 impl ToNapiValue for ScanJs {
     unsafe fn to_napi_value(env: napi::sys::napi_env, val: Self) -> Result<napi::sys::napi_value> {
-        let rows::Rows { json, blocks, .. } = val.0;
+        let listing::Rows { json, blocks, .. } = val.0;
         // SAFETY: Node-API calls on the current env (this conversion's contract).
         unsafe {
             let mut out = vec![String::to_napi_value(env, json)?];
             for block in blocks {
                 out.push(match block {
-                    rows::Block::Latin1(b) => external_string(env, SharedUnits(b))?,
-                    rows::Block::Utf16(u) => external_string(env, SharedUnits(u))?,
+                    listing::Block::Latin1(b) => external_string(env, SharedUnits(b))?,
+                    listing::Block::Utf16(u) => external_string(env, SharedUnits(u))?,
                 });
             }
             js_array(env, &out)
@@ -170,33 +171,33 @@ impl ToNapiValue for ScanJs {
     }
 }
 
-/// Starts reading the listing index of `dirs` in the background (see `index::preload`),
+/// Starts reading the listing index of `dirs` in the background (see `listing::preload`),
 /// while the facade reads and sorts the folders.
 #[napi]
 pub fn preload_index(dirs: Vec<String>) {
-    index::preload(dirs.into_iter().map(std::path::PathBuf::from).collect());
+    listing::preload(dirs.into_iter().map(std::path::PathBuf::from).collect());
 }
 
 /// `.jsonl` paths of `dir` sorted by mtime, newest first, the first `limit` of them, equal
 /// times in readdir order (`raw`: the directory's own, Bun's; see
-/// `discovery::files_by_mtime`); null when listing or any stat fails.
+/// `listing::files_by_mtime`); null when listing or any stat fails.
 #[napi]
 pub fn files_by_mtime(dir: String, limit: Option<u32>, raw: bool) -> Result<Option<Vec<String>>> {
     guard(|| {
-        let files = discovery::files_by_mtime(Path::new(&dir), limit.map_or(usize::MAX, |l| l as usize), raw);
+        let files = listing::files_by_mtime(Path::new(&dir), limit.map_or(usize::MAX, |l| l as usize), raw);
         Ok(files.map(|f| f.into_iter().map(|p| p.to_string_lossy().into_owned()).collect()))
     })
 }
 
 /// The `.jsonl` names of `dir`, sorted as the facade's `localeCompare` would sort them
 /// under an English default locale; null when that order needs ICU, or on any error (see
-/// `discovery::jsonl_names_descending`).
+/// `listing::jsonl_names_descending`).
 #[napi]
 pub fn jsonl_names_descending(dir: String) -> Result<Option<Vec<String>>> {
-    guard(|| Ok(discovery::jsonl_names_descending(Path::new(&dir))))
+    guard(|| Ok(listing::jsonl_names_descending(Path::new(&dir))))
 }
 
-/// `listAll`'s discovery in one call (see `discovery::all_sessions`).
+/// `listAll`'s discovery in one call (see `listing::all_sessions`).
 #[napi(object)]
 pub struct Discovered {
     /// The session files under `root`, in the order the reference scans them but for `ties`.
@@ -218,20 +219,20 @@ pub fn discover_all(
     preload_index: bool,
 ) -> Result<Discovered> {
     guard(|| {
-        let found = discovery::all_sessions(Path::new(&root), &prefix, &sep, collate_known, raw, preload_index);
+        let found = listing::all_sessions(Path::new(&root), &prefix, &sep, collate_known, raw, preload_index);
         let ties = found.ties.into_iter().flat_map(|(a, b)| [a as u32, b as u32]).collect();
         Ok(Discovered { paths: found.paths, ties })
     })
 }
 
 /// `a.localeCompare(b)` as -1, 0 or 1 for printable ASCII names under the locales the facade
-/// allows (see `discovery::collate_ascii`): `listAll`'s ties.
+/// allows (see `listing::collate_ascii`): `listAll`'s ties.
 #[napi]
 pub fn collate_names(a: String, b: String) -> i32 {
-    discovery::collate_ascii(a.as_bytes(), b.as_bytes()) as i32
+    listing::collate_ascii(a.as_bytes(), b.as_bytes()) as i32
 }
 
-/// `discovery::headers_with_id`: the files from `from` on in `dir` whose header id is `id`,
+/// `listing::headers_with_id`: the files from `from` on in `dir` whose header id is `id`,
 /// as far as the first batch that has one.
 #[napi(object)]
 pub struct HeadersWithId {
@@ -246,7 +247,7 @@ pub struct HeadersWithId {
 #[napi]
 pub fn headers_with_id(dir: String, id: String, from: u32, raw: bool) -> Result<Option<HeadersWithId>> {
     guard(|| {
-        let Some(found) = discovery::headers_with_id(Path::new(&dir), &Key::decode(&id), from as usize, raw) else {
+        let Some(found) = listing::headers_with_id(Path::new(&dir), &Key::decode(&id), from as usize, raw) else {
             return Ok(None);
         };
         Ok(Some(HeadersWithId {

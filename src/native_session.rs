@@ -7,8 +7,8 @@ use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
 use crate::ffi::{Copied, MappedUnits, Text, external_string, guard, js_array, js_null, napi_ok, pos_or_minus};
+use pi_session_core::Error as CoreError;
 use pi_session_core::entry::{Key, Skeleton};
-use pi_session_core::error::Error as CoreError;
 use pi_session_core::ids;
 use pi_session_core::session::{Commit, Opened, Session};
 use pi_session_core::store::WriteMode;

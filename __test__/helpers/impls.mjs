@@ -56,7 +56,7 @@ export function rollBackFailedAppends(mod) {
  * at the path (pi's #8939), a file it cannot open again; ours writes the whole session there (our documented
  * data-safety fix, docs/safety.md "The outside world"). The harness gives the reference that fix and nothing else
  * (its own first-flush code: `wx`, every entry), so that what follows an external delete is still compared;
- * safety/outside.test.mjs checks the unpatched reference's headerless lines.
+ * append/outside.test.mjs checks the unpatched reference's headerless lines.
  */
 export function writeWholeWhereGone(mod) {
   const proto = mod.SessionManager.prototype;

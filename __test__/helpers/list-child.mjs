@@ -1,5 +1,5 @@
 // A fresh process that lists a folder with one implementation and prints what it got, for
-// the listing-index tests (__test__/diff/listing-index.test.mjs).
+// the listing-index tests (__test__/list/listing-index.test.mjs).
 //
 //   node list-child.mjs <ref|ours> <dir> <cwd> <ids…>
 //

@@ -13,10 +13,10 @@ fn main() {
     paths.sort();
     for _ in 0..3 {
         let t = Instant::now();
-        let r = pi_session_core::listing::info::scan_many(&paths, &AtomicBool::new(false));
+        let r = pi_session_core::listing::scan_many(&paths, &AtomicBool::new(false));
         let scan = t.elapsed();
         let t2 = Instant::now();
-        let rows: Vec<_> = r.iter().map(pi_session_core::listing::rows::Row::new).collect();
+        let rows: Vec<_> = r.iter().map(pi_session_core::listing::Row::new).collect();
         println!("scan {:?} rows {:?} ({} files)", scan, t2.elapsed(), rows.len());
     }
 }

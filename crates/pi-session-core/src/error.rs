@@ -6,7 +6,7 @@ use std::fmt;
 use std::io;
 use std::path::Path;
 
-use crate::platform::FsCall;
+use crate::storage::platform::FsCall;
 
 #[derive(Debug)]
 pub enum Error {
@@ -25,8 +25,8 @@ impl Error {
 
     /// Whether this is the "file already exists" of an exclusive create (`openSync(p, "wx")`).
     pub fn is_exists(&self) -> bool {
-        let exists = io::Error::from_raw_os_error(crate::platform::RAW_EEXIST);
-        matches!(self, Error::Io { errno, .. } if *errno == crate::platform::node_errno(&exists, FsCall::of("open")))
+        let exists = io::Error::from_raw_os_error(crate::storage::platform::RAW_EEXIST);
+        matches!(self, Error::Io { errno, .. } if *errno == crate::storage::platform::node_errno(&exists, FsCall::of("open")))
     }
 
     /// A failed open that creates without `O_EXCL` (`"a"`, `"w"`): on Windows libuv words one
@@ -37,7 +37,7 @@ impl Error {
 
     fn io_as(err: io::Error, syscall: &'static str, path: Option<&Path>, call: FsCall) -> Error {
         Error::Io {
-            errno: crate::platform::node_errno(&err, call),
+            errno: crate::storage::platform::node_errno(&err, call),
             syscall,
             path: path.map(|p| p.to_string_lossy().into_owned()),
             message: err.to_string(),

@@ -2,10 +2,10 @@
 //! the cargo-fuzz target (`fuzz/`) calls it, and a seeded mutation smoke test below runs it
 //! in `cargo test` so that CI exercises the same paths in seconds.
 
-use crate::entry::{Key, Skeleton};
-use crate::json;
-use crate::store;
-use crate::tree::Tree;
+use crate::model::entry::{Key, Skeleton};
+use crate::model::tree::Tree;
+use crate::storage::json;
+use crate::storage::store;
 
 /// Parses `data` as a session file and as single lines, builds the index and asks it every
 /// question the facade asks. Panics only on a bug (broken invariant).
@@ -47,8 +47,8 @@ pub fn exercise(data: &[u8]) {
         // A valid line with long strings taken out is still valid JSON, with one patch per
         // string taken out.
         if doc.is_some() {
-            let (mut out, mut ex) = (Vec::new(), crate::splice::Extracted::default());
-            if crate::splice::splice_line(line, 0, &mut out, &mut ex, &[]) {
+            let (mut out, mut ex) = (Vec::new(), crate::storage::splice::Extracted::default());
+            if crate::storage::splice::splice_line(line, 0, &mut out, &mut ex, &[]) {
                 assert!(json::parse_document(&out).is_some(), "a spliced line parses");
                 let patches = [b"[".as_slice(), &ex.patches, b"]"].concat();
                 assert!(json::parse_document(&patches).is_some(), "patches parse");

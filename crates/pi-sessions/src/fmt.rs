@@ -1,6 +1,6 @@
 //! Human output helpers: dates, sizes, numbers, truncation and colour.
 
-use pi_session_core::entry::parse_iso_ms;
+use pi_session_core::time::parse_iso_ms;
 
 use super::jv::J;
 use pi_session_core::json::Kind;
@@ -19,7 +19,7 @@ fn civil_from_days(z: i64) -> (i64, i64, i64) {
     (if m <= 2 { y + 1 } else { y }, m, d)
 }
 
-use pi_session_core::entry::days_from_civil;
+use pi_session_core::time::days_from_civil;
 
 /// `Date.prototype.toISOString()`; `None` for NaN or out-of-range times.
 pub fn iso(ms: f64) -> Option<String> {

@@ -10,8 +10,7 @@ use std::sync::atomic::AtomicBool;
 
 use pi_session_core::header::{self, HeaderScan};
 use pi_session_core::json::Kind;
-use pi_session_core::listing::rows::{Row as ScanRow, Units};
-use pi_session_core::listing::{self, index};
+use pi_session_core::listing::{self, Row as ScanRow, Units};
 
 use super::args::ScopeArgs;
 use super::ctx::{CliError, Ctx};
@@ -222,7 +221,7 @@ pub fn info(path: &Path) -> Option<Listed> {
         let file = fs::File::open(path).ok()?;
         return info_of_stream(path, file);
     }
-    let row = listing::scanner::row_of(&path.to_string_lossy(), &AtomicBool::new(false));
+    let row = listing::row_of(&path.to_string_lossy(), &AtomicBool::new(false));
     let basic = match &*row {
         ScanRow::Null => return None,
         ScanRow::Info { head, first, .. } => Basic::from_row(head, first.units())?,
@@ -267,7 +266,7 @@ fn listed(path: &Path, basic: Basic, meta: &fs::Metadata, size: u64) -> Option<L
     let modified = match basic.last_activity {
         Some(a) if a > 0.0 => a,
         _ if !header_time.is_nan() => header_time,
-        _ => listing::info::mtime_ms(meta),
+        _ => listing::mtime_ms(meta),
     };
     Some(Listed {
         path: path.to_path_buf(),
@@ -428,7 +427,7 @@ pub fn list(ctx: &Ctx, scope: &Scope) -> Vec<Listed> {
     }
     let infos = work::map(&files, ctx.jobs, "scanning", |p| info(p));
     // Every session file of the scope's folders was seen: their indexes can be written.
-    index::finish_listing(&files.iter().map(|p| p.to_string_lossy().into_owned()).collect::<Vec<_>>());
+    listing::finish_listing(&files.iter().map(|p| p.to_string_lossy().into_owned()).collect::<Vec<_>>());
     let mut out: Vec<Listed> = infos.into_iter().flatten().collect();
     if let Some(want) = scope.cwd_filter() {
         out.retain(|s| cwd_matches(Some(&s.cwd), want, &ctx.cwd));

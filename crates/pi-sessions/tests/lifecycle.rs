@@ -3,7 +3,7 @@
 //! `retainedTail`, context edits), with concurrent writers, torn tails, non-session files,
 //! name collisions, dry runs and bad arguments. The real binary runs in a temp agent dir.
 //!
-//! pi 1.6.0's own class judges the pruned and restored files in `__test__/diff/lifecycle.test.mjs`;
+//! pi 1.6.0's own class judges the pruned and restored files in `__test__/cli/lifecycle.test.mjs`;
 //! here the CLI's reading commands are the oracle (`export --branch` gives the path's lines
 //! byte for byte, `context --json` the model context, `show --json` the name and labels).
 

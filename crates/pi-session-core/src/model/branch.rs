@@ -1,0 +1,380 @@
+//! `createBranchedSession` in one pass over the kept path's lines: each is read once,
+//! re-serialised where it is not canonical (`json::stringify_parsed`), gets its `parentId`
+//! (and a compaction's `firstKeptEntryId`) rewritten as bytes, and is written to the new
+//! file, followed by the re-created label entries. The result equals the reference's
+//! `JSON.stringify({ ...entry, parentId, … })` of the entries as loaded; entries JS holds as
+//! objects (possibly changed by a caller) are the facade's JS path (`lib/tree.js`).
+
+use std::collections::{HashMap, HashSet};
+use std::io::{self, Write};
+use std::path::PathBuf;
+
+use crate::error::{Error, Result};
+use crate::model::entry::{EntryType, Key, Role, Skeleton};
+use crate::model::tree::Tree;
+use crate::storage::json;
+use crate::storage::lines::LineStore;
+use crate::storage::store::{self, IndexedCopy};
+
+/// The branched session's file, written and indexed.
+pub struct Written {
+    pub path: PathBuf,
+    pub len: u64,
+    pub skeletons: Vec<Skeleton>,
+    pub store: LineStore,
+}
+
+/// Writes the branched session of `path` (positions, root first), or `None` where the
+/// facade must build it in JS: an entry on the path without a string id or a message
+/// without `message`, or no conversation (the reference keeps the branch in memory then).
+/// `prepare(path)` names the file and gives its header line (`None`: the facade declines).
+pub fn write_branch(
+    tree: &Tree,
+    lines: &LineStore,
+    path: &[u32],
+    prepare: &mut dyn FnMut(&[u32]) -> store::NewFile,
+) -> Result<Option<Written>> {
+    let mut kept = Vec::with_capacity(path.len());
+    let mut conversation = false;
+    for &p in path {
+        let sk = tree.get(p);
+        if sk.ty == EntryType::Label {
+            continue;
+        }
+        if !matches!(sk.id, Key::Str(_)) {
+            return Ok(None);
+        }
+        if sk.ty == EntryType::Message {
+            match sk.role {
+                Role::NoMessage => return Ok(None),
+                r if r.is_conversation() => conversation = true,
+                _ => {}
+            }
+        }
+        kept.push(p);
+    }
+    if !conversation {
+        return Ok(None);
+    }
+    let Some((file, header)) = prepare(path) else { return Ok(None) };
+    let read_err = |e| Error::io(e, "read", None);
+    let kept_ids: HashSet<&Key> = kept.iter().map(|&p| &tree.get(p).id).collect();
+    // The labels of kept entries, in `labelsById` order: (targetId, label, timestamp) as JSON.
+    let mut labels = Vec::new();
+    for lp in tree.labels() {
+        if !kept_ids.contains(&tree.get(lp).target) {
+            continue;
+        }
+        let line = lines.line(lp).map_err(read_err)?.ok_or_else(|| Error::Msg(format!("label {lp} has no line")))?;
+        let line = canonical(&line)?.unwrap_or_else(|| json::stringify_parsed(&line).unwrap_or_default().into());
+        let mut fields: [Option<Vec<u8>>; 3] = [None, None, None];
+        members(&line, |k, a, b| {
+            let slot = match k {
+                b"targetId" => 0,
+                b"label" => 1,
+                b"timestamp" => 2,
+                _ => return,
+            };
+            fields[slot] = Some(line[a..b].to_vec());
+        });
+        labels.push(fields);
+    }
+    let mut taken: HashSet<String> = kept
+        .iter()
+        .filter_map(|&p| if let Key::Str(s) = &tree.get(p).id { Some(s.to_string()) } else { None })
+        .collect();
+    let label_ids: Vec<String> = labels.iter().map(|_| new_id(&mut taken)).collect();
+    let mut unique = 1u64 << 62;
+    let header_sk = header.strip_suffix(b"\n").and_then(|h| Skeleton::parse_line(h, &mut unique));
+    let Some(header_sk) = header_sk else { return Err(Error::Msg("branch: the header is not one JSON line".into())) };
+    let mut copy = IndexedCopy::new(&file);
+    let mut declined = false;
+    let mut write = |f: &std::fs::File| -> io::Result<()> {
+        copy = IndexedCopy::new(&file);
+        let mut w = io::BufWriter::with_capacity(1 << 20, f);
+        copy.line(&mut w, &header[..header.len() - 1], Some(header_sk.clone()))?;
+        let mut failed = None;
+        // The ids written so far (JSON text) and where each label id points (`replacementByLabelId`).
+        let mut ids: Vec<(Vec<u8>, Key)> = Vec::with_capacity(kept.len());
+        let mut pending_labels: Vec<Vec<u8>> = Vec::new();
+        let mut replacement: HashMap<Vec<u8>, usize> = HashMap::new();
+        lines.for_each(path, |i, line| {
+            if failed.is_some() {
+                return;
+            }
+            let p = path[i];
+            let sk = tree.get(p);
+            let Some(line) = line else {
+                failed = Some(io::Error::other(format!("entry {p} has no stored line")));
+                return;
+            };
+            if too_deep(line) {
+                declined = true;
+                failed = Some(io::Error::other("declined"));
+                return;
+            }
+            // The members `id`, `parentId`, `firstKeptEntryId`, found in the canonical check's
+            // own pass (a line that is not canonical is re-serialised, then scanned).
+            let mut spans: [Option<(usize, usize)>; 3] = [None; 3];
+            let line: std::borrow::Cow<[u8]> = if json::canonical_members(line, |k, a, b| record(&mut spans, k, a, b)) {
+                line.into()
+            } else {
+                spans = [None; 3];
+                match json::stringify_parsed_lossy(line) {
+                    Some((text, false)) => {
+                        members(&text, |k, a, b| record(&mut spans, k, a, b));
+                        text.into()
+                    }
+                    Some((_, true)) => {
+                        declined = true;
+                        return failed = Some(io::Error::other("declined"));
+                    }
+                    None => return failed = Some(io::Error::other("a loaded line did not parse")),
+                }
+            };
+            let [id, parent, first_kept] = spans;
+            let id = id.map(|(a, b)| line[a..b].to_vec());
+            let id = id.unwrap_or_default();
+            if sk.ty == EntryType::Label {
+                pending_labels.push(id);
+                return;
+            }
+            for label in pending_labels.drain(..) {
+                replacement.insert(label, ids.len());
+            }
+            let parent_now: &[u8] = ids.last().map_or(b"null", |(raw, _)| raw);
+            let mut sk = sk.clone();
+            sk.parent = ids.last().map_or(Key::Null, |(_, k)| k.clone());
+            let mut edits: Vec<(usize, usize, Vec<u8>)> = Vec::new();
+            match parent {
+                Some((a, b)) if line[a..b] != *parent_now => edits.push((a, b, parent_now.to_vec())),
+                Some(_) => {}
+                // The spread adds the key last.
+                None => {
+                    let at = line.len() - 1;
+                    let mut member = b",\"parentId\":".to_vec();
+                    member.extend_from_slice(parent_now);
+                    edits.push((at, at, member));
+                }
+            }
+            if sk.ty == EntryType::Compaction
+                && let Some((a, b)) = first_kept
+            {
+                let fk = &line[a..b];
+                if fk.first() == Some(&b'"')
+                    && fk != id.as_slice()
+                    && let Some(&at) = replacement.get(fk)
+                {
+                    // The entry after the label: an earlier one, or this compaction itself.
+                    let (with, key) = ids.get(at).map_or((id.clone(), sk.id.clone()), |(r, k)| (r.clone(), k.clone()));
+                    if with != fk {
+                        edits.push((a, b, with));
+                        sk.target = key;
+                    }
+                }
+            }
+            let text = if edits.is_empty() { line } else { edited(&line, &mut edits).into() };
+            if let Err(e) = copy.line(&mut w, &text, Some(sk.clone())) {
+                failed = Some(e);
+            }
+            ids.push((id, sk.id));
+        })?;
+        if let Some(e) = failed {
+            return Err(e);
+        }
+        // The labels, after the last kept entry (`|| null`: an empty id counts as none).
+        let mut parent = match ids.last() {
+            Some((raw, _)) if raw.as_slice() != b"\"\"" => raw.clone(),
+            _ => b"null".to_vec(),
+        };
+        for (fields, label_id) in labels.iter().zip(&label_ids) {
+            let mut text = format!("{{\"type\":\"label\",\"id\":\"{label_id}\",\"parentId\":").into_bytes();
+            text.extend_from_slice(&parent);
+            if let Some(ts) = &fields[2] {
+                text.extend_from_slice(b",\"timestamp\":");
+                text.extend_from_slice(ts);
+            }
+            text.extend_from_slice(b",\"targetId\":");
+            text.extend_from_slice(fields[0].as_deref().unwrap_or(b"null"));
+            text.extend_from_slice(b",\"label\":");
+            text.extend_from_slice(fields[1].as_deref().unwrap_or(b"null"));
+            text.push(b'}');
+            let sk = Skeleton::parse_line(&text, &mut unique);
+            copy.line(&mut w, &text, sk)?;
+            parent = format!("\"{label_id}\"").into_bytes();
+        }
+        w.flush()
+    };
+    let len = match store::replace_with(&file, &mut write, &mut || Ok(())) {
+        Err(_) if declined => return Ok(None),
+        r => r?,
+    };
+    let (skeletons, store) = copy.finish(&file)?;
+    Ok(Some(Written { path: file, len, skeletons, store }))
+}
+
+/// Nesting past which the facade's JS path takes the branch: V8's recursive
+/// `JSON.stringify` (the reference's) overflows its stack on deep lines somewhere above
+/// this, and the JS path then fails exactly as the reference does.
+const JS_DEPTH: usize = 1000;
+
+/// Whether `line` may nest deeper than `JS_DEPTH` (counted exactly only when it has that
+/// many brackets).
+fn too_deep(line: &[u8]) -> bool {
+    if line.iter().filter(|&&b| b == b'[' || b == b'{').count() <= JS_DEPTH {
+        return false;
+    }
+    let (mut depth, mut i) = (0usize, 0);
+    while i < line.len() {
+        match line[i] {
+            b'"' => i = json::scan_string(line, i).unwrap_or(line.len()) - 1,
+            b'[' | b'{' => {
+                depth += 1;
+                if depth > JS_DEPTH {
+                    return true;
+                }
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+        i += 1;
+    }
+    false
+}
+
+/// Keeps the span of `id`, `parentId` or `firstKeptEntryId` (top-level members) in `spans`.
+fn record(spans: &mut [Option<(usize, usize)>; 3], key: &[u8], start: usize, end: usize) {
+    let slot = match key {
+        b"id" => 0,
+        b"parentId" => 1,
+        b"firstKeptEntryId" => 2,
+        _ => return,
+    };
+    spans[slot] = Some((start, end));
+}
+
+/// Each top-level member of the object `line` (valid JSON): raw key, value span.
+fn members<'a>(line: &'a [u8], mut f: impl FnMut(&'a [u8], usize, usize)) {
+    if let Some(v) = json::parse_document(line).filter(|v| v.kind == json::Kind::Object) {
+        json::for_each_member(line, v, |k, value| f(k, value.start, value.end));
+    }
+}
+
+/// A line as `JSON.stringify(JSON.parse(line))`: itself when already so; `None` when its
+/// object would hold other values than that text gives (`-0`, `Infinity`): the reference
+/// keeps the objects in memory, so the facade's JS path takes such a branch.
+fn canonical(line: &[u8]) -> Result<Option<std::borrow::Cow<'_, [u8]>>> {
+    if json::canonical_members(line, |_, _, _| {}) {
+        return Ok(Some(line.into()));
+    }
+    match json::stringify_parsed_lossy(line) {
+        Some((text, false)) => Ok(Some(text.into())),
+        Some((_, true)) => Ok(None),
+        None => Err(Error::Msg("a loaded line did not parse".into())),
+    }
+}
+
+/// `generateId(taken)`: the first 8 hex digits of a random UUID, unused, or a whole UUID
+/// after 100 tries; the id is taken from then on.
+fn new_id(taken: &mut HashSet<String>) -> String {
+    for _ in 0..100 {
+        let id = uuid::Uuid::new_v4().hyphenated().to_string()[..8].to_string();
+        if taken.insert(id.clone()) {
+            return id;
+        }
+    }
+    let id = uuid::Uuid::new_v4().hyphenated().to_string();
+    taken.insert(id.clone());
+    id
+}
+
+/// `line` with each `(start, end, with)` span replaced.
+fn edited(line: &[u8], edits: &mut [(usize, usize, Vec<u8>)]) -> Vec<u8> {
+    edits.sort_by_key(|e| e.0);
+    let mut text = Vec::with_capacity(line.len() + 64);
+    let mut from = 0;
+    for (start, end, with) in edits.iter() {
+        text.extend_from_slice(&line[from..*start]);
+        text.extend_from_slice(with);
+        from = *end;
+    }
+    text.extend_from_slice(&line[from..]);
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn branched(text: &str, path: &[u32]) -> Option<String> {
+        let dir = crate::testutil::TempPath::dir("branch");
+        let parsed = store::parse_text(text.as_bytes(), 1);
+        let mut tree = Tree::new();
+        for sk in parsed.skeletons {
+            tree.push(sk);
+        }
+        let file = dir.join("b.jsonl");
+        let header = b"{\"type\":\"session\",\"id\":\"n\"}\n".to_vec();
+        let written =
+            write_branch(&tree, &parsed.store, path, &mut |_| Some((file.clone(), header.clone()))).unwrap()?;
+        let out = std::fs::read_to_string(&file).unwrap();
+        assert_eq!(written.len as usize, out.len());
+        assert_eq!(written.skeletons.len(), out.lines().count());
+        Some(out)
+    }
+
+    #[test]
+    fn rewrites_parents_skips_labels_and_recreates_them() {
+        let text = concat!(
+            "{\"type\":\"session\",\"id\":\"s\"}\n",
+            "{\"type\":\"message\",\"id\":\"a\",\"parentId\":null,\"message\":{\"role\":\"user\"}}\n",
+            "{\"type\":\"label\",\"id\":\"l\",\"parentId\":\"a\",\"timestamp\":\"t\",\"targetId\":\"a\",\"label\":\"x\"}\n",
+            "{\"type\":\"compaction\",\"id\":\"c\",\"parentId\":\"l\",\"firstKeptEntryId\":\"l\",\"tokensBefore\":1.0}\n",
+            "{\"type\":\"custom\",\"id\":\"d\"}\n",
+        );
+        let out = branched(text, &[1, 2, 3, 4]).unwrap();
+        let lines: Vec<&str> = out.lines().collect();
+        assert_eq!(lines[0], "{\"type\":\"session\",\"id\":\"n\"}");
+        assert_eq!(lines[1], "{\"type\":\"message\",\"id\":\"a\",\"parentId\":null,\"message\":{\"role\":\"user\"}}");
+        assert_eq!(
+            lines[2],
+            "{\"type\":\"compaction\",\"id\":\"c\",\"parentId\":\"a\",\"firstKeptEntryId\":\"c\",\"tokensBefore\":1}"
+        );
+        assert_eq!(lines[3], "{\"type\":\"custom\",\"id\":\"d\",\"parentId\":\"c\"}");
+        let label = lines[4];
+        assert!(label.starts_with("{\"type\":\"label\",\"id\":\""), "{label}");
+        assert!(
+            label.ends_with("\",\"parentId\":\"d\",\"timestamp\":\"t\",\"targetId\":\"a\",\"label\":\"x\"}"),
+            "{label}"
+        );
+        assert_eq!(lines.len(), 5);
+    }
+
+    #[test]
+    fn re_serialises_lines_that_are_not_canonical() {
+        let text = concat!(
+            "{\"type\":\"session\",\"id\":\"s\"}\n",
+            "{\"type\":\"message\",\"id\":\"a\",\"parentId\":\"x\",\"message\":{\"role\":\"user\"},\"data\":{\"b\":1,\"2\":0}}\n",
+        );
+        let out = branched(text, &[1]).unwrap();
+        assert_eq!(
+            out.lines().nth(1).unwrap(),
+            "{\"type\":\"message\",\"id\":\"a\",\"parentId\":null,\"message\":{\"role\":\"user\"},\"data\":{\"2\":0,\"b\":1}}"
+        );
+        let deep = format!(
+            "{{\"type\":\"session\",\"id\":\"s\"}}\n{{\"type\":\"message\",\"id\":\"a\",\"message\":{{\"role\":\"user\"}},\"d\":{}{}}}\n",
+            "[".repeat(2000),
+            "]".repeat(2000)
+        );
+        assert!(branched(&deep, &[1]).is_none(), "deep lines go to JS");
+    }
+
+    #[test]
+    fn leaves_odd_paths_to_js() {
+        let no_conversation = "{\"type\":\"session\",\"id\":\"s\"}\n{\"type\":\"custom\",\"id\":\"a\"}\n";
+        assert!(branched(no_conversation, &[1]).is_none());
+        let number_id =
+            "{\"type\":\"session\",\"id\":\"s\"}\n{\"type\":\"message\",\"id\":1,\"message\":{\"role\":\"user\"}}\n";
+        assert!(branched(number_id, &[1]).is_none());
+    }
+}
