@@ -93,6 +93,21 @@ function sessionEntryToContextMessages(entry) {
 /** Values per object in the facts `contextPlanOf` takes (`Skeleton::linked_from_facts`). */
 const FACTS = 7;
 
+/** Type and role strings by number, kept between calls (a few; started again past 256), and as JSON. */
+let names = new Map();
+let namesJson = "[]";
+
+function nameOf(value) {
+  if (typeof value !== "string") return -1;
+  let n = names.get(value);
+  if (n === undefined) {
+    if (names.size >= 256) names = new Map();
+    names.set(value, (n = names.size));
+    namesJson = JSON.stringify([...names.keys()]);
+  }
+  return n;
+}
+
 /**
  * pi's context rule from the core (`contextPlanOf`) over the caller's objects: the plan and the
  * objects its positions name. The objects are those `buildSessionPath(entries, leafId, byId)` can
@@ -146,28 +161,16 @@ function linkedPlan(entries, leafId, byId, entriesOnly) {
     if (lastEntry) last = !byId && items.at(-1) === lastEntry ? items.length - 1 : items.push(lastEntry) - 1;
     todo.push(leaf, last);
   }
-  const names = new Map();
-  const nameOf = (value) => {
-    if (typeof value !== "string") return -1;
-    let n = names.get(value);
-    if (n === undefined) names.set(value, (n = names.size));
-    return n;
-  };
   let facts = new Int32Array(FACTS * (items.length + 2));
-  // Whether an item's facts are read (those of items no walk reaches stay zero, never read).
-  let seen = new Uint8Array(items.length + 2);
   while (todo.length > 0) {
     const p = todo.pop();
-    if (p < 0 || seen[p] === 1) continue;
-    seen[p] = 1;
+    // Flag 2: the item's facts are read (those of items no walk reaches stay zero, never read).
+    if (p < 0 || (facts[FACTS * p + 6] & 2) !== 0) continue;
     const item = items[p];
     const parentId = item.parentId;
     const parent = parentId ? Math.max(look(parentId), -1) : -1;
     todo.push(parent);
-    if (seen.length < items.length) {
-      const grownSeen = new Uint8Array(2 * items.length);
-      grownSeen.set(seen);
-      seen = grownSeen;
+    if (facts.length < FACTS * items.length) {
       const grown = new Int32Array(FACTS * 2 * items.length);
       grown.set(facts);
       facts = grown;
@@ -180,10 +183,9 @@ function linkedPlan(entries, leafId, byId, entriesOnly) {
     facts[k++] = keyOf(item.targetId);
     facts[k++] = keyOf(item.firstKeptEntryId);
     facts[k++] = parent;
-    facts[k] = Array.isArray(item.retainedTail) ? 1 : 0;
+    facts[k] = 2 | (Array.isArray(item.retainedTail) ? 1 : 0);
   }
-  facts = facts.subarray(0, FACTS * items.length);
-  const plan = call(() => binding.contextPlanOf([...names.keys()], facts, leaf, last, entriesOnly));
+  const plan = call(() => binding.contextPlanOf(namesJson, facts, items.length, leaf, last, entriesOnly));
   if (typeof plan === "number") {
     if (plan >= 0) throwMessageMissing(items[plan]);
     const at = items[-1 - plan];

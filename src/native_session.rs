@@ -463,7 +463,8 @@ fn flat_plan(plan: ContextPlan) -> Vec<i32> {
 }
 
 /// pi's context rule (`tree::linked_context_plan`) for the exported free functions, on the
-/// facts of the objects their path can reach (`Skeleton::linked_from_facts`). `leaf`: the
+/// facts of the objects their path can reach (`Skeleton::linked_from_facts`; those of the first
+/// `count`, the rest unused). `leaf`: the
 /// item `index.get(leafId)` gave, -1 nothing (falsy `leafId`, or null or undefined), -2 a
 /// falsy value, -3 `leafId === null`; `last`: the item of the last entry, -1 when falsy.
 /// Returns the plan as `NativeSession.contextPlan` does (`entriesOnly`: `buildContextEntries`,
@@ -471,14 +472,19 @@ fn flat_plan(plan: ContextPlan) -> Vec<i32> {
 /// message where the reference throws, or `-1 - item` where a cyclic chain stopped the walk.
 #[napi(ts_return_type = "Int32Array | number")]
 pub fn context_plan_of(
-    names: Vec<String>,
-    facts: Int32Array,
+    names: String,
+    facts: Int32ArraySlice,
+    count: u32,
     leaf: i32,
     last: i32,
     entries_only: bool,
 ) -> Result<Either<Copied<i32>, i32>> {
     guard(|| {
-        let LinkedItems { items, parents } = Skeleton::linked_from_facts(&names, &facts).map_err(CoreError::Msg)?;
+        let facts = facts
+            .get(..count as usize * 7)
+            .ok_or_else(|| CoreError::Msg("contextPlanOf: fewer facts than items".into()))?;
+        let LinkedItems { items, parents } =
+            Skeleton::linked_from_facts(names.as_bytes(), facts).map_err(CoreError::Msg)?;
         let item = |p: i32| u32::try_from(p).ok().filter(|&p| (p as usize) < items.len());
         let leaf = match leaf {
             -3 => Leaf::Null,

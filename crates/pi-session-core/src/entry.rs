@@ -387,18 +387,27 @@ impl Skeleton {
     /// (`buildSessionPath` over the caller's entries and index), from what JS sees of each:
     /// `LINKED_FACTS_PER_ITEM` integers per item, `type, role, id, targetId,
     /// firstKeptEntryId, parent, flags`:
-    /// - `type`: an index into `names`, or -1 when not a string;
+    /// - `type`: an index into `names` (a JSON array of strings), or -1 when not a string;
     /// - `role`: an index into `names`; -1 when `message.role` is not a string, -2 when
     ///   `message` is null or undefined (the reference's read of `.role` throws);
     /// - the three ids as JS's `SameValueZero` classes (objects by identity), numbered from
     ///   0; -2 for NaN (a `Map` finds it; `===` does not);
     /// - `parent`: the item `parentId` leads to (`parentId ? index.get(parentId)`), -1: none;
     /// - `flags`: bit 0, `retainedTail` is an array.
-    pub fn linked_from_facts(names: &[String], facts: &[i32]) -> std::result::Result<LinkedItems, String> {
-        let bad = || "linked facts must be 7 integers per item".to_string();
+    pub fn linked_from_facts(names: &[u8], facts: &[i32]) -> std::result::Result<LinkedItems, String> {
+        let bad = || "linked facts must be 7 integers per item and a JSON array of names".to_string();
         if !facts.len().is_multiple_of(LINKED_FACTS_PER_ITEM) {
             return Err(bad());
         }
+        let array = json::parse_document(names).filter(|v| v.kind == Kind::Array).ok_or_else(bad)?;
+        let mut list = Vec::new();
+        json::for_each_element(names, array, |v| {
+            list.push(match v.kind {
+                Kind::String => json::decode_string(&names[v.start + 1..v.end - 1]).unwrap_or_default(),
+                _ => String::new(),
+            })
+        });
+        let names = list;
         let n = facts.len() / LINKED_FACTS_PER_ITEM;
         let name = |i: i32| usize::try_from(i).ok().and_then(|i| names.get(i)).map(String::as_str);
         let key = |c: i32| match c {

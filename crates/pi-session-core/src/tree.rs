@@ -662,7 +662,7 @@ mod tests {
 
     #[test]
     fn linked_plans_follow_the_facts() {
-        let names: Vec<String> = ["message", "user", "compaction", "context_edit", "system"].map(String::from).to_vec();
+        let names = br#"["message","user","compaction","context_edit","system"]"#;
         // type, role, id, targetId, firstKeptEntryId, parent, flags
         #[rustfmt::skip]
         let facts = [
@@ -673,7 +673,7 @@ mod tests {
             3, -1, 4, -2, -1, 3, 0, // edit of NaN
             3, -1, 5, 0, -1, 4, 0,  // edit of "a"
         ];
-        let LinkedItems { items, parents } = Skeleton::linked_from_facts(&names, &facts).unwrap();
+        let LinkedItems { items, parents } = Skeleton::linked_from_facts(names, &facts).unwrap();
         assert_eq!(parents, vec![None, Some(0), Some(1), Some(2), Some(3), Some(4)]);
         let plan = linked_context_plan(&items, &parents, Leaf::NotFound, Some(5), false).unwrap();
         // The system message is not kept; NaN is a Map key (the edit applies) and never `===`.
@@ -698,7 +698,7 @@ mod tests {
             linked_context_plan(&missing, &parents, Leaf::NotFound, Some(5), false),
             Err(LinkedStop::MessageMissing(2))
         );
-        assert!(Skeleton::linked_from_facts(&names, &facts[..6]).is_err());
-        assert!(Skeleton::linked_from_facts(&names, &[0, 0, 0, 0, 0, 7, 0]).is_err());
+        assert!(Skeleton::linked_from_facts(names, &facts[..6]).is_err());
+        assert!(Skeleton::linked_from_facts(names, &[0, 0, 0, 0, 0, 7, 0]).is_err());
     }
 }
