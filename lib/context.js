@@ -118,6 +118,8 @@ function nameOf(value) {
  */
 function linkedPlan(entries, leafId, byId, entriesOnly) {
   const items = [];
+  // Items the entries' own index holds: the index maps each one's id to its own position.
+  let indexed = 0;
   let index = byId;
   let look;
   let keyOf;
@@ -127,9 +129,11 @@ function linkedPlan(entries, leafId, byId, entriesOnly) {
       index.set(entry.id, items.length);
       items.push(entry);
     }
+    indexed = items.length;
     look = (key) => index.get(key) ?? -1;
+    const undefinedKey = index.get(undefined) ?? -1;
     // biome-ignore lint/suspicious/noSelfCompare: NaN, which a Map finds and `===` does not
-    keyOf = (key) => (key !== key ? -2 : (index.get(key) ?? -1));
+    keyOf = (key) => (key === undefined ? undefinedKey : key !== key ? -2 : (index.get(key) ?? -1));
   } else {
     const itemOf = new Map();
     look = (key) => {
@@ -179,7 +183,9 @@ function linkedPlan(entries, leafId, byId, entriesOnly) {
     let k = FACTS * p;
     facts[k++] = nameOf(item.type);
     facts[k++] = message === null || message === undefined ? -2 : nameOf(message.role);
-    facts[k++] = keyOf(item.id);
+    const id = item.id;
+    // biome-ignore lint/suspicious/noSelfCompare: NaN, which a Map finds and `===` does not
+    facts[k++] = p < indexed && id === id ? p : keyOf(id);
     facts[k++] = keyOf(item.targetId);
     facts[k++] = keyOf(item.firstKeptEntryId);
     facts[k++] = parent;

@@ -505,6 +505,8 @@ describe(`context building on odd inputs (${LABELS.join(" vs ")})`, () => {
           ]),
       ],
     ],
+    // The last entry is reached without a lookup: a compaction whose id is NaN is not found by `findIndex`.
+    nanCompactionLast: () => [[user("a", null), compaction(Number.NaN, "a", "a")]],
     nanCompactionKeeps: () => [[user("a", null), compaction(Number.NaN, "a", "a"), user("c", Number.NaN)]],
     objectIds: () => {
       const k = { key: 1 };
