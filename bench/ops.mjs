@@ -48,6 +48,33 @@ export function loadMessages(file, n) {
   return out;
 }
 
+/** The first `n` entries of a session file (header excluded), read in chunks. */
+export function loadEntries(file, n) {
+  const out = [];
+  const fd = openSync(file, "r");
+  const buf = Buffer.allocUnsafe(4 * 1024 * 1024);
+  let pending = "";
+  try {
+    while (out.length < n) {
+      const got = readSync(fd, buf, 0, buf.length, null);
+      if (got === 0) break;
+      pending += buf.toString("utf8", 0, got);
+      let start = 0;
+      let nl;
+      while (out.length < n && (nl = pending.indexOf("\n", start)) !== -1) {
+        const e = JSON.parse(pending.slice(start, nl));
+        if (e.type !== "session") out.push(e);
+        start = nl + 1;
+      }
+      pending = pending.slice(start);
+    }
+  } finally {
+    closeSync(fd);
+  }
+  return out;
+}
+
+let cachedEntries;
 let cachedMessages;
 function appendMessages(D) {
   cachedMessages ??= loadMessages(D.L.file, APPEND_COUNT);
@@ -223,6 +250,31 @@ export function defineOps() {
       setup: (impl, D) => open(impl, D.M.file),
       run: (impl, D, sm) => sm.buildSessionContext(),
       signature: (impl, D, sm, x, ctx) => contextSig(ctx),
+    },
+    {
+      // The exported free function on the caller's objects: the crossing into the core's context rule.
+      key: "context-free",
+      label: "buildSessionContext(entries) free, 10k entries",
+      target: 1,
+      quick: true,
+      setup: (impl, D) => {
+        cachedEntries ??= loadEntries(D.L.file, 10_000);
+        return cachedEntries;
+      },
+      run: (impl, D, entries) => impl.mod.buildSessionContext(entries),
+      signature: (impl, D, entries, x, ctx) => contextSig(ctx),
+    },
+    {
+      key: "context-free-small",
+      label: "buildSessionContext(entries) free, 20 entries",
+      target: 1,
+      quick: true,
+      setup: (impl, D) => {
+        cachedEntries ??= loadEntries(D.L.file, 10_000);
+        return cachedEntries.slice(0, 20);
+      },
+      run: (impl, D, entries) => impl.mod.buildSessionContext(entries),
+      signature: (impl, D, entries, x, ctx) => contextSig(ctx),
     },
     {
       key: "append-persisted",

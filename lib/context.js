@@ -1,9 +1,11 @@
 "use strict";
-// Context messages. The exported free functions are the reference's code, in JS because they take
-// and return the caller's objects, with the seed format's compaction `retainedTail` as a checkpoint.
-// The class asks the core which entries form its context (`tree::context_plan`) and builds their
-// messages here (`projectPlan`). With them: pi's message constructors and pi-ai's system-message
-// replay, key order included.
+// Context messages: the objects of pi's context. Which entries form it (compaction, `retainedTail`,
+// edits, model and thinking level) is the core's rule (`tree::context_plan`): the class asks its
+// core, the exported free functions send the facts of the caller's objects (`linkedPlan`). Here:
+// building the messages from the objects a plan names (`projectPlan`), pi's message constructors
+// and pi-ai's system-message replay, key order included.
+
+const { binding, call } = require("./native.js");
 
 function contentText(content) {
   if (typeof content === "string") return content;
@@ -56,43 +58,6 @@ function getLatestCompactionEntry(entries) {
   return null;
 }
 
-/** Walks from the leaf to the root. Unlike the reference, a cyclic chain throws. */
-function buildSessionPath(entries, leafId, byId) {
-  const index = byId || new Map(entries.map((entry) => [entry.id, entry]));
-  let leaf;
-  if (leafId === null) return [];
-  if (leafId) leaf = index.get(leafId);
-  leaf ??= entries[entries.length - 1];
-  if (!leaf) return [];
-  const path = [];
-  const limit = index.size + entries.length + 1;
-  let current = leaf;
-  while (current) {
-    if (path.length > limit) {
-      throw new Error(`Session tree has a cycle in its parent chain at entry ${JSON.stringify(String(current?.id))}`);
-    }
-    path.push(current);
-    current = current.parentId ? index.get(current.parentId) : undefined;
-  }
-  path.reverse();
-  return path;
-}
-
-function getSessionContextSettings(path) {
-  let thinkingLevel = "off";
-  let model = null;
-  for (const entry of path) {
-    if (entry.type === "thinking_level_change") {
-      thinkingLevel = entry.thinkingLevel;
-    } else if (entry.type === "model_change") {
-      model = { provider: entry.provider, modelId: entry.modelId };
-    } else if (entry.type === "message" && entry.message.role === "assistant") {
-      model = { provider: entry.message.provider, modelId: entry.message.model };
-    }
-  }
-  return { thinkingLevel, model };
-}
-
 function sessionEntryToContextMessages(entry) {
   if (entry.type === "message") {
     const message = entry.message;
@@ -125,28 +90,126 @@ function sessionEntryToContextMessages(entry) {
   return [];
 }
 
-function buildContextEntries(entries, leafId, byId) {
-  const path = buildSessionPath(entries, leafId, byId);
-  let compaction = null;
-  for (const entry of path) {
-    if (entry.type === "compaction") compaction = entry;
+/** Values per object in the facts `contextPlanOf` takes (`Skeleton::linked_from_facts`). */
+const FACTS = 7;
+
+/** Type and role strings by number, kept between calls (a few; started again past 256), and as JSON. */
+let names = new Map();
+let namesJson = "[]";
+
+function nameOf(value) {
+  if (typeof value !== "string") return -1;
+  let n = names.get(value);
+  if (n === undefined) {
+    if (names.size >= 256) names = new Map();
+    names.set(value, (n = names.size));
+    namesJson = JSON.stringify([...names.keys()]);
   }
-  if (!compaction) return path;
-  const compactionIdx = path.findIndex((entry) => entry.id === compaction.id);
-  if (compactionIdx < 0) return path;
-  const contextEntries = [compaction];
-  if (!Array.isArray(compaction.retainedTail)) {
-    let foundFirstKept = false;
-    for (let i = 0; i < compactionIdx; i++) {
-      const entry = path[i];
-      if (entry.id === compaction.firstKeptEntryId) foundFirstKept = true;
-      if (foundFirstKept && !(entry.type === "message" && entry.message.role === "system")) {
-        contextEntries.push(entry);
-      }
+  return n;
+}
+
+/**
+ * pi's context rule from the core (`contextPlanOf`) over the caller's objects: the plan and the
+ * objects its positions name. The objects are those `buildSessionPath(entries, leafId, byId)` can
+ * reach, each sent as the facts the rule reads, its `parentId` resolved through the index (the
+ * caller's `byId`, else every entry by id, the last winning, as the reference builds it), which only
+ * JS can query. Ids cross as JS's `SameValueZero` classes: own positions in the entries' index, else
+ * numbered here. Nothing is read for a null `leafId`, where the reference reads nothing either.
+ */
+function linkedPlan(entries, leafId, byId, entriesOnly) {
+  const items = [];
+  // Items the entries' own index holds: the index maps each one's id to its own position.
+  let indexed = 0;
+  let index = byId;
+  let look;
+  let keyOf;
+  if (!index) {
+    index = new Map();
+    for (const entry of entries) {
+      index.set(entry.id, items.length);
+      items.push(entry);
     }
+    indexed = items.length;
+    look = (key) => index.get(key) ?? -1;
+    const undefinedKey = index.get(undefined) ?? -1;
+    // biome-ignore lint/suspicious/noSelfCompare: NaN, which a Map finds and `===` does not
+    keyOf = (key) => (key === undefined ? undefinedKey : key !== key ? -2 : (index.get(key) ?? -1));
+  } else {
+    const itemOf = new Map();
+    look = (key) => {
+      const value = index.get(key);
+      if (value === null || value === undefined) return -1;
+      if (!value) return -2;
+      let p = itemOf.get(value);
+      if (p === undefined) {
+        p = items.push(value) - 1;
+        itemOf.set(value, p);
+      }
+      return p;
+    };
+    const keys = new Map();
+    keyOf = (key) => {
+      // biome-ignore lint/suspicious/noSelfCompare: NaN, which a Map finds and `===` does not
+      if (key !== key) return -2;
+      let k = keys.get(key);
+      if (k === undefined) keys.set(key, (k = keys.size));
+      return k;
+    };
   }
-  contextEntries.push(...path.slice(compactionIdx + 1));
-  return contextEntries;
+  let leaf = -3;
+  let last = -1;
+  const todo = [];
+  if (leafId !== null) {
+    leaf = leafId ? look(leafId) : -1;
+    const lastEntry = entries[entries.length - 1];
+    if (lastEntry) last = !byId && items.at(-1) === lastEntry ? items.length - 1 : items.push(lastEntry) - 1;
+    todo.push(leaf, last);
+  }
+  let facts = new Int32Array(FACTS * (items.length + 2));
+  while (todo.length > 0) {
+    const p = todo.pop();
+    // Flag 2: the item's facts are read (those of items no walk reaches stay zero, never read).
+    if (p < 0 || (facts[FACTS * p + 6] & 2) !== 0) continue;
+    const item = items[p];
+    const parentId = item.parentId;
+    const parent = parentId ? Math.max(look(parentId), -1) : -1;
+    todo.push(parent);
+    if (facts.length < FACTS * items.length) {
+      const grown = new Int32Array(FACTS * 2 * items.length);
+      grown.set(facts);
+      facts = grown;
+    }
+    const message = item.message;
+    let k = FACTS * p;
+    facts[k++] = nameOf(item.type);
+    facts[k++] = message === null || message === undefined ? -2 : nameOf(message.role);
+    const id = item.id;
+    // biome-ignore lint/suspicious/noSelfCompare: NaN, which a Map finds and `===` does not
+    facts[k++] = p < indexed && id === id ? p : keyOf(id);
+    facts[k++] = keyOf(item.targetId);
+    facts[k++] = keyOf(item.firstKeptEntryId);
+    facts[k++] = parent;
+    facts[k] = 2 | (Array.isArray(item.retainedTail) ? 1 : 0);
+  }
+  const plan = call(() => binding.contextPlanOf(namesJson, facts, items.length, leaf, last, entriesOnly));
+  if (typeof plan === "number") {
+    if (plan >= 0) throwMessageMissing(items[plan]);
+    const at = items[-1 - plan];
+    throw new Error(`Session tree has a cycle in its parent chain at entry ${JSON.stringify(String(at?.id))}`);
+  }
+  return { plan, items };
+}
+
+/** Objects at positions, for `projectPlan`. */
+function itemsAt(items) {
+  return { at: (p) => items[p], atMany: (positions) => Array.from(positions, (p) => items[p]) };
+}
+
+function buildContextEntries(entries, leafId, byId) {
+  const { plan, items } = linkedPlan(entries, leafId, byId, true);
+  const out = new Array((plan.length - 2) / 3);
+  for (let k = 0; k < out.length; k++) out[k] = items[plan[2 + 3 * k]];
+  return out;
 }
 
 function projectContextEntry(entry, edit) {
@@ -189,20 +252,8 @@ function projection(sources, silent, editOf, thinkingLevel, model) {
 }
 
 function buildSessionProjection(entries, leafId, byId) {
-  const path = buildSessionPath(entries, leafId, byId);
-  const { thinkingLevel, model } = getSessionContextSettings(path);
-  const contextEntries = buildContextEntries(entries, leafId, byId);
-  const edits = new Map();
-  for (const entry of contextEntries) {
-    if (entry.type === "context_edit") edits.set(entry.targetId, entry);
-  }
-  return projection(
-    contextEntries,
-    (k) => contextEntries[k].type === "compaction" && k > 0,
-    (k) => edits.get(contextEntries[k].id),
-    thinkingLevel,
-    model,
-  );
+  const { plan, items } = linkedPlan(entries, leafId, byId, false);
+  return projectPlan(plan, itemsAt(items));
 }
 
 function buildSessionContext(entries, leafId, byId) {

@@ -8,11 +8,11 @@ use napi_derive::napi;
 
 use crate::ffi::{Copied, MappedUnits, Text, external_string, guard, js_array, js_null, napi_ok, pos_or_minus};
 use pi_session_core::Error as CoreError;
-use pi_session_core::entry::{Key, Skeleton};
+use pi_session_core::entry::{Key, LinkedItems, Skeleton};
 use pi_session_core::ids;
 use pi_session_core::session::{Commit, Opened, Session};
 use pi_session_core::store::WriteMode;
-use pi_session_core::tree::{MessageMissing, Tree};
+use pi_session_core::tree::{self, ContextPlan, Leaf, LinkedStop, MessageMissing, Tree};
 
 /// Text per piece of `linesAsciiPieces`: big enough that a piece costs far more to parse
 /// than to hand over, small enough that the first one is ready at once.
@@ -310,19 +310,10 @@ impl NativeSession {
     #[napi(ts_return_type = "Int32Array | number")]
     pub fn context_plan(&self, leaf: String) -> Result<Either<Copied<i32>, u32>> {
         guard(|| {
-            let plan = match self.tree().context_plan(&Key::decode(&leaf))? {
-                Ok(plan) => plan,
-                Err(MessageMissing(pos)) => return Ok(Either::B(pos)),
-            };
-            let mut out = Vec::with_capacity(2 + plan.entries.len() * 3);
-            out.push(pos_or_minus(plan.thinking));
-            out.push(pos_or_minus(plan.model));
-            for (p, edit, skip) in plan.entries {
-                out.push(p as i32);
-                out.push(pos_or_minus(edit));
-                out.push(skip as i32);
-            }
-            Ok(Either::A(Copied(out)))
+            Ok(match self.tree().context_plan(&Key::decode(&leaf))? {
+                Ok(plan) => Either::A(Copied(flat_plan(plan))),
+                Err(MessageMissing(pos)) => Either::B(pos),
+            })
         })
     }
 
@@ -465,4 +456,54 @@ impl ToNapiValue for PieceJs<'_> {
             Ok(array)
         }
     }
+}
+
+/// A plan as the facade reads it: `[thinking, model, (position, edit, noMessages)…]`, -1 for none.
+fn flat_plan(plan: ContextPlan) -> Vec<i32> {
+    let mut out = Vec::with_capacity(2 + plan.entries.len() * 3);
+    out.push(pos_or_minus(plan.thinking));
+    out.push(pos_or_minus(plan.model));
+    for (p, edit, skip) in plan.entries {
+        out.push(p as i32);
+        out.push(pos_or_minus(edit));
+        out.push(skip as i32);
+    }
+    out
+}
+
+/// pi's context rule (`tree::linked_context_plan`) for the exported free functions, on the
+/// facts of the objects their path can reach (`Skeleton::linked_from_facts`; those of the first
+/// `count`, the rest unused). `leaf`: the
+/// item `index.get(leafId)` gave, -1 nothing (falsy `leafId`, or null or undefined), -2 a
+/// falsy value, -3 `leafId === null`; `last`: the item of the last entry, -1 when falsy.
+/// Returns the plan as `NativeSession.contextPlan` does (`entriesOnly`: `buildContextEntries`,
+/// with thinking, model and edits -1), or a number: the item of a message entry without a
+/// message where the reference throws, or `-1 - item` where a cyclic chain stopped the walk.
+#[napi(ts_return_type = "Int32Array | number")]
+pub fn context_plan_of(
+    names: String,
+    facts: Int32ArraySlice,
+    count: u32,
+    leaf: i32,
+    last: i32,
+    entries_only: bool,
+) -> Result<Either<Copied<i32>, i32>> {
+    guard(|| {
+        let facts = facts
+            .get(..count as usize * 7)
+            .ok_or_else(|| CoreError::Msg("contextPlanOf: fewer facts than items".into()))?;
+        let LinkedItems { items, parents } =
+            Skeleton::linked_from_facts(names.as_bytes(), facts).map_err(CoreError::Msg)?;
+        let item = |p: i32| u32::try_from(p).ok().filter(|&p| (p as usize) < items.len());
+        let leaf = match leaf {
+            -3 => Leaf::Null,
+            -2 => Leaf::Falsy,
+            p => item(p).map_or(Leaf::NotFound, Leaf::Found),
+        };
+        Ok(match tree::linked_context_plan(&items, &parents, leaf, item(last), entries_only) {
+            Ok(plan) => Either::A(Copied(flat_plan(plan))),
+            Err(LinkedStop::MessageMissing(p)) => Either::B(p as i32),
+            Err(LinkedStop::Cycle(p)) => Either::B(-1 - p as i32),
+        })
+    })
 }

@@ -13,10 +13,22 @@
 // bin/pi-sessions.js does).
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, utimesSync, appendFileSync } from "node:fs";
+import {
+  appendFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
+import { createRequire } from "node:module";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
+import { corpus } from "../helpers/corpus.mjs";
+import { hasParentCycle } from "../helpers/cycles.mjs";
 import { makeTempRoot } from "../helpers/tmp.mjs";
 
 const REF_URL = new URL(
@@ -24,6 +36,7 @@ const REF_URL = new URL(
   import.meta.url,
 ).href;
 const { SessionManager } = await import(REF_URL);
+const ours = createRequire(import.meta.url)("../../index.js");
 
 const repo = fileURLToPath(new URL("../..", import.meta.url));
 let bin = process.env.PI_SESSIONS_BIN || join(repo, "target", "release", "pi-sessions");
@@ -38,6 +51,7 @@ beforeAll(() => {
 function cli(agent, args) {
   const r = spawnSync(bin, ["--agent-dir", agent, ...args], {
     encoding: "utf8",
+    maxBuffer: 256 * 1024 * 1024,
     env: { ...process.env, XDG_DATA_HOME: join(agent, ".xdg") },
   });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
@@ -54,8 +68,8 @@ function rng(seed) {
 const DAY = 86_400_000;
 const OLD = Date.now() - 30 * DAY;
 
-/** A session written by the reference, with a random history; returns its file. */
-function generate(dir, cwd, seed, steps) {
+/** A session written by the reference, with a random history (`tails`: with hand-written retainedTail compactions); returns its file. */
+function generate(dir, cwd, seed, steps, tails = true) {
   const r = rng(seed);
   let sm = SessionManager.create(cwd, dir);
   let t = OLD + seed * 1000;
@@ -80,7 +94,7 @@ function generate(dir, cwd, seed, steps) {
     } else if (roll < 31) {
       const path = sm.getBranch().map((e) => e.id);
       sm.appendCompaction(`summary ${i}`, path[r(path.length)], 1000 + i);
-    } else if (roll < 34) {
+    } else if (roll < 34 && tails) {
       // A compaction with a retainedTail, as newer pi writes it: by hand, then reopen.
       const file = sm.getSessionFile();
       const line = {
@@ -153,6 +167,71 @@ function files(dir) {
         .map((n) => join(dir, n))
     : [];
 }
+
+/** `pi-sessions context --json`'s text for these messages: one JSON.stringify per message. */
+const contextJson = (messages) =>
+  messages.length ? `[\n${messages.map((m) => JSON.stringify(m)).join(",\n")}\n]\n` : "[]\n";
+
+describe("pi-sessions context, judged by pi 1.6.0 and by this library", () => {
+  // The CLI builds context messages as JSON text (core/projection.rs), the library as the caller's objects
+  // (lib/context.js); both take the entries from the core's one context rule. This compares their bytes.
+  it("context --json is JSON.stringify of buildSessionContext().messages on random sessions and the corpus", () => {
+    const agent = makeTempRoot("context");
+    const dir = join(agent, "sessions", "--work-context--");
+    mkdirSync(dir, { recursive: true });
+    let againstRef = 0;
+    const check = (file, label) => {
+      const r = cli(agent, ["context", file, "--json"]);
+      const text = readFileSync(file, "utf8");
+      const expected = (impl) => contextJson(impl.SessionManager.open(file, dir).buildSessionContext().messages);
+      expect(r.code, `${label}: ${r.stderr}`).toBe(0);
+      expect(r.stdout, `${label} (library)`).toBe(expected(ours));
+      // pi 1.6.0 does not know the seed format's retainedTail checkpoint.
+      if (!text.includes('"retainedTail"')) {
+        expect(r.stdout, `${label} (pi 1.6.0)`).toBe(expected({ SessionManager }));
+        againstRef++;
+      }
+    };
+    for (let seed = 1; seed <= 40; seed++) {
+      const tails = seed % 2 === 0;
+      check(generate(dir, "/work/context", seed, 20 + ((seed * 17) % 90), tails), `seed ${seed}`);
+    }
+    expect(againstRef).toBeGreaterThan(20);
+    // The adversarial corpus (files without a parent cycle, where pi hangs). The CLI copies the values pi passes
+    // through as the file writes them (whitespace, escapes): the same values, and mostly the same bytes.
+    let bytes = 0;
+    let compared = 0;
+    // KNOWN: `"version": true` (71-version-raw-2): pi's `version < 2` coerces true to 1 and migrates (new ids, a
+    // linear chain); core/migrate.rs does not, so the CLI shows one message where pi shows two. Migration's twin is
+    // issue 47's migration item; this case joins the comparison once that lands.
+    const KNOWN = new Set(["71-version-raw-2.jsonl"]);
+    for (const c of corpus()) {
+      if (hasParentCycle(c.bytes) || KNOWN.has(c.name)) continue;
+      const file = join(dir, c.name);
+      writeFileSync(file, c.bytes);
+      const r = cli(agent, ["context", file, "--json"]);
+      // The reference opens a copy: it rewrites a file it migrates.
+      writeFileSync(`${file}.copy`, c.bytes);
+      let messages;
+      try {
+        messages = SessionManager.open(`${file}.copy`, dir).buildSessionContext().messages;
+      } catch {
+        expect(r.code, `${c.name}: pi fails, the CLI too`).not.toBe(0);
+        continue;
+      }
+      if (r.code !== 0) {
+        // Not a session for the CLI: a file that is not a session (pi starts an empty one).
+        expect(r.stderr, c.name).toContain("is not a session file");
+        continue;
+      }
+      compared++;
+      expect(JSON.parse(r.stdout), c.name).toEqual(JSON.parse(contextJson(messages)));
+      if (r.stdout === contextJson(messages)) bytes++;
+    }
+    expect(compared).toBeGreaterThan(70);
+    expect(bytes).toBeGreaterThan(compared - 5);
+  });
+});
 
 describe("pi-sessions prune, judged by pi 1.6.0", () => {
   it("keeps branch, context, name, labels and leaf on random sessions", () => {

@@ -430,3 +430,209 @@ describe(`loadEntriesFromFile / findMostRecentSession edge paths (${LABELS.join(
     });
   });
 });
+
+describe(`context building on odd inputs (${LABELS.join(" vs ")})`, () => {
+  const TS = "2023-06-01T00:00:00.000Z";
+  const user = (id, parentId, extra = {}) => ({
+    type: "message",
+    id,
+    parentId,
+    timestamp: TS,
+    message: { role: "user", content: `u ${String(id)}`, timestamp: 1 },
+    ...extra,
+  });
+  const assistant = (id, parentId) => ({
+    type: "message",
+    id,
+    parentId,
+    timestamp: TS,
+    message: { role: "assistant", content: [], provider: "p", model: `m ${String(id)}`, timestamp: 2 },
+  });
+  const compaction = (id, parentId, firstKeptEntryId) => ({
+    type: "compaction",
+    id,
+    parentId,
+    timestamp: TS,
+    summary: "s",
+    firstKeptEntryId,
+    tokensBefore: 1,
+  });
+  const edit = (id, parentId, targetId) => ({
+    type: "context_edit",
+    id,
+    parentId,
+    timestamp: TS,
+    targetId,
+    replacement: { content: "edited" },
+  });
+  // Each case builds fresh objects: [entries, extra leaf ids, byId maps (functions of the entries)].
+  const cases = {
+    primitives: () => [[user("a", null), 5, "str", true, user("b", "a")]],
+    primitiveLast: () => [[user("a", null), "last"]],
+    nullEntry: () => [
+      [user("a", null), null, user("b", "a")],
+      ["b"],
+      [
+        (es) =>
+          new Map([
+            ["a", es[0]],
+            ["b", es[2]],
+          ]),
+      ],
+    ],
+    undefinedEntry: () => [[undefined, user("a", null)]],
+    // NaN is falsy as a parentId: a caller's index reaches an entry whose id is NaN. A Map finds NaN, `===` does not.
+    nanIds: () => [
+      [user(Number.NaN, null), compaction("c", "p", Number.NaN), edit("e", "c", Number.NaN)],
+      [Number.NaN, "e"],
+      [
+        (es) =>
+          new Map([
+            ["p", es[0]],
+            ["c", es[1]],
+            ["e", es[2]],
+          ]),
+      ],
+    ],
+    nanEdit: () => [
+      [user(Number.NaN, null), edit("e", "p", Number.NaN)],
+      ["e"],
+      [
+        (es) =>
+          new Map([
+            ["p", es[0]],
+            ["e", es[1]],
+          ]),
+      ],
+    ],
+    // The last entry is reached without a lookup: a compaction whose id is NaN is not found by `findIndex`.
+    nanCompactionLast: () => [[user("a", null), compaction(Number.NaN, "a", "a")]],
+    nanCompactionKeeps: () => [[user("a", null), compaction(Number.NaN, "a", "a"), user("c", Number.NaN)]],
+    objectIds: () => {
+      const k = { key: 1 };
+      const other = { key: 1 };
+      return [[user(k, null), assistant("b", k), edit("e", "b", k), compaction("c", "e", k), user(other, "c")], [k]];
+    },
+    duplicateIds: () => [
+      [user("a", null), user("b", "a"), user("a", null), assistant("c", "a"), edit("x", "c", "a")],
+      ["a"],
+    ],
+    // Only a caller's index reaches an earlier entry with the compaction's id (entries' own index maps the id to the
+    // compaction itself).
+    compactionIdIsEarlierId: () => [
+      [user("a", null), user("b", "a"), compaction("a", "b", "b"), user("d", "c")],
+      ["d"],
+      [
+        (es) =>
+          new Map([
+            ["a", es[0]],
+            ["b", es[1]],
+            ["c", es[2]],
+            ["d", es[3]],
+          ]),
+      ],
+    ],
+    orphans: () => [
+      [user("a", "missing"), assistant("b", "a"), user("c", "gone")],
+      ["b", "c"],
+    ],
+    undefinedIds: () => [[user(undefined, null), assistant("b", undefined), compaction("c", "b", undefined)]],
+    falsyIds: () => [
+      [user("", null), user(0, ""), edit("e", 0, ""), compaction("c", "e", 0), user(false, "c")],
+      ["", 0, false],
+    ],
+    oddTypes: () => [
+      [
+        { type: 5, id: "a", parentId: null, timestamp: TS },
+        { type: ["message"], id: "b", parentId: "a", timestamp: TS, message: null },
+        { type: "Message", id: "c", parentId: "b", timestamp: TS },
+        { type: "thinking_level_change", id: "d", parentId: "c", timestamp: TS, thinkingLevel: 7 },
+        { type: "model_change", id: "e", parentId: "d", timestamp: TS },
+        user("f", "e", { message: { role: 5, content: "x" } }),
+        user("g", "f", { message: "not an object" }),
+      ],
+    ],
+    missingMessageOnPath: () => [[user("a", null), { type: "message", id: "b", parentId: "a", timestamp: TS }], ["a"]],
+    missingMessageKept: () => [
+      [
+        user("a", null),
+        { type: "message", id: "b", parentId: "a", timestamp: TS, message: null },
+        compaction("c", "b", "b"),
+        user("d", "c"),
+      ],
+    ],
+    missingMessageBeforeKept: () => [
+      [
+        { type: "message", id: "a", parentId: null, timestamp: TS },
+        user("b", "a"),
+        compaction("c", "b", "b"),
+        user("d", "c"),
+      ],
+    ],
+    systemInKept: () => [
+      [
+        user("a", null),
+        user("s", "a", { message: { role: "system", content: "sys" } }),
+        compaction("c1", "s", "a"),
+        user("b", "c1"),
+        compaction("c2", "b", "a"),
+        user("d", "c2"),
+      ],
+    ],
+    callerIndexes: () => {
+      const foreign = assistant("f", "a");
+      return [
+        [user("a", null), user("b", "a"), edit("e", "b", "a")],
+        ["f", "b", "zero", "nul", "str", "e"],
+        [
+          (es) =>
+            new Map([
+              ["a", es[0]],
+              ["b", es[1]],
+              ["f", foreign],
+              ["e", es[2]],
+            ]),
+          (es) =>
+            new Map([
+              ["b", es[1]],
+              ["zero", 0],
+              ["nul", null],
+              ["str", "a string"],
+              ["e", es[2]],
+              ["a", 0],
+            ]),
+          (es) => ({ get: (id) => (id === "a" ? es[0] : id === "b" ? es[1] : undefined) }),
+          () => ({}),
+          () => new Map(),
+        ],
+      ];
+    },
+    empty: () => [[]],
+  };
+  for (const [name, make] of Object.entries(cases)) {
+    it(name, () => {
+      diffEach(name, (impl, norm) => {
+        const m = impl.mod;
+        const [entries, leafIds = [], byIds = []] = make();
+        const reg = buildRegistry(entries, null);
+        const rec = {};
+        const leaves = [["omitted"], ["null", null], ["undefined", undefined], ["zero", 0], ["missing", "zz"]];
+        for (const id of leafIds) leaves.push([`id ${String(id)}`, id]);
+        for (const [leafName, leafId] of leaves) {
+          const argLists = [["no byId", leafName === "omitted" ? [entries] : [entries, leafId]]];
+          if (leafName !== "omitted") {
+            byIds.forEach((byId, i) => {
+              argLists.push([`byId ${i}`, [entries, leafId, byId(entries)]]);
+            });
+          }
+          for (const [argName, args] of argLists) {
+            for (const fn of ["buildContextEntries", "buildSessionProjection", "buildSessionContext"]) {
+              rec[`${fn}(${leafName}, ${argName})`] = callRec(norm, reg, () => m[fn](...args));
+            }
+          }
+        }
+        return rec;
+      });
+    });
+  }
+});

@@ -50,7 +50,7 @@ pub use error::Error;
 
 /// The skeleton of a session entry and its keys (ids as interned byte strings).
 pub mod entry {
-    pub use crate::model::entry::{EntryType, Key, Role, Skeleton};
+    pub use crate::model::entry::{EntryType, Key, LinkedItems, Role, Skeleton};
 }
 
 /// Dates as pi writes them (`toISOString()`), and the calendar under them.
@@ -72,7 +72,7 @@ pub mod ids {
 
 /// The in-memory index of a session (`fileEntries`, `byId`, labels, leaf, context walk).
 pub mod tree {
-    pub use crate::model::tree::{MessageMissing, Tree};
+    pub use crate::model::tree::{ContextPlan, Leaf, LinkedStop, MessageMissing, Tree, linked_context_plan};
 }
 
 /// Old session versions brought up to the current one.

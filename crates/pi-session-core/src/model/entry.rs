@@ -61,7 +61,13 @@ pub enum Key {
 
 impl Key {
     pub fn num(v: f64) -> Key {
-        Key::Num(if v == 0.0 { 0u64 } else { v.to_bits() })
+        Key::Num(if v == 0.0 {
+            0u64
+        } else if v.is_nan() {
+            f64::NAN.to_bits()
+        } else {
+            v.to_bits()
+        })
     }
 
     /// ECMAScript truthiness.
@@ -74,9 +80,15 @@ impl Key {
         }
     }
 
-    /// Strict equality (`===`) between two values represented by keys.
+    /// Strict equality (`===`) between two values represented by keys (a `Unique` stands
+    /// for an object that no other value is; NaN is not `===` to itself).
     pub fn strict_eq(&self, other: &Key) -> bool {
-        !matches!(self, Key::Unique(_)) && self == other
+        !matches!(self, Key::Unique(_)) && !self.is_nan() && self == other
+    }
+
+    /// NaN: a `Map` finds it as a key, `===` never holds.
+    pub fn is_nan(&self) -> bool {
+        matches!(self, Key::Num(bits) if f64::from_bits(*bits).is_nan())
     }
 
     pub fn is_string(&self) -> bool {
@@ -365,6 +377,84 @@ impl Skeleton {
         }
         Ok(out)
     }
+}
+
+/// Values per item in the facts of `Skeleton::linked_from_facts`.
+pub const LINKED_FACTS_PER_ITEM: usize = 7;
+
+impl Skeleton {
+    /// The skeletons and parent links of the objects a free function's path can reach
+    /// (`buildSessionPath` over the caller's entries and index), from what JS sees of each:
+    /// `LINKED_FACTS_PER_ITEM` integers per item, `type, role, id, targetId,
+    /// firstKeptEntryId, parent, flags`:
+    /// - `type`: an index into `names` (a JSON array of strings), or -1 when not a string;
+    /// - `role`: an index into `names`; -1 when `message.role` is not a string, -2 when
+    ///   `message` is null or undefined (the reference's read of `.role` throws);
+    /// - the three ids as JS's `SameValueZero` classes (objects by identity), numbered from
+    ///   0; -2 for NaN (a `Map` finds it; `===` does not);
+    /// - `parent`: the item `parentId` leads to (`parentId ? index.get(parentId)`), -1: none;
+    /// - `flags`: bit 0, `retainedTail` is an array.
+    pub fn linked_from_facts(names: &[u8], facts: &[i32]) -> std::result::Result<LinkedItems, String> {
+        let bad = || "linked facts must be 7 integers per item and a JSON array of names".to_string();
+        if !facts.len().is_multiple_of(LINKED_FACTS_PER_ITEM) {
+            return Err(bad());
+        }
+        let array = json::parse_document(names).filter(|v| v.kind == Kind::Array).ok_or_else(bad)?;
+        let mut list = Vec::new();
+        json::for_each_element(names, array, |v| {
+            list.push(match v.kind {
+                Kind::String => json::decode_string(&names[v.start + 1..v.end - 1]).unwrap_or_default(),
+                _ => String::new(),
+            })
+        });
+        let names = list;
+        let n = facts.len() / LINKED_FACTS_PER_ITEM;
+        let name = |i: i32| usize::try_from(i).ok().and_then(|i| names.get(i)).map(String::as_str);
+        let key = |c: i32| match c {
+            -2 => Key::num(f64::NAN),
+            c if c >= 0 => Key::num(c as f64),
+            _ => Key::Unique(0),
+        };
+        let mut items = Vec::with_capacity(n);
+        let mut parents = Vec::with_capacity(n);
+        for f in facts.chunks_exact(LINKED_FACTS_PER_ITEM) {
+            let ty = name(f[0]).map_or(EntryType::Other, EntryType::from_name);
+            let role = match f[1] {
+                -2 => Role::NoMessage,
+                r => name(r).map_or(Role::Other, Role::from_name),
+            };
+            let target = match ty {
+                EntryType::Label | EntryType::ContextEdit => key(f[3]),
+                EntryType::Compaction => key(f[4]),
+                _ => Key::Undefined,
+            };
+            let parent = match u32::try_from(f[5]) {
+                Ok(p) if (p as usize) < n => Some(p),
+                Ok(_) => return Err(bad()),
+                Err(_) => None,
+            };
+            items.push(Skeleton {
+                ty,
+                id: key(f[2]),
+                parent: Key::Undefined,
+                target,
+                label_truthy: false,
+                role: if ty == EntryType::Message { role } else { Role::Other },
+                retained_tail: ty == EntryType::Compaction && f[6] & 1 == 1,
+                time: None,
+            });
+            parents.push(parent);
+        }
+        Ok(LinkedItems { items, parents })
+    }
+}
+
+/// Objects a free function reaches, as `Skeleton::linked_from_facts` reads them.
+#[derive(Debug, PartialEq)]
+pub struct LinkedItems {
+    pub items: Vec<Skeleton>,
+    /// The item each one's `parentId` leads to.
+    pub parents: Vec<Option<u32>>,
 }
 
 fn message_role_of(src: &[u8], message: Option<Value>) -> Role {

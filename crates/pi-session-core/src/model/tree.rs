@@ -265,17 +265,8 @@ impl Tree {
 
     /// Walks parent links from `start` to the root, returning root-first positions.
     fn walk(&self, start: Option<u32>) -> Result<Vec<u32>> {
-        let mut path = Vec::new();
-        let mut current = start;
-        while let Some(pos) = current {
-            if path.len() > self.items.len() {
-                return Err(Error::Cycle { id: format!("{:?}", self.items[pos as usize].id) });
-            }
-            path.push(pos);
-            current = self.parent_of(pos);
-        }
-        path.reverse();
-        Ok(path)
+        walk_up(start, self.items.len(), |p| self.parent_of(p))
+            .map_err(|pos| Error::Cycle { id: format!("{:?}", self.items[pos as usize].id) })
     }
 
     /// `getBranch(fromId)` with `fromId ?? leafId` already resolved by the caller.
@@ -286,85 +277,24 @@ impl Tree {
 
     /// `buildSessionPath(entries, leafId, byId)`.
     pub fn session_path(&self, leaf: &Key) -> Result<Vec<u32>> {
-        if *leaf == Key::Null {
-            return Ok(Vec::new());
-        }
-        let found = if leaf.truthy() { self.lookup(leaf) } else { None };
-        self.walk(found.or(self.last_entry))
-    }
-
-    /// `buildContextEntries(entries, leafId, byId)` for the path `session_path` returned,
-    /// extended with the seed format's `retainedTail` checkpoint. `Err` where the reference
-    /// throws: a message entry without a message in the kept range.
-    pub fn context_entries(&self, path: &[u32]) -> std::result::Result<Vec<u32>, MessageMissing> {
-        let Some(ci) = path.iter().rposition(|&p| self.items[p as usize].ty == EntryType::Compaction) else {
-            return Ok(path.to_vec());
+        let leaf = match leaf {
+            Key::Null => Leaf::Null,
+            k if k.truthy() => self.lookup(k).map_or(Leaf::NotFound, Leaf::Found),
+            _ => Leaf::NotFound,
         };
-        let cpos = path[ci];
-        let comp = &self.items[cpos as usize];
-        // path.findIndex(e => e.id === compaction.id): the first entry with that id.
-        let idx = path.iter().position(|&p| p == cpos || self.items[p as usize].id.strict_eq(&comp.id)).unwrap_or(ci);
-        let mut out = vec![cpos];
-        if !comp.retained_tail {
-            let mut found = false;
-            for &p in &path[..idx] {
-                let sk = &self.items[p as usize];
-                if sk.id.strict_eq(&comp.target) {
-                    found = true;
-                }
-                if found {
-                    if sk.ty == EntryType::Message && sk.role == Role::NoMessage {
-                        return Err(MessageMissing(p));
-                    }
-                    if !(sk.ty == EntryType::Message && sk.role == Role::System) {
-                        out.push(p);
-                    }
-                }
-            }
-        }
-        out.extend_from_slice(&path[idx + 1..]);
-        Ok(out)
+        self.walk(path_start(leaf, self.last_entry))
     }
 
-    /// `buildSessionProjection` as positions: settings from the whole path, the context
-    /// entries, and which context edit applies to each. The inner `Err` is where the
-    /// reference throws: the first message entry without a message on the path (its
-    /// settings loop reads every message's role).
+    /// `buildContextEntries(entries, leafId, byId)` for the path `session_path` returned
+    /// (see `context_entries`).
+    pub fn context_entries(&self, path: &[u32]) -> std::result::Result<Vec<u32>, MessageMissing> {
+        context_entries(path, |p| &self.items[p as usize])
+    }
+
+    /// `buildSessionProjection` as positions (see `context_plan`).
     pub fn context_plan(&self, leaf: &Key) -> Result<std::result::Result<ContextPlan, MessageMissing>> {
         let path = self.session_path(leaf)?;
-        let mut thinking = None;
-        let mut model = None;
-        for &p in &path {
-            let sk = &self.items[p as usize];
-            match sk.ty {
-                EntryType::ThinkingLevelChange => thinking = Some(p),
-                EntryType::ModelChange => model = Some(p),
-                EntryType::Message if sk.role == Role::NoMessage => return Ok(Err(MessageMissing(p))),
-                EntryType::Message if sk.role == Role::Assistant => model = Some(p),
-                _ => {}
-            }
-        }
-        let ctx = match self.context_entries(&path) {
-            Ok(ctx) => ctx,
-            Err(missing) => return Ok(Err(missing)),
-        };
-        let mut edits: HashMap<&Key, u32> = HashMap::new();
-        for &p in &ctx {
-            let sk = &self.items[p as usize];
-            if sk.ty == EntryType::ContextEdit && !matches!(sk.target, Key::Unique(_)) {
-                edits.insert(&sk.target, p);
-            }
-        }
-        let entries = ctx
-            .iter()
-            .enumerate()
-            .map(|(i, &p)| {
-                let sk = &self.items[p as usize];
-                let edit = if matches!(sk.id, Key::Unique(_)) { None } else { edits.get(&sk.id).copied() };
-                (p, edit, sk.ty == EntryType::Compaction && i > 0)
-            })
-            .collect();
-        Ok(Ok(ContextPlan { thinking, model, entries }))
+        Ok(context_plan(&path, |p| &self.items[p as usize]))
     }
 
     /// `getTree()`'s linking step. For each non-header item in order: the position of the
@@ -387,6 +317,168 @@ impl Tree {
         }
         out
     }
+}
+
+/// What `buildSessionPath` finds for its `leafId`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Leaf {
+    /// `leafId === null`: the path is empty.
+    Null,
+    /// `index.get(leafId)` is the item at this position.
+    Found(u32),
+    /// `leafId` is falsy, or the index has nothing for it: the last entry is the leaf.
+    NotFound,
+    /// The index gave a falsy value that is not null or undefined (a caller's `byId`
+    /// can): `leaf ??=` keeps it and the path is empty.
+    Falsy,
+}
+
+/// `buildSessionPath`'s leaf: `leafId === null` → none; `index.get(leafId) ?? entries.at(-1)`
+/// (`last`: the last entry when it is truthy).
+pub fn path_start(leaf: Leaf, last: Option<u32>) -> Option<u32> {
+    match leaf {
+        Leaf::Null | Leaf::Falsy => None,
+        Leaf::Found(p) => Some(p),
+        Leaf::NotFound => last,
+    }
+}
+
+/// Root-first positions from `start` up the parent links. `Err(pos)` where a walk passed
+/// `limit` items (a cyclic chain, where the reference loops forever).
+fn walk_up(
+    start: Option<u32>,
+    limit: usize,
+    parent_of: impl Fn(u32) -> Option<u32>,
+) -> std::result::Result<Vec<u32>, u32> {
+    let mut path = Vec::new();
+    let mut current = start;
+    while let Some(pos) = current {
+        if path.len() > limit {
+            return Err(pos);
+        }
+        path.push(pos);
+        current = parent_of(pos);
+    }
+    path.reverse();
+    Ok(path)
+}
+
+/// pi's context rule, step 1: `buildContextEntries` over a root-first `path` (`sk(p)` is the
+/// skeleton at `p`), extended with the seed format's `retainedTail` checkpoint: the latest
+/// compaction, then the entries from its `firstKeptEntryId` on (not system messages), then
+/// those after it. `Err` where the reference throws: a message entry without a message in
+/// the kept range.
+pub fn context_entries<'a>(
+    path: &[u32],
+    sk: impl Fn(u32) -> &'a Skeleton,
+) -> std::result::Result<Vec<u32>, MessageMissing> {
+    let Some(ci) = path.iter().rposition(|&p| sk(p).ty == EntryType::Compaction) else {
+        return Ok(path.to_vec());
+    };
+    let cpos = path[ci];
+    let comp = sk(cpos);
+    // path.findIndex(e => e.id === compaction.id): an earlier entry with an id `===` to
+    // it, else the compaction itself (its id is itself, an object included) unless NaN.
+    let Some(idx) = path.iter().position(|&p| (p == cpos && !comp.id.is_nan()) || sk(p).id.strict_eq(&comp.id)) else {
+        return Ok(path.to_vec());
+    };
+    let mut out = vec![cpos];
+    if !comp.retained_tail {
+        let mut found = false;
+        for &p in &path[..idx] {
+            let s = sk(p);
+            if s.id.strict_eq(&comp.target) {
+                found = true;
+            }
+            if found {
+                if s.ty == EntryType::Message && s.role == Role::NoMessage {
+                    return Err(MessageMissing(p));
+                }
+                if !(s.ty == EntryType::Message && s.role == Role::System) {
+                    out.push(p);
+                }
+            }
+        }
+    }
+    out.extend_from_slice(&path[idx + 1..]);
+    Ok(out)
+}
+
+/// pi's context rule, whole (`buildSessionProjection` as positions) over a root-first
+/// `path`: thinking level and model from the whole path, the context entries, the context
+/// edit that applies to each, and which contribute no messages (an older compaction).
+/// `Err` where the reference throws: the first message entry without a message on the
+/// path (its settings loop reads every message's role), else one in the kept range.
+pub fn context_plan<'a>(
+    path: &[u32],
+    sk: impl Fn(u32) -> &'a Skeleton + Copy,
+) -> std::result::Result<ContextPlan, MessageMissing> {
+    let mut thinking = None;
+    let mut model = None;
+    for &p in path {
+        let s = sk(p);
+        match s.ty {
+            EntryType::ThinkingLevelChange => thinking = Some(p),
+            EntryType::ModelChange => model = Some(p),
+            EntryType::Message if s.role == Role::NoMessage => return Err(MessageMissing(p)),
+            EntryType::Message if s.role == Role::Assistant => model = Some(p),
+            _ => {}
+        }
+    }
+    let ctx = context_entries(path, sk)?;
+    // `edits`: a Map from targetId (SameValueZero) to the latest edit.
+    let mut edits: HashMap<&Key, u32> = HashMap::new();
+    for &p in &ctx {
+        let s = sk(p);
+        if s.ty == EntryType::ContextEdit && !matches!(s.target, Key::Unique(_)) {
+            edits.insert(&s.target, p);
+        }
+    }
+    let entries = ctx
+        .iter()
+        .enumerate()
+        .map(|(i, &p)| {
+            let s = sk(p);
+            let edit = if matches!(s.id, Key::Unique(_)) { None } else { edits.get(&s.id).copied() };
+            (p, edit, s.ty == EntryType::Compaction && i > 0)
+        })
+        .collect();
+    Ok(ContextPlan { thinking, model, entries })
+}
+
+/// Where the context rule stops on objects the facade holds (`linked_context_plan`).
+#[derive(Debug, PartialEq, Eq)]
+pub enum LinkedStop {
+    /// A message entry without a message, where the reference throws (item position).
+    MessageMissing(u32),
+    /// A cyclic parent chain, where the reference loops forever (the item the walk stopped at).
+    Cycle(u32),
+}
+
+/// pi's context rule for objects the facade holds (the exported free functions):
+/// `items[i]`'s parent is the item `parents[i]` (its `parentId` resolved by the caller's
+/// index, which only JS can query), `leaf` what the index gave for `leafId`, `last` the
+/// last entry when truthy. `entries_only`: `buildContextEntries` alone (no settings,
+/// edits or silent flags).
+pub fn linked_context_plan(
+    items: &[Skeleton],
+    parents: &[Option<u32>],
+    leaf: Leaf,
+    last: Option<u32>,
+    entries_only: bool,
+) -> std::result::Result<ContextPlan, LinkedStop> {
+    let parent_of = |p: u32| parents.get(p as usize).copied().flatten();
+    let path = walk_up(path_start(leaf, last), items.len(), parent_of).map_err(LinkedStop::Cycle)?;
+    let sk = |p: u32| &items[p as usize];
+    if entries_only {
+        let ctx = context_entries(&path, sk).map_err(|MessageMissing(p)| LinkedStop::MessageMissing(p))?;
+        return Ok(ContextPlan {
+            thinking: None,
+            model: None,
+            entries: ctx.into_iter().map(|p| (p, None, false)).collect(),
+        });
+    }
+    context_plan(&path, sk).map_err(|MessageMissing(p)| LinkedStop::MessageMissing(p))
 }
 
 /// `byId`: each id to the position of the last item with it (`Map.set` replaces the value
@@ -432,6 +524,7 @@ impl IdIndex {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::entry::LinkedItems;
     use crate::storage::json;
 
     fn tree(lines: &[&str]) -> Tree {
@@ -565,5 +658,47 @@ mod tests {
         let path = t.session_path(&Key::Undefined).unwrap();
         assert_eq!(t.context_entries(&path), Err(MessageMissing(3)));
         assert_eq!(t.context_entries(&path[..2]), Ok(vec![1, 2]));
+    }
+
+    #[test]
+    fn linked_plans_follow_the_facts() {
+        let names = br#"["message","user","compaction","context_edit","system"]"#;
+        // type, role, id, targetId, firstKeptEntryId, parent, flags
+        #[rustfmt::skip]
+        let facts = [
+            0, 1, 0, -1, -1, -1, 0, // user "a"
+            0, 4, 1, -1, -1, 0, 0,  // system "s"
+            0, 1, -2, -1, -1, 1, 0, // user NaN
+            2, -1, 3, -1, 0, 2, 0,  // compaction, firstKept "a"
+            3, -1, 4, -2, -1, 3, 0, // edit of NaN
+            3, -1, 5, 0, -1, 4, 0,  // edit of "a"
+        ];
+        let LinkedItems { items, parents } = Skeleton::linked_from_facts(names, &facts).unwrap();
+        assert_eq!(parents, vec![None, Some(0), Some(1), Some(2), Some(3), Some(4)]);
+        let plan = linked_context_plan(&items, &parents, Leaf::NotFound, Some(5), false).unwrap();
+        // The system message is not kept; NaN is a Map key (the edit applies) and never `===`.
+        let got: Vec<_> = plan.entries.iter().map(|e| (e.0, e.1)).collect();
+        assert_eq!(got, vec![(3, None), (0, Some(5)), (2, Some(4)), (4, None), (5, None)]);
+        let leaf_only = linked_context_plan(&items, &parents, Leaf::Found(1), Some(5), true).unwrap();
+        assert_eq!(leaf_only.entries.iter().map(|e| e.0).collect::<Vec<_>>(), vec![0, 1]);
+        for leaf in [Leaf::Null, Leaf::Falsy] {
+            assert!(linked_context_plan(&items, &parents, leaf, Some(5), false).unwrap().entries.is_empty());
+        }
+        // A compaction whose id is NaN: `findIndex` finds nothing, the path stays whole.
+        let mut nan = items.clone();
+        nan[3].id = Key::num(f64::NAN);
+        let plan = linked_context_plan(&nan, &parents, Leaf::Found(3), None, true).unwrap();
+        assert_eq!(plan.entries.iter().map(|e| e.0).collect::<Vec<_>>(), vec![0, 1, 2, 3]);
+        // A cycle stops the walk; a message without a message stops the rule where pi throws.
+        let cyclic = vec![Some(1), Some(0)];
+        assert_eq!(linked_context_plan(&items[..2], &cyclic, Leaf::Found(0), None, false), Err(LinkedStop::Cycle(1)));
+        let mut missing = items.clone();
+        missing[2].role = Role::NoMessage;
+        assert_eq!(
+            linked_context_plan(&missing, &parents, Leaf::NotFound, Some(5), false),
+            Err(LinkedStop::MessageMissing(2))
+        );
+        assert!(Skeleton::linked_from_facts(names, &facts[..6]).is_err());
+        assert!(Skeleton::linked_from_facts(names, &[0, 0, 0, 0, 0, 7, 0]).is_err());
     }
 }
