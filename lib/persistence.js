@@ -3,9 +3,8 @@
 // and what the class's writes need of JS: `JSON.stringify`, `Date`'s ISO text, rebuilding an entry
 // whose id is taken. The core reads and writes.
 
-const { randomUUID } = require("node:crypto");
 const { join } = require("node:path");
-const { binding, call, generateId, shortId, toJsError } = require("./native.js");
+const { binding, call, toJsError } = require("./native.js");
 const { factsOf } = require("./keys.js");
 const { normalizePath } = require("./paths.js");
 
@@ -36,15 +35,14 @@ function parseSessionEntries(content) {
 }
 
 function migrateV1ToV2(entries) {
-  const ids = new Set();
   let prevId = null;
   for (const entry of entries) {
     if (entry.type === "session") {
       entry.version = 2;
       continue;
     }
-    // The reference's id set is never filled, so only the check's shape is kept.
-    entry.id = generateId((id) => ids.has(id));
+    // `generateId` against the reference's id set, which is never filled: its first try.
+    entry.id = binding.shortId();
     entry.parentId = prevId;
     prevId = entry.id;
     if (entry.type === "compaction" && typeof entry.firstKeptEntryIndex === "number") {
@@ -112,15 +110,26 @@ function stringifyLines(entries) {
  * built again, as `generateId` would have picked another) and indexes other writers' lines first.
  */
 function commitEntry(native, entries, sessionFile, build) {
-  for (let attempt = 0; ; attempt++) {
-    const entry = build(attempt < 100 ? shortId() : randomUUID());
-    const json = JSON.stringify(entry);
+  for (;;) {
+    const id = entries.newId();
+    let entry;
+    let json;
+    let facts;
+    try {
+      entry = build(id);
+      json = JSON.stringify(entry);
+      facts = factsOf(entry);
+    } catch (error) {
+      entries.unusedId();
+      throw error;
+    }
     const before = entries.length;
     let count;
     try {
-      count = native.commitLine(factsOf(entry), json, sessionFile, SYNC_APPENDS, entries.heldLines);
+      count = native.commitLine(facts, json, sessionFile, SYNC_APPENDS, entries.heldLines);
     } catch (error) {
       entries.padTo(native.count());
+      entries.unusedId();
       throw toJsError(error);
     }
     if (count === before) continue; // the id is taken: nothing was written

@@ -9,7 +9,6 @@ use napi_derive::napi;
 use crate::ffi::{Copied, MappedUnits, Text, external_string, guard, js_array, js_null, napi_ok, pos_or_minus};
 use pi_session_core::entry::{Key, Skeleton};
 use pi_session_core::error::Error as CoreError;
-use pi_session_core::ids;
 use pi_session_core::session::{Commit, Opened, Session};
 use pi_session_core::store::WriteMode;
 use pi_session_core::tree::{MessageMissing, Tree};
@@ -264,10 +263,17 @@ impl NativeSession {
         }
     }
 
-    /// `generateId(byId)`: an id no entry of the index has (see `ids::generate_id`).
+    /// The ids of the next `n` appends, space-separated (see `Session::reserve_ids`): one
+    /// call per batch, where a call per append would cost in-memory appends a tenth.
     #[napi]
-    pub fn new_id(&self) -> String {
-        ids::generate_id(|id| self.tree().lookup(&Key::Str(id.into())).is_some())
+    pub fn reserve_ids(&mut self, n: u32) -> String {
+        self.s.reserve_ids(n as usize).join(" ")
+    }
+
+    /// An id from `reserveIds` whose entry was taken back (see `Session::release_id`).
+    #[napi]
+    pub fn release_id(&mut self, id: String) {
+        self.s.release_id(&id);
     }
 
     #[napi(ts_return_type = "Uint32Array")]

@@ -11,6 +11,7 @@ use std::path::PathBuf;
 
 use crate::entry::{EntryType, Key, Role, Skeleton};
 use crate::error::{Error, Result};
+use crate::ids;
 use crate::json;
 use crate::lines::LineStore;
 use crate::store::{self, IndexedCopy};
@@ -83,7 +84,14 @@ pub fn write_branch(
         .iter()
         .filter_map(|&p| if let Key::Str(s) = &tree.get(p).id { Some(s.to_string()) } else { None })
         .collect();
-    let label_ids: Vec<String> = labels.iter().map(|_| new_id(&mut taken)).collect();
+    let label_ids: Vec<String> = labels
+        .iter()
+        .map(|_| {
+            let id = ids::generate_id(|id| taken.contains(id));
+            taken.insert(id.clone());
+            id
+        })
+        .collect();
     let mut unique = 1u64 << 62;
     let header_sk = header.strip_suffix(b"\n").and_then(|h| Skeleton::parse_line(h, &mut unique));
     let Some(header_sk) = header_sk else { return Err(Error::Msg("branch: the header is not one JSON line".into())) };
@@ -272,20 +280,6 @@ fn canonical(line: &[u8]) -> Result<Option<std::borrow::Cow<'_, [u8]>>> {
         Some((_, true)) => Ok(None),
         None => Err(Error::Msg("a loaded line did not parse".into())),
     }
-}
-
-/// `generateId(taken)`: the first 8 hex digits of a random UUID, unused, or a whole UUID
-/// after 100 tries; the id is taken from then on.
-fn new_id(taken: &mut HashSet<String>) -> String {
-    for _ in 0..100 {
-        let id = uuid::Uuid::new_v4().hyphenated().to_string()[..8].to_string();
-        if taken.insert(id.clone()) {
-            return id;
-        }
-    }
-    let id = uuid::Uuid::new_v4().hyphenated().to_string();
-    taken.insert(id.clone());
-    id
 }
 
 /// `line` with each `(start, end, with)` span replaced.

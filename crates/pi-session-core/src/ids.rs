@@ -53,6 +53,60 @@ pub fn generate_id(taken: impl Fn(&str) -> bool) -> String {
     uuid::Uuid::new_v4().to_string()
 }
 
+/// Ids handed out ahead of the entries that will carry them (`Session::reserve_ids`): each
+/// is made by `generate_id` against the index and the ids handed out before it, so a batch
+/// used in order gives the ids one `generateId(byId)` call per entry would have given.
+#[derive(Default)]
+pub struct Reserved {
+    /// Short ids as their 32 bits (no allocation per id: in-memory appends take one each).
+    short: std::collections::HashSet<u32>,
+    /// Whole UUIDs (after 100 taken short ids).
+    long: std::collections::HashSet<Box<str>>,
+}
+
+/// The 32 bits of a short id (8 lowercase hex digits), or `None` for any other text.
+fn short_bits(id: &str) -> Option<u32> {
+    if id.len() == 8 && id.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')) {
+        u32::from_str_radix(id, 16).ok()
+    } else {
+        None
+    }
+}
+
+impl Reserved {
+    fn contains(&self, id: &str) -> bool {
+        match short_bits(id) {
+            Some(bits) => self.short.contains(&bits),
+            None => self.long.contains(id),
+        }
+    }
+
+    /// `n` new ids, in the order they are to be used; `taken` says which ids the index holds.
+    pub fn take(&mut self, n: usize, taken: impl Fn(&str) -> bool) -> Vec<String> {
+        (0..n)
+            .map(|_| {
+                let id = generate_id(|id| taken(id) || self.contains(id));
+                match short_bits(&id) {
+                    Some(bits) => self.short.insert(bits),
+                    None => self.long.insert(id.as_str().into()),
+                };
+                id
+            })
+            .collect()
+    }
+
+    /// The id is in the index now, or its entry was never added: it is no longer held here.
+    pub fn release(&mut self, id: &str) {
+        if self.short.is_empty() && self.long.is_empty() {
+            return;
+        }
+        match short_bits(id) {
+            Some(bits) => self.short.remove(&bits),
+            None => self.long.remove(id),
+        };
+    }
+}
+
 /// The highest sequence of pi-ai's generator (41 bits).
 const MAX_SEQUENCE: u64 = (1 << 41) - 1;
 
@@ -110,6 +164,19 @@ mod tests {
         assert_eq!(generate_id(|_| false).len(), 8);
         let full = generate_id(|_| true);
         assert_eq!((full.len(), &full[14..15]), (36, "4"));
+    }
+
+    #[test]
+    fn reserved_ids_skip_the_index_and_each_other() {
+        let mut r = Reserved::default();
+        let ids = r.take(500, |id| id.starts_with('0'));
+        assert!(ids.iter().all(|id| id.len() == 8 && !id.starts_with('0')));
+        let distinct: std::collections::HashSet<&String> = ids.iter().collect();
+        assert_eq!(distinct.len(), 500);
+        // Every short id taken: whole UUIDs, as `generateId` gives after 100 tries.
+        assert!(r.take(2, |_| true).iter().all(|id| id.len() == 36));
+        r.release(&ids[0]);
+        assert!(!r.contains(&ids[0]) && r.contains(&ids[1]));
     }
 
     #[test]
