@@ -2,7 +2,6 @@
 // The generated napi loader, the one place where core errors become JS errors, and the ids the
 // core makes (`ids.rs`).
 
-const { randomUUID } = require("node:crypto");
 const { getSystemErrorMap, types } = require("node:util");
 const binding = require("../binding.js");
 const { inOwnRealm, systemError } = require("./runtime.js");
@@ -35,15 +34,6 @@ function call(fn, ...args) {
   }
 }
 
-/** The reference's `generateId`: 8 hex digits that `has` says are free, else after 100 tries a UUID. */
-function generateId(has) {
-  for (let i = 0; i < 100; i++) {
-    const id = binding.shortId();
-    if (!has(id)) return id;
-  }
-  return randomUUID();
-}
-
 /** pi-ai's `uuidv7()`, with its error once the sequence is exhausted. */
 function uuidv7() {
   const id = binding.uuidv7();
@@ -51,4 +41,4 @@ function uuidv7() {
   return id;
 }
 
-module.exports = { binding, call, generateId, toJsError, uuidv7 };
+module.exports = { binding, call, toJsError, uuidv7 };

@@ -419,9 +419,9 @@ class SessionManager {
     }
     // Entries held as objects, odd paths, or no conversation: tree.js says why.
     const parent = this.#persist ? this.#sessionFile : undefined;
-    const path = this.getBranch(leafId);
-    if (path.length === 0) throw new Error(`Entry ${leafId} not found`);
-    const fresh = branchedEntries(path, this.#core(), this.#entries, this.getSessionDir(), this.#cwd, parent);
+    const plan = call(() => this.#core().branchPlan(keyOf(leafId ?? this.#leafId)));
+    if (!plan.found) throw new Error(`Entry ${leafId} not found`);
+    const fresh = branchedEntries(plan, this.#entries, this.getSessionDir(), this.#cwd, parent);
     const { entries } = fresh;
     this.#resetTo(entries);
     this.#sessionId = fresh.id;

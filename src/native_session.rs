@@ -7,6 +7,7 @@ use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
 use crate::ffi::{Copied, MappedUnits, Text, external_string, guard, js_array, js_null, napi_ok, pos_or_minus};
+use pi_session_core::branch;
 use pi_session_core::entry::{Key, Skeleton};
 use pi_session_core::error::Error as CoreError;
 use pi_session_core::session::{Commit, Opened, Session};
@@ -34,6 +35,19 @@ pub enum LoadStatus {
 pub struct Conversation {
     pub found: bool,
     pub message_missing_at: Option<u32>,
+}
+
+/// `createBranchedSession`'s plan (see `branch::Plan`): whether the path was found, the kept positions, per kept entry
+/// the index in `kept` its `firstKeptEntryId` now names (-1: unchanged), the label
+/// entries to re-create and their new ids.
+#[napi(object)]
+pub struct BranchPlan {
+    /// Whether the path has any entry (the reference throws "Entry … not found" otherwise).
+    pub found: bool,
+    pub kept: Uint32Array,
+    pub first_kept: Int32Array,
+    pub labels: Uint32Array,
+    pub label_ids: Vec<String>,
 }
 
 /// One session (see `session::Session`), as the facade's `NativeSession`.
@@ -363,6 +377,21 @@ impl NativeSession {
             return Err(e);
         }
         Ok(made?.map(NativeSession::wrap))
+    }
+
+    /// `createBranchedSession`'s plan from `leaf` for the facade's copies of objects (see
+    /// `branch::plan`); `kept` is empty when the path is.
+    #[napi]
+    pub fn branch_plan(&self, leaf: String) -> Result<BranchPlan> {
+        let path = guard(|| self.tree().branch(&Key::decode(&leaf)))?;
+        let plan = branch::plan(self.tree(), &path);
+        Ok(BranchPlan {
+            found: !path.is_empty(),
+            first_kept: Int32Array::new(plan.first_kept.iter().map(|f| f.map_or(-1, |i| i as i32)).collect()),
+            kept: Uint32Array::new(plan.kept),
+            labels: Uint32Array::new(plan.labels.iter().map(|l| l.0).collect()),
+            label_ids: plan.labels.into_iter().map(|l| l.1).collect(),
+        })
     }
 
     /// Flat `[node, parent (-1: root)]` per non-header item, in order.

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 
 const require = createRequire(import.meta.url);
-const { binding, generateId, uuidv7 } = require("../../lib/native.js");
+const { binding, uuidv7 } = require("../../lib/native.js");
 const { nowIso } = require("../../lib/persistence.js");
 const { shortId } = binding;
 
@@ -33,12 +33,6 @@ describe("shortId", () => {
       // 15 degrees of freedom: p < 1e-6 above ~56.
       expect(chi2).toBeLessThan(56);
     }
-  });
-
-  it("generateId skips taken ids and falls back to a full UUID after 100 tries", () => {
-    const first = generateId(() => false);
-    expect(first).toMatch(/^[0-9a-f]{8}$/);
-    expect(generateId(() => true)).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
   });
 });
 
