@@ -15,3 +15,4 @@ mod files;
 mod ids;
 mod listing;
 mod native_session;
+mod paths;

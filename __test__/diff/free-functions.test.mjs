@@ -349,6 +349,7 @@ describe(`getDefaultSessionDir (${LABELS.join(" vs ")})`, () => {
     "/a:b\\c",
     "file:///tmp/pi-diff-cwd/url%20dir",
     "//double//slashes",
+    "/tmp/pi-diff-cwd/lone \ud800 surrogate",
   ];
   it("with PI_CODING_AGENT_DIR set to a temp dir (and the dirs it creates)", () => {
     diffEach("getDefaultSessionDir", (impl, norm) => {

@@ -16,6 +16,7 @@ pub mod json;
 pub mod lines;
 pub mod listing;
 pub mod migrate;
+pub mod paths;
 pub mod platform;
 pub mod projection;
 pub mod session;
