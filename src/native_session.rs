@@ -281,7 +281,7 @@ impl NativeSession {
     /// call per batch, where a call per append would cost in-memory appends a tenth.
     #[napi]
     pub fn reserve_ids(&mut self, n: u32) -> String {
-        self.s.reserve_ids(n as usize).join(" ")
+        self.s.reserve_ids(n as usize)
     }
 
     /// An id from `reserveIds` whose entry was taken back (see `Session::release_id`).

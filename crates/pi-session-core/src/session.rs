@@ -158,11 +158,13 @@ impl Session {
         self.tree.push(sk);
     }
 
-    /// `n` ids for the entries the facade appends next, in order: `generateId(byId)` for each,
-    /// with the entries before it in the index (see `ids::Reserved`).
-    pub fn reserve_ids(&mut self, n: usize) -> Vec<String> {
+    /// `n` ids for the entries the facade appends next, space-separated, in order:
+    /// `generateId(byId)` for each, with the entries before it in the index (see
+    /// `ids::Reserved`).
+    pub fn reserve_ids(&mut self, n: usize) -> String {
         let tree = &self.tree;
-        self.reserved.take(n, |id| tree.lookup(&Key::Str(id.into())).is_some())
+        let empty = tree.entry_count() == 0;
+        self.reserved.take(n, |id| !empty && tree.lookup(&Key::Str(id.into())).is_some())
     }
 
     /// An id handed out whose entry was taken back (its write failed): free again, as it is
