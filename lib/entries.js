@@ -2,11 +2,13 @@
 // The entry objects of one session (`fileEntries`) over the core index: one object per position,
 // parsed from its line on first use, so `getEntry(id)` keeps the reference's object identity.
 
-const { randomUUID } = require("node:crypto");
-const { binding, call, shortId } = require("./native.js");
+const { binding, call } = require("./native.js");
 const { PendingSkeletons, keyOf } = require("./keys.js");
 
 const { NativeSession } = binding;
+
+/** Ids the core reserves per call (`reserveIds`): a call per append would cost in-memory appends ~10%. */
+const ID_BATCH = 256;
 
 /**
  * Puts the long strings carried beside a piece back at their paths (`patchText`: `line, path,
@@ -31,8 +33,11 @@ class Entries {
   #indexed = 0;
   /** One slot per item, filled lazily for loaded lines. */
   #objs = [];
-  /** The ids while every entry is a JS object (no file yet); null once the core holds them. */
-  #jsIds = new Set();
+  /** Ids the core reserved for the next appends (`newId`), used in order from `#nextId`. */
+  #ids = [];
+  #nextId = 0;
+  /** Whether objects not indexed yet carry ids the core never saw (handed in, not appended). */
+  #foreign = false;
 
   /**
    * The JSON lines of the objects at `positions`, which the core asks for when it writes the whole
@@ -50,6 +55,7 @@ class Entries {
       pending.flushInto(this.#native);
       this.#indexed = objs.length;
     }
+    this.#foreign = false;
     return this.#native;
   }
 
@@ -64,7 +70,7 @@ class Entries {
 
   /** The number of non-header entries (`byId.size`). */
   get entryCount() {
-    return this.#jsIds !== null ? this.#jsIds.size : this.core().entryCount();
+    return this.core().entryCount();
   }
 
   /** Whether the object at `pos` was parsed or built already (its line may differ from it). */
@@ -147,18 +153,24 @@ class Entries {
 
   /** `byId.has(id)`. */
   has(id) {
-    return this.#jsIds !== null ? this.#jsIds.has(id) : this.core().lookup(keyOf(id)) >= 0;
+    return this.core().lookup(keyOf(id)) >= 0;
   }
 
-  /** `generateId(byId)`: checked by the core's index once it is the authority, else here. */
+  /**
+   * `generateId(byId)`, made by the core (`ids.rs`) against its index. Ids come reserved in
+   * batches; entries appended since need no indexing first, as the core knows their ids.
+   */
   newId() {
-    const ids = this.#jsIds;
-    if (ids === null) return this.core().newId();
-    for (let i = 0; i < 100; i++) {
-      const candidate = shortId();
-      if (!ids.has(candidate)) return candidate;
+    if (this.#nextId === this.#ids.length) {
+      this.#ids = (this.#foreign ? this.core() : this.#native).reserveIds(ID_BATCH).split(" ");
+      this.#nextId = 0;
     }
-    return randomUUID();
+    return this.#ids[this.#nextId++];
+  }
+
+  /** Gives back the id `newId` just gave (its entry was not built): the next append takes it. */
+  unusedId() {
+    this.#nextId--;
   }
 
   /** The id of the last non-header entry (`_buildIndex`'s leaf), or null. */
@@ -170,10 +182,9 @@ class Entries {
     return (known !== undefined ? known : this.#parse(last)).id;
   }
 
-  /** Adds an entry the facade built (indexed when the core is next asked). */
+  /** Adds an entry the facade built with an id from `newId` (indexed when the core is next asked). */
   push(entry) {
     this.#objs.push(entry);
-    this.#jsIds?.add(entry.id);
   }
 
   /** Takes back the last `push` (its write failed). */
@@ -183,7 +194,8 @@ class Entries {
       this.#native.pop();
       this.#indexed--;
     }
-    this.#jsIds?.delete(entry.id);
+    // Free again, as in `byId` once the reference deletes it.
+    if (typeof entry.id === "string") this.#native.releaseId(entry.id);
   }
 
   /** Adds an entry the core indexed itself (`commitLine`), after `count - 1` items. */
@@ -199,25 +211,18 @@ class Entries {
     this.#indexed = count;
   }
 
-  /** From now on the core checks ids (the session's file exists). */
-  coreTakesIds() {
-    this.#jsIds = null;
-  }
-
   /** Replaces everything with JS objects (`_buildIndex`); returns the leaf id. */
   reset(entries) {
-    const ids = new Set();
     let leafId = null;
     for (const entry of entries) {
       // A null entry throws `_buildIndex`'s TypeError (named `entry`: JavaScriptCore quotes it).
       if (entry.type === "session") continue;
-      ids.add(entry.id);
       leafId = entry.id;
     }
     this.#replaceNative(new NativeSession());
     this.#indexed = 0;
-    this.#jsIds = ids;
     this.#objs = entries;
+    this.#dropIds(entries.length > 0);
     return leafId;
   }
 
@@ -237,8 +242,15 @@ class Entries {
   adopt(native, objs = new Array(native.count())) {
     this.#replaceNative(native);
     this.#indexed = objs.length;
-    this.#jsIds = null;
     this.#objs = objs;
+    this.#dropIds(false);
+  }
+
+  /** A new core session: the ids reserved by the old one go with it. */
+  #dropIds(foreign) {
+    this.#ids = [];
+    this.#nextId = 0;
+    this.#foreign = foreign;
   }
 }
 

@@ -1,8 +1,7 @@
 "use strict";
-// The generated napi loader, the one place where core errors become JS errors, and the ids: the
-// core's (`ids.rs`) where it holds the entries, else JS's pool (a tenth of a call into the addon).
+// The generated napi loader, the one place where core errors become JS errors, and the ids the
+// core makes (`ids.rs`).
 
-const { randomFillSync, randomUUID } = require("node:crypto");
 const { getSystemErrorMap, types } = require("node:util");
 const binding = require("../binding.js");
 const { inOwnRealm, systemError } = require("./runtime.js");
@@ -35,30 +34,6 @@ function call(fn, ...args) {
   }
 }
 
-// `randomUUID().slice(0, 8)` is 32 random bits: 4 CSPRNG bytes as hex have its distribution.
-const POOL = new Uint8Array(4096);
-let poolPos = POOL.length;
-const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"));
-
-function shortId() {
-  if (poolPos > POOL.length - 4) {
-    randomFillSync(POOL);
-    poolPos = 0;
-  }
-  const p = poolPos;
-  poolPos += 4;
-  return HEX[POOL[p]] + HEX[POOL[p + 1]] + HEX[POOL[p + 2]] + HEX[POOL[p + 3]];
-}
-
-/** The reference's `generateId`: 8 hex digits that `has` says are free, else after 100 tries a UUID. */
-function generateId(has) {
-  for (let i = 0; i < 100; i++) {
-    const id = shortId();
-    if (!has(id)) return id;
-  }
-  return randomUUID();
-}
-
 /** pi-ai's `uuidv7()`, with its error once the sequence is exhausted. */
 function uuidv7() {
   const id = binding.uuidv7();
@@ -66,4 +41,4 @@ function uuidv7() {
   return id;
 }
 
-module.exports = { binding, call, generateId, shortId, toJsError, uuidv7 };
+module.exports = { binding, call, toJsError, uuidv7 };

@@ -1,6 +1,8 @@
 "use strict";
-// pi's path rules (`utils/paths.js`, `config.js`) as they are: sessions are found by these strings,
-// which are Node's answers (`path.resolve`, `os.homedir`, `fileURLToPath`, `process.cwd`), not Rust's.
+// pi's paths (`utils/paths.js`, `config.js`): sessions are found by these strings, which are Node's
+// answers (`path.resolve`, `os.homedir`, `fileURLToPath`, `process.cwd`), not Rust's. The folder
+// name of a cwd is the core's rule (`paths.rs`). `normalizePath` (with pi's Windows shell paths,
+// which the core has for the CLI) stays here: pi/ reads the agent dir before any binary loads.
 
 const { existsSync, mkdirSync } = require("node:fs");
 const { homedir } = require("node:os");
@@ -69,12 +71,13 @@ function getSessionsDir() {
   return join(getAgentDir(), "sessions");
 }
 
-/** `<agentDir>/sessions/--<cwd without leading slash, / \ : as ->--`. */
+/** `<agentDir>/sessions/<the cwd's folder name>` (the core's rule: `paths::session_folder_name`). */
 function getDefaultSessionDirPath(cwd, agentDir = getAgentDir()) {
   const resolvedCwd = resolvePath(cwd);
   const resolvedAgentDir = resolvePath(agentDir);
-  const safePath = `--${resolvedCwd.replace(/^[/\\]/, "").replace(/[/\\:]/g, "-")}--`;
-  return join(resolvedAgentDir, "sessions", safePath);
+  // Required here: pi/ reads the agent dir before (and without) the binding.
+  const { binding } = require("./native.js");
+  return join(resolvedAgentDir, "sessions", binding.sessionFolderName(resolvedCwd));
 }
 
 /** The exported `getDefaultSessionDir`: the default dir of `cwd`, made if missing. */

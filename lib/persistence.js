@@ -1,11 +1,10 @@
 "use strict";
-// The session file's format (parsing, the v1/v2 migration on the caller's objects, as pi does it)
-// and what the class's writes need of JS: `JSON.stringify`, `Date`'s ISO text, rebuilding an entry
-// whose id is taken. The core reads and writes.
+// The session file's format (parsing; the v1/v2 migration's assignments on the caller's objects, by
+// the core's plan) and what the class's writes need of JS: `JSON.stringify`, `Date`'s ISO text,
+// rebuilding an entry whose id is taken. The core reads and writes.
 
-const { randomUUID } = require("node:crypto");
 const { join } = require("node:path");
-const { binding, call, generateId, shortId, toJsError } = require("./native.js");
+const { binding, call, toJsError } = require("./native.js");
 const { factsOf } = require("./keys.js");
 const { normalizePath } = require("./paths.js");
 
@@ -35,44 +34,63 @@ function parseSessionEntries(content) {
   return entries;
 }
 
-function migrateV1ToV2(entries) {
-  const ids = new Set();
-  let prevId = null;
-  for (const entry of entries) {
-    if (entry.type === "session") {
-      entry.version = 2;
-      continue;
-    }
-    // The reference's id set is never filled, so only the check's shape is kept.
-    entry.id = generateId((id) => ids.has(id));
-    entry.parentId = prevId;
-    prevId = entry.id;
-    if (entry.type === "compaction" && typeof entry.firstKeptEntryIndex === "number") {
-      const targetEntry = entries[entry.firstKeptEntryIndex];
-      if (targetEntry && targetEntry.type !== "session") entry.firstKeptEntryId = targetEntry.id;
-      delete entry.firstKeptEntryIndex;
-    }
+/** What the migration reads of an entry (`migrate::Fact`): its kind, and a compaction's index. */
+function migrationFacts(entries) {
+  const facts = new Float64Array(2 * entries.length);
+  for (let i = 0; i < entries.length; i++) {
+    const e = entries[i];
+    let kind = 0;
+    let index = -2;
+    if (e === null || e === undefined) kind = 4;
+    else if (!e) kind = 5;
+    else if (e.type === "session") kind = 1;
+    else if (e.type === "compaction") {
+      kind = 2;
+      const x = e.firstKeptEntryIndex;
+      // As a property key: only a non-negative integer names an element.
+      if (typeof x === "number") index = Number.isInteger(x) && x >= 0 ? x : -1;
+    } else if (e.type === "message" && e.message && e.message.role === "hookMessage") kind = 3;
+    facts[2 * i] = kind;
+    facts[2 * i + 1] = index;
   }
+  return facts;
 }
 
-function migrateV2ToV3(entries) {
-  for (const entry of entries) {
-    if (entry.type === "session") {
-      entry.version = 3;
-      continue;
-    }
-    if (entry.type === "message" && entry.message && entry.message.role === "hookMessage")
-      entry.message.role = "custom";
-  }
-}
-
-/** Brings entries to the current version in place; true if anything was migrated. */
+/**
+ * Brings entries to the current version in place, by the core's plan (`migrate::plan`: which ids
+ * and parents, the compactions' kept entries, the renames); true if the reference migrates. New
+ * keys land at the end of each object and deleted ones go, as the reference's assignments make them.
+ */
 function migrateToCurrentVersion(entries) {
   const header = entries.find((e) => e.type === "session");
-  const version = header?.version ?? 1;
-  if (version >= CURRENT_SESSION_VERSION) return false;
-  if (version < 2) migrateV1ToV2(entries);
-  if (version < 3) migrateV2ToV3(entries);
+  const version = Number(header?.version ?? 1);
+  if (!binding.migrates(version)) return false;
+  const { steps, ids } = binding.migrationPlan(version, migrationFacts(entries));
+  for (let s = 0; s < steps.length; s += 4) {
+    const entry = entries[steps[s]];
+    switch (steps[s + 1]) {
+      case 0:
+        return entry.type; // the reference's TypeError
+      case 1:
+        entry.version = 2;
+        break;
+      case 2:
+        entry.version = 3;
+        break;
+      case 3: {
+        const k = steps[s + 3];
+        entry.id = ids[k + 1];
+        entry.parentId = k < 0 ? null : ids[k];
+        const target = steps[s + 2];
+        if (target >= 0) entry.firstKeptEntryId = entries[target].id;
+        if (target >= -1) delete entry.firstKeptEntryIndex;
+        break;
+      }
+      case 4:
+        entry.message.role = "custom";
+        break;
+    }
+  }
   return true;
 }
 
@@ -112,15 +130,26 @@ function stringifyLines(entries) {
  * built again, as `generateId` would have picked another) and indexes other writers' lines first.
  */
 function commitEntry(native, entries, sessionFile, build) {
-  for (let attempt = 0; ; attempt++) {
-    const entry = build(attempt < 100 ? shortId() : randomUUID());
-    const json = JSON.stringify(entry);
+  for (;;) {
+    const id = entries.newId();
+    let entry;
+    let json;
+    let facts;
+    try {
+      entry = build(id);
+      json = JSON.stringify(entry);
+      facts = factsOf(entry);
+    } catch (error) {
+      entries.unusedId();
+      throw error;
+    }
     const before = entries.length;
     let count;
     try {
-      count = native.commitLine(factsOf(entry), json, sessionFile, SYNC_APPENDS, entries.heldLines);
+      count = native.commitLine(facts, json, sessionFile, SYNC_APPENDS, entries.heldLines);
     } catch (error) {
       entries.padTo(native.count());
+      entries.unusedId();
       throw toJsError(error);
     }
     if (count === before) continue; // the id is taken: nothing was written

@@ -196,7 +196,6 @@ class SessionManager {
       const text = stringifyLines(this.#entries.all());
       call(() => this.#core().writeAll(this.#sessionFile, text, true));
       this.#flushed = true;
-      this.#entries.coreTakesIds();
     } else {
       const json = JSON.stringify(entry);
       call(() => this.#core().appendLine(this.#sessionFile, json, SYNC_APPENDS, this.#entries.heldLines));
@@ -206,7 +205,14 @@ class SessionManager {
   /** `_appendEntry` of the entry `build(id)` makes. */
   #append(build) {
     if (this.#persist && this.#flushed && this.#sessionFile) return this.#appendToFile(build);
-    const entry = build(this.#entries.newId());
+    const id = this.#entries.newId();
+    let entry;
+    try {
+      entry = build(id);
+    } catch (error) {
+      this.#entries.unusedId();
+      throw error;
+    }
     const previousLeafId = this.#leafId;
     this.#entries.push(entry);
     this.#leafId = entry.id;
@@ -222,7 +228,6 @@ class SessionManager {
 
   /** An append to the file on disk; other writers' entries, indexed on the way, are their own branch. */
   #appendToFile(build) {
-    this.#entries.coreTakesIds();
     const entry = persistence.commitEntry(this.#core(), this.#entries, this.#sessionFile, build);
     this.#leafId = entry.id;
     return entry;
@@ -414,9 +419,9 @@ class SessionManager {
     }
     // Entries held as objects, odd paths, or no conversation: tree.js says why.
     const parent = this.#persist ? this.#sessionFile : undefined;
-    const path = this.getBranch(leafId);
-    if (path.length === 0) throw new Error(`Entry ${leafId} not found`);
-    const fresh = branchedEntries(path, this.#core(), this.#entries, this.getSessionDir(), this.#cwd, parent);
+    const plan = call(() => this.#core().branchPlan(keyOf(leafId ?? this.#leafId)));
+    if (!plan.found) throw new Error(`Entry ${leafId} not found`);
+    const fresh = branchedEntries(plan, this.#entries, this.getSessionDir(), this.#cwd, parent);
     const { entries } = fresh;
     this.#resetTo(entries);
     this.#sessionId = fresh.id;

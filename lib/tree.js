@@ -1,11 +1,12 @@
 "use strict";
 // The tree's objects. `getTree` sorts children with V8's sort and the reference's comparator (its
-// ties and NaN times decide the order). `branchedEntries` copies objects, as the reference does, for
-// what the core's one-pass branch (`branch.rs`) cannot take: a path entry that is a JS object (built,
-// handed in, or parsed and maybe changed), a session without a file or a conversation, or an entry
-// that needs JS semantics (ids that are not strings, a message entry without `message`).
+// ties and NaN times decide the order). `branchedEntries` copies objects by the core's plan
+// (`branch::plan`), as the reference spreads them, where the core's one-pass branch (`branch.rs`)
+// cannot write the bytes: a path entry that is a JS object (built, handed in, or parsed and maybe
+// changed), a session without a file or a conversation, or an entry that needs JS semantics (ids
+// that are not strings, a message entry without `message`, values JSON cannot hold).
 
-const { call, generateId, uuidv7 } = require("./native.js");
+const { call, uuidv7 } = require("./native.js");
 const { newSessionParts } = require("./persistence.js");
 
 /** Target id -> label and target id -> label timestamp, from the label entries in order. */
@@ -63,54 +64,36 @@ function buildTree(native, entries) {
   return roots.map((p) => nodes[p]);
 }
 
-/** The path without its label entries, each entry a copy re-parented onto the one before. */
-function withoutLabels(path) {
-  const pathWithoutLabels = [];
-  const replacementByLabelId = new Map();
-  const pendingLabelIds = [];
-  let pathParentId = null;
-  for (const entry of path) {
-    if (entry.type === "label") {
-      pendingLabelIds.push(entry.id);
-      continue;
-    }
-    for (const labelId of pendingLabelIds) replacementByLabelId.set(labelId, entry.id);
-    pendingLabelIds.length = 0;
-    pathWithoutLabels.push(
+/**
+ * A branched session of objects, by the core's plan (`branch::plan`: which entries stay, what a
+ * compaction's `firstKeptEntryId` names, which labels come back with what ids): copies of the kept
+ * objects re-parented onto the one before, as the reference spreads them, then the labels.
+ */
+function branchedEntries(plan, entries, dir, cwd, parentSession) {
+  const kept = entries.atMany(plan.kept);
+  const copies = new Array(kept.length);
+  let parentId = null;
+  for (let i = 0; i < kept.length; i++) {
+    const entry = kept[i];
+    const at = plan.firstKept[i];
+    copies[i] =
       entry.type === "compaction"
-        ? {
-            ...entry,
-            parentId: pathParentId,
-            firstKeptEntryId:
-              entry.firstKeptEntryId === entry.id
-                ? entry.id
-                : (replacementByLabelId.get(entry.firstKeptEntryId) ?? entry.firstKeptEntryId),
-          }
-        : { ...entry, parentId: pathParentId },
-    );
-    pathParentId = entry.id;
+        ? { ...entry, parentId, firstKeptEntryId: at < 0 ? entry.firstKeptEntryId : kept[at].id }
+        : { ...entry, parentId };
+    parentId = entry.id;
   }
-  return pathWithoutLabels;
-}
-
-/** A branched session from the objects of `path`: header, path without labels, re-created labels. */
-function branchedEntries(path, native, entries, dir, cwd, parentSession) {
-  const pathWithoutLabels = withoutLabels(path);
   const { id, header, file } = newSessionParts(dir, cwd, parentSession, uuidv7());
-  const pathIds = pathWithoutLabels.map((e) => e.id);
-  const { labels, stamps } = labelMaps(entries.atMany(native.labels()));
-  const onPath = new Set(pathIds);
-  const taken = new Set(pathIds);
-  let parentId = pathIds[pathIds.length - 1] || null;
+  parentId = kept.length > 0 ? kept[kept.length - 1].id || null : null;
   const labelEntries = [];
-  for (const [targetId, label] of labels) {
-    if (!onPath.has(targetId)) continue;
-    const labelId = generateId((id) => taken.has(id));
-    labelEntries.push({ type: "label", id: labelId, parentId, timestamp: stamps.get(targetId), targetId, label });
-    taken.add(labelId);
+  const labels = entries.atMany(plan.labels);
+  for (let i = 0; i < labels.length; i++) {
+    const { timestamp, targetId, label } = labels[i];
+    const labelId = plan.labelIds[i];
+    // `targetId` is `labelsById`'s key: equal to a kept id, which is truthy (never -0).
+    labelEntries.push({ type: "label", id: labelId, parentId, timestamp, targetId, label });
     parentId = labelId;
   }
-  return { id, file, entries: [header, ...pathWithoutLabels, ...labelEntries] };
+  return { id, file, entries: [header, ...copies, ...labelEntries] };
 }
 
 module.exports = { branchedEntries, buildTree };

@@ -1,4 +1,5 @@
-//! Ids as pi makes them (`ids`): the facade's entry ids where no index checks them, and
+//! Ids as pi makes them (`ids`): a short id on its own (its distribution is checked by
+//! `unit/ids`; the class's entry ids come reserved from its session, `reserveIds`), and
 //! session ids.
 
 use napi_derive::napi;

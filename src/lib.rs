@@ -14,4 +14,6 @@ mod ffi;
 mod files;
 mod ids;
 mod listing;
+mod migrate;
 mod native_session;
+mod paths;

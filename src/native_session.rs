@@ -8,8 +8,8 @@ use napi_derive::napi;
 
 use crate::ffi::{Copied, MappedUnits, Text, external_string, guard, js_array, js_null, napi_ok, pos_or_minus};
 use pi_session_core::Error as CoreError;
+use pi_session_core::branch;
 use pi_session_core::entry::{Key, LinkedItems, Skeleton};
-use pi_session_core::ids;
 use pi_session_core::session::{Commit, Opened, Session};
 use pi_session_core::store::WriteMode;
 use pi_session_core::tree::{self, ContextPlan, Leaf, LinkedStop, MessageMissing, Tree};
@@ -35,6 +35,19 @@ pub enum LoadStatus {
 pub struct Conversation {
     pub found: bool,
     pub message_missing_at: Option<u32>,
+}
+
+/// `createBranchedSession`'s plan (see `branch::Plan`): whether the path was found, the kept positions, per kept entry
+/// the index in `kept` its `firstKeptEntryId` now names (-1: unchanged), the label
+/// entries to re-create and their new ids.
+#[napi(object)]
+pub struct BranchPlan {
+    /// Whether the path has any entry (the reference throws "Entry … not found" otherwise).
+    pub found: bool,
+    pub kept: Uint32Array,
+    pub first_kept: Int32Array,
+    pub labels: Uint32Array,
+    pub label_ids: Vec<String>,
 }
 
 /// One session (see `session::Session`), as the facade's `NativeSession`.
@@ -273,10 +286,17 @@ impl NativeSession {
         }
     }
 
-    /// `generateId(byId)`: an id no entry of the index has (see `ids::generate_id`).
+    /// The ids of the next `n` appends, space-separated (see `Session::reserve_ids`): one
+    /// call per batch, where a call per append would cost in-memory appends a tenth.
     #[napi]
-    pub fn new_id(&self) -> String {
-        ids::generate_id(|id| self.tree().lookup(&Key::Str(id.into())).is_some())
+    pub fn reserve_ids(&mut self, n: u32) -> String {
+        self.s.reserve_ids(n as usize)
+    }
+
+    /// An id from `reserveIds` whose entry was taken back (see `Session::release_id`).
+    #[napi]
+    pub fn release_id(&mut self, id: String) {
+        self.s.release_id(&id);
     }
 
     #[napi(ts_return_type = "Uint32Array")]
@@ -357,6 +377,21 @@ impl NativeSession {
             return Err(e);
         }
         Ok(made?.map(NativeSession::wrap))
+    }
+
+    /// `createBranchedSession`'s plan from `leaf` for the facade's copies of objects (see
+    /// `branch::plan`); `kept` is empty when the path is.
+    #[napi]
+    pub fn branch_plan(&self, leaf: String) -> Result<BranchPlan> {
+        let path = guard(|| self.tree().branch(&Key::decode(&leaf)))?;
+        let plan = branch::plan(self.tree(), &path);
+        Ok(BranchPlan {
+            found: !path.is_empty(),
+            first_kept: Int32Array::new(plan.first_kept.iter().map(|f| f.map_or(-1, |i| i as i32)).collect()),
+            kept: Uint32Array::new(plan.kept),
+            labels: Uint32Array::new(plan.labels.iter().map(|l| l.0).collect()),
+            label_ids: plan.labels.into_iter().map(|l| l.1).collect(),
+        })
     }
 
     /// Flat `[node, parent (-1: root)]` per non-header item, in order.

@@ -1,10 +1,13 @@
 // The id and timestamp helpers that replace `randomUUID().slice(0, 8)` and
 // `new Date().toISOString()` on the append path must produce the same kind of value.
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 
 const require = createRequire(import.meta.url);
-const { binding, generateId, uuidv7 } = require("../../lib/native.js");
+const { binding, uuidv7 } = require("../../lib/native.js");
 const { nowIso } = require("../../lib/persistence.js");
 const { shortId } = binding;
 
@@ -30,12 +33,6 @@ describe("shortId", () => {
       // 15 degrees of freedom: p < 1e-6 above ~56.
       expect(chi2).toBeLessThan(56);
     }
-  });
-
-  it("generateId skips taken ids and falls back to a full UUID after 100 tries", () => {
-    const first = generateId(() => false);
-    expect(first).toMatch(/^[0-9a-f]{8}$/);
-    expect(generateId(() => true)).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
   });
 });
 
@@ -72,5 +69,56 @@ describe("nowIso", () => {
     expect(nowIso()).toBe("1999-12-31T23:59:59.999Z");
     vi.setSystemTime(new Date("+275760-09-13T00:00:00.000Z"));
     expect(nowIso()).toBe("+275760-09-13T00:00:00.000Z");
+  });
+});
+
+describe("the class's entry ids (the core's, reserved in batches)", () => {
+  const { SessionManager } = require("../../index.js");
+
+  it("are 8 hex digits, distinct and uniform across many batches, in memory and on disk", () => {
+    const sm = SessionManager.inMemory("/tmp");
+    const n = 40_000;
+    const counts = Array.from({ length: 8 }, () => new Array(16).fill(0));
+    const seen = new Set();
+    for (let i = 0; i < n; i++) {
+      const id = sm.appendCustomEntry("t", i);
+      expect(seen.has(id)).toBe(false);
+      seen.add(id);
+      for (let p = 0; p < 8; p++) counts[p][Number.parseInt(id[p], 16)]++;
+    }
+    expect(sm.getEntries().length).toBe(n);
+    const expected = n / 16;
+    for (const row of counts) {
+      const chi2 = row.reduce((s, c) => s + (c - expected) ** 2 / expected, 0);
+      expect(chi2).toBeLessThan(56);
+    }
+    // On disk: the first write, then commits, across batches.
+    const dir = mkdtempSync(join(tmpdir(), "ids-"));
+    try {
+      const disk = SessionManager.create("/tmp", dir);
+      const ids = [disk.appendMessage({ role: "user", content: "hi", timestamp: 1 })];
+      for (let i = 0; i < 700; i++) ids.push(disk.appendCustomEntry("t", i));
+      expect(new Set(ids).size).toBe(ids.length);
+      const lines = readFileSync(disk.getSessionFile(), "utf8").trim().split("\n").slice(1);
+      expect(lines.map((l) => JSON.parse(l).id)).toEqual(ids);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("a builder that throws gives its id back, and the entries handed in count as the core's", () => {
+    const header = { type: "session", version: 3, id: "s", timestamp: "2026-01-01T00:00:00.000Z", cwd: "/tmp" };
+    const e1 = { type: "custom", customType: "t", id: "aaaaaaaa", parentId: null, timestamp: header.timestamp };
+    const sm = SessionManager.inMemory("/tmp", undefined, [header, e1, { ...e1 }]);
+    // byId.size, from the core's index: the duplicate id counts once.
+    expect(sm.getEntryCount()).toBe(1);
+    expect(sm.getEntry("aaaaaaaa")).toBe(sm.getEntries()[1]);
+    expect(() => sm.branchWithSummary("nope", "s")).toThrow("Entry nope not found");
+    const id = sm.appendCustomEntry("t", 1);
+    expect(id).toMatch(/^[0-9a-f]{8}$/);
+    expect(sm.getLeafId()).toBe(id);
+    expect(sm.getEntry(id).parentId).toBe("aaaaaaaa");
+    expect(sm.getEntryCount()).toBe(2);
+    expect(sm.getEntries().length).toBe(3);
   });
 });

@@ -214,6 +214,66 @@ describe(`migrateSessionEntries (${LABELS.join(" vs ")})`, () => {
   }
 });
 
+describe(`migrateSessionEntries on odd input (${LABELS.join(" vs ")})`, () => {
+  const H = (version) => ({ type: "session", ...(version === undefined ? {} : { version }), id: "h", cwd: "/x" });
+  const msg = (role, extra = {}) => ({ type: "message", ...extra, message: { role, content: "c" } });
+  const compaction = (firstKeptEntryIndex) => ({
+    type: "compaction",
+    summary: "s",
+    firstKeptEntryIndex,
+    tokensBefore: 1,
+  });
+  const body = () => [
+    msg("user"),
+    msg("hookMessage", { id: "kept", parentId: "x" }),
+    compaction(1),
+    compaction(-0),
+    compaction(0),
+    compaction(1.5),
+    compaction(-1),
+    compaction("1"),
+    compaction(Number.NaN),
+    compaction(9),
+    compaction(10),
+    compaction(99),
+    { type: "custom", id: "old", timestamp: "t" },
+    { type: "compaction", summary: "no index" },
+  ];
+  const cases = {
+    v1: () => [H(1), ...body()],
+    noVersion: () => [H(), ...body()],
+    v2: () => [H(2), ...body()],
+    v3: () => [H(3), ...body()],
+    stringVersions: () => [H(" 1 "), ...body()],
+    emptyString: () => [H(""), ...body()],
+    trueVersion: () => [H(true), ...body()],
+    arrayVersion: () => [H([2]), ...body()],
+    nanVersion: () => [H("abc"), ...body()],
+    fractional: () => [H(2.5), ...body()],
+    nullVersion: () => [H(null), ...body()],
+    twoHeaders: () => [H(1), msg("user"), H(7), msg("hookMessage")],
+    headerLate: () => [msg("user"), compaction(2), H(1), msg("hookMessage")],
+    nullPartWay: () => [H(1), msg("user"), compaction(3), null, msg("user")],
+    nullPartWayV2: () => [H(2), msg("hookMessage"), null, msg("hookMessage")],
+    falsyEntry: () => [H(1), msg("user"), compaction(3), 0, msg("user")],
+    falsyTarget: () => [H(2), msg("hookMessage"), 0, ""],
+  };
+  it("versions, indexes, nulls and headers as the reference reads them", () => {
+    diffEach("odd", (impl, norm) => {
+      const rec = {};
+      for (const [name, make] of Object.entries(cases)) {
+        const es = make();
+        rec[name] = normCapture(
+          norm,
+          capture(() => impl.mod.migrateSessionEntries(es)),
+        );
+        rec[`${name}:after`] = norm.value(es);
+      }
+      return rec;
+    });
+  });
+});
+
 describe(`parseSessionEntries (${LABELS.join(" vs ")})`, () => {
   const H = JSON.stringify({
     type: "session",
@@ -349,6 +409,7 @@ describe(`getDefaultSessionDir (${LABELS.join(" vs ")})`, () => {
     "/a:b\\c",
     "file:///tmp/pi-diff-cwd/url%20dir",
     "//double//slashes",
+    "/tmp/pi-diff-cwd/lone \ud800 surrogate",
   ];
   it("with PI_CODING_AGENT_DIR set to a temp dir (and the dirs it creates)", () => {
     diffEach("getDefaultSessionDir", (impl, norm) => {

@@ -77,7 +77,19 @@ pub mod tree {
 
 /// Old session versions brought up to the current one.
 pub mod migrate {
-    pub use crate::model::migrate::{CURRENT_VERSION, in_memory};
+    pub use crate::model::migrate::{CURRENT_VERSION, Fact, Step, in_memory, plan, random_id};
+}
+
+/// `createBranchedSession`'s rule: the kept path, re-parented, and the labels re-created.
+pub mod branch {
+    pub use crate::model::branch::{Plan, plan};
+}
+
+/// pi's path rules: a working directory's session folder name, Windows shell paths.
+pub mod paths {
+    pub use crate::model::paths::{
+        CONFIG_DIR_NAME, ENV_AGENT_DIR, session_folder_name, session_folder_name_utf16, windows_shell_path,
+    };
 }
 
 /// The model messages of context entries (`sessionEntryToContextMessages`) and context edits.

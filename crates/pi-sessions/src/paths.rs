@@ -1,9 +1,11 @@
-//! pi 1.6.0's path rules (`config.js`/`utils/paths.js`): `~` and `file://` paths, Windows shell
-//! paths (`/c/…`), Node's `path.resolve` (POSIX's, or win32's on Windows), the encoded project
-//! folder name, and the agent dir (the only place in the Rust code that knows it; the JS side's
-//! is `lib/paths.js`' `getAgentDir`).
+//! Paths as pi reads them, for the command line: Node's answers done in Rust (`os.homedir`,
+//! `path.resolve`, POSIX's or win32's, `fileURLToPath`), over pi's rules in the core
+//! (`pi_session_core::paths`: the project folder name, Windows shell paths, the agent dir's
+//! names): `~` and `file://` paths, and the agent dir.
 
 use std::path::{Component, MAIN_SEPARATOR_STR, Path, PathBuf};
+
+use pi_session_core::paths;
 
 /// `os.homedir()` as libuv answers it: `HOME` on POSIX, `USERPROFILE` on Windows.
 pub fn home() -> PathBuf {
@@ -17,7 +19,7 @@ pub fn home() -> PathBuf {
 /// `normalizePath`: on Windows, shell paths first (`normalizeWindowsShellPath`); then `~`, `~/…`
 /// (and `~\…` on Windows) expansion, and `file://` URLs.
 pub fn normalize(input: &str) -> PathBuf {
-    let shell = if cfg!(windows) { windows_shell_path(input) } else { None };
+    let shell = if cfg!(windows) { paths::windows_shell_path(input) } else { None };
     let input = shell.as_deref().unwrap_or(input);
     if input == "~" {
         return home();
@@ -34,32 +36,6 @@ pub fn normalize(input: &str) -> PathBuf {
         return PathBuf::from(path);
     }
     PathBuf::from(input)
-}
-
-/// pi's `normalizeWindowsShellPath`: `/c/x`, `/mnt/c/x` and `/cygdrive/c/x` (any case) are
-/// `C:\x`; None for any other path (one starting with `//` or holding a `\` among them).
-fn windows_shell_path(p: &str) -> Option<String> {
-    if !p.starts_with('/') || p.starts_with("//") || p.contains('\\') {
-        return None;
-    }
-    let rest = &p[1..];
-    let lower = rest.to_ascii_lowercase();
-    // The regex's optional `mnt/` or `cygdrive/` is tried first, then none.
-    let candidates = [("mnt/", true), ("cygdrive/", true), ("", false)];
-    candidates.iter().find_map(|(pre, needed)| {
-        if *needed && !lower.starts_with(pre) {
-            return None;
-        }
-        let after = &rest[pre.len()..];
-        let mut chars = after.chars();
-        let drive = chars.next().filter(char::is_ascii_alphabetic)?;
-        let tail = chars.as_str();
-        let suffix = match tail {
-            "" => "",
-            t => t.strip_prefix('/')?,
-        };
-        Some(format!("{}:\\{}", drive.to_ascii_uppercase(), suffix.replace('/', "\\")))
-    })
 }
 
 fn percent_decode(s: &str) -> String {
@@ -115,11 +91,9 @@ pub fn resolve(input: &str, cwd: &Path) -> PathBuf {
     resolve_from(cwd, &normalize(input))
 }
 
-/// `--<cwd without its leading slash, with / \ : replaced by ->--`.
+/// `--<cwd without its leading slash, with / \ : replaced by ->--` (the core's rule).
 pub fn encode_cwd(resolved: &Path) -> String {
-    let s = resolved.to_string_lossy();
-    let s = s.strip_prefix(['/', '\\']).unwrap_or(&s);
-    format!("--{}--", s.replace(['/', '\\', ':'], "-"))
+    paths::session_folder_name(&resolved.to_string_lossy())
 }
 
 /// The agent dir: `--agent-dir`, else `$PI_CODING_AGENT_DIR`, else `~/.pi/agent`; resolved.
@@ -127,9 +101,9 @@ pub fn agent_dir(flag: Option<&str>, cwd: &Path) -> PathBuf {
     if let Some(d) = flag {
         return resolve(d, cwd);
     }
-    match std::env::var("PI_CODING_AGENT_DIR") {
+    match std::env::var(paths::ENV_AGENT_DIR) {
         Ok(d) if !d.is_empty() => resolve(&d, cwd),
-        _ => home().join(".pi").join("agent"),
+        _ => home().join(paths::CONFIG_DIR_NAME).join("agent"),
     }
 }
 
@@ -145,19 +119,6 @@ mod tests {
         assert_eq!(encode_cwd(Path::new("/home/dev/src/demo-app")), "--home-dev-src-demo-app--");
         assert_eq!(encode_cwd(Path::new("/")), "----");
         assert_eq!(percent_decode("/a%20b"), "/a b");
-    }
-
-    #[test]
-    fn windows_shell_paths_as_pi_reads_them() {
-        assert_eq!(windows_shell_path("/c/Users/me").as_deref(), Some("C:\\Users\\me"));
-        assert_eq!(windows_shell_path("/mnt/d/x/y").as_deref(), Some("D:\\x\\y"));
-        assert_eq!(windows_shell_path("/CYGDRIVE/e").as_deref(), Some("E:\\"));
-        assert_eq!(windows_shell_path("/m").as_deref(), Some("M:\\"));
-        assert_eq!(windows_shell_path("/mnt").as_deref(), None);
-        assert_eq!(windows_shell_path("/home/me").as_deref(), None);
-        assert_eq!(windows_shell_path("//server/share").as_deref(), None);
-        assert_eq!(windows_shell_path("/c\\x").as_deref(), None);
-        assert_eq!(windows_shell_path("C:\\x").as_deref(), None);
     }
 
     /// Run under wine by `npm run test:win32` (scripts/win32.mjs).

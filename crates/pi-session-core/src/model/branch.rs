@@ -11,10 +11,66 @@ use std::path::PathBuf;
 
 use crate::error::{Error, Result};
 use crate::model::entry::{EntryType, Key, Role, Skeleton};
+use crate::model::ids;
 use crate::model::tree::Tree;
 use crate::storage::json;
 use crate::storage::lines::LineStore;
 use crate::storage::store::{self, IndexedCopy};
+
+/// `createBranchedSession`'s rule on a path, in positions: which entries are kept (the path
+/// without its labels, each re-parented onto the one before), which kept entry a
+/// compaction's `firstKeptEntryId` names now, and which labels are re-created with what
+/// ids. The byte path (`write_branch`) and the facade's copies of objects both follow it.
+#[derive(Debug, Default, PartialEq)]
+pub struct Plan {
+    /// The path's non-label positions, root first.
+    pub kept: Vec<u32>,
+    /// Per kept entry: for a compaction whose `firstKeptEntryId` named a label on the path
+    /// (`replacementByLabelId`), the index in `kept` of the entry that label was followed
+    /// by (possibly the compaction itself); `None` where the value stays.
+    pub first_kept: Vec<Option<u32>>,
+    /// The label entries to re-create (`labelsById` order, targets on the kept path), each
+    /// with its new id (`generateId` against the kept ids and the labels' before it).
+    pub labels: Vec<(u32, String)>,
+}
+
+/// The plan of `createBranchedSession` for `path` (positions, root first; see `Plan`).
+pub fn plan(tree: &Tree, path: &[u32]) -> Plan {
+    let mut plan = Plan::default();
+    // Label id -> index in `kept` of the entry after it, as `replacementByLabelId`.
+    let mut replacement: HashMap<&Key, u32> = HashMap::new();
+    let mut pending: Vec<&Key> = Vec::new();
+    for &p in path {
+        let sk = tree.get(p);
+        if sk.ty == EntryType::Label {
+            pending.push(&sk.id);
+            continue;
+        }
+        let at = plan.kept.len() as u32;
+        for label in pending.drain(..) {
+            replacement.insert(label, at);
+        }
+        let first_kept = match sk.ty {
+            // `firstKeptEntryId === entry.id ? entry.id : …`
+            EntryType::Compaction if sk.target.strict_eq(&sk.id) => Some(at),
+            EntryType::Compaction => replacement.get(&sk.target).copied(),
+            _ => None,
+        };
+        plan.kept.push(p);
+        plan.first_kept.push(first_kept);
+    }
+    let kept_ids: HashSet<&Key> = plan.kept.iter().map(|&p| &tree.get(p).id).collect();
+    let mut taken: HashSet<String> =
+        kept_ids.iter().filter_map(|k| if let Key::Str(s) = k { Some(s.to_string()) } else { None }).collect();
+    for lp in tree.labels() {
+        if kept_ids.contains(&tree.get(lp).target) {
+            let id = ids::generate_id(|id| taken.contains(id));
+            taken.insert(id.clone());
+            plan.labels.push((lp, id));
+        }
+    }
+    plan
+}
 
 /// The branched session's file, written and indexed.
 pub struct Written {
@@ -34,13 +90,10 @@ pub fn write_branch(
     path: &[u32],
     prepare: &mut dyn FnMut(&[u32]) -> store::NewFile,
 ) -> Result<Option<Written>> {
-    let mut kept = Vec::with_capacity(path.len());
+    let plan = plan(tree, path);
     let mut conversation = false;
-    for &p in path {
+    for &p in &plan.kept {
         let sk = tree.get(p);
-        if sk.ty == EntryType::Label {
-            continue;
-        }
         if !matches!(sk.id, Key::Str(_)) {
             return Ok(None);
         }
@@ -51,20 +104,15 @@ pub fn write_branch(
                 _ => {}
             }
         }
-        kept.push(p);
     }
     if !conversation {
         return Ok(None);
     }
     let Some((file, header)) = prepare(path) else { return Ok(None) };
     let read_err = |e| Error::io(e, "read", None);
-    let kept_ids: HashSet<&Key> = kept.iter().map(|&p| &tree.get(p).id).collect();
-    // The labels of kept entries, in `labelsById` order: (targetId, label, timestamp) as JSON.
+    // The labels to re-create: (targetId, label, timestamp) as JSON.
     let mut labels = Vec::new();
-    for lp in tree.labels() {
-        if !kept_ids.contains(&tree.get(lp).target) {
-            continue;
-        }
+    for &(lp, _) in &plan.labels {
         let line = lines.line(lp).map_err(read_err)?.ok_or_else(|| Error::Msg(format!("label {lp} has no line")))?;
         let line = canonical(&line)?.unwrap_or_else(|| json::stringify_parsed(&line).unwrap_or_default().into());
         let mut fields: [Option<Vec<u8>>; 3] = [None, None, None];
@@ -79,11 +127,6 @@ pub fn write_branch(
         });
         labels.push(fields);
     }
-    let mut taken: HashSet<String> = kept
-        .iter()
-        .filter_map(|&p| if let Key::Str(s) = &tree.get(p).id { Some(s.to_string()) } else { None })
-        .collect();
-    let label_ids: Vec<String> = labels.iter().map(|_| new_id(&mut taken)).collect();
     let mut unique = 1u64 << 62;
     let header_sk = header.strip_suffix(b"\n").and_then(|h| Skeleton::parse_line(h, &mut unique));
     let Some(header_sk) = header_sk else { return Err(Error::Msg("branch: the header is not one JSON line".into())) };
@@ -95,9 +138,7 @@ pub fn write_branch(
         copy.line(&mut w, &header[..header.len() - 1], Some(header_sk.clone()))?;
         let mut failed = None;
         // The ids written so far (JSON text) and where each label id points (`replacementByLabelId`).
-        let mut ids: Vec<(Vec<u8>, Key)> = Vec::with_capacity(kept.len());
-        let mut pending_labels: Vec<Vec<u8>> = Vec::new();
-        let mut replacement: HashMap<Vec<u8>, usize> = HashMap::new();
+        let mut ids: Vec<(Vec<u8>, Key)> = Vec::with_capacity(plan.kept.len());
         lines.for_each(path, |i, line| {
             if failed.is_some() {
                 return;
@@ -136,11 +177,7 @@ pub fn write_branch(
             let id = id.map(|(a, b)| line[a..b].to_vec());
             let id = id.unwrap_or_default();
             if sk.ty == EntryType::Label {
-                pending_labels.push(id);
                 return;
-            }
-            for label in pending_labels.drain(..) {
-                replacement.insert(label, ids.len());
             }
             let parent_now: &[u8] = ids.last().map_or(b"null", |(raw, _)| raw);
             let mut sk = sk.clone();
@@ -157,20 +194,15 @@ pub fn write_branch(
                     edits.push((at, at, member));
                 }
             }
-            if sk.ty == EntryType::Compaction
-                && let Some((a, b)) = first_kept
+            if let Some((a, b)) = first_kept
+                && let Some(at) = plan.first_kept[ids.len()]
             {
-                let fk = &line[a..b];
-                if fk.first() == Some(&b'"')
-                    && fk != id.as_slice()
-                    && let Some(&at) = replacement.get(fk)
-                {
-                    // The entry after the label: an earlier one, or this compaction itself.
-                    let (with, key) = ids.get(at).map_or((id.clone(), sk.id.clone()), |(r, k)| (r.clone(), k.clone()));
-                    if with != fk {
-                        edits.push((a, b, with));
-                        sk.target = key;
-                    }
+                // The entry after the label: an earlier one, or this compaction itself.
+                let (with, key) =
+                    ids.get(at as usize).map_or((id.clone(), sk.id.clone()), |(r, k)| (r.clone(), k.clone()));
+                if line[a..b] != *with {
+                    edits.push((a, b, with));
+                    sk.target = key;
                 }
             }
             let text = if edits.is_empty() { line } else { edited(&line, &mut edits).into() };
@@ -187,7 +219,7 @@ pub fn write_branch(
             Some((raw, _)) if raw.as_slice() != b"\"\"" => raw.clone(),
             _ => b"null".to_vec(),
         };
-        for (fields, label_id) in labels.iter().zip(&label_ids) {
+        for (fields, (_, label_id)) in labels.iter().zip(&plan.labels) {
             let mut text = format!("{{\"type\":\"label\",\"id\":\"{label_id}\",\"parentId\":").into_bytes();
             text.extend_from_slice(&parent);
             if let Some(ts) = &fields[2] {
@@ -274,20 +306,6 @@ fn canonical(line: &[u8]) -> Result<Option<std::borrow::Cow<'_, [u8]>>> {
     }
 }
 
-/// `generateId(taken)`: the first 8 hex digits of a random UUID, unused, or a whole UUID
-/// after 100 tries; the id is taken from then on.
-fn new_id(taken: &mut HashSet<String>) -> String {
-    for _ in 0..100 {
-        let id = uuid::Uuid::new_v4().hyphenated().to_string()[..8].to_string();
-        if taken.insert(id.clone()) {
-            return id;
-        }
-    }
-    let id = uuid::Uuid::new_v4().hyphenated().to_string();
-    taken.insert(id.clone());
-    id
-}
-
 /// `line` with each `(start, end, with)` span replaced.
 fn edited(line: &[u8], edits: &mut [(usize, usize, Vec<u8>)]) -> Vec<u8> {
     edits.sort_by_key(|e| e.0);
@@ -367,6 +385,39 @@ mod tests {
             "]".repeat(2000)
         );
         assert!(branched(&deep, &[1]).is_none(), "deep lines go to JS");
+    }
+
+    fn tree_of(text: &str) -> Tree {
+        let mut tree = Tree::new();
+        for sk in store::parse_text(text.as_bytes(), 1).skeletons {
+            tree.push(sk);
+        }
+        tree
+    }
+
+    #[test]
+    fn plan_keeps_the_path_without_labels_and_names_what_follows_a_label() {
+        let text = concat!(
+            "{\"type\":\"session\",\"id\":\"s\"}\n",
+            "{\"type\":\"message\",\"id\":\"a\",\"parentId\":null}\n",
+            "{\"type\":\"label\",\"id\":\"l\",\"parentId\":\"a\",\"targetId\":\"a\",\"label\":\"x\"}\n",
+            "{\"type\":\"message\",\"id\":\"b\",\"parentId\":\"l\"}\n",
+            "{\"type\":\"compaction\",\"id\":\"c\",\"parentId\":\"b\",\"firstKeptEntryId\":\"l\"}\n",
+            "{\"type\":\"label\",\"id\":\"m\",\"parentId\":\"c\",\"targetId\":\"z\",\"label\":\"y\"}\n",
+            "{\"type\":\"label\",\"id\":\"k\",\"parentId\":\"m\",\"targetId\":\"c\",\"label\":\"w\"}\n",
+            "{\"type\":\"compaction\",\"id\":\"d\",\"parentId\":\"k\",\"firstKeptEntryId\":\"k\"}\n",
+            "{\"type\":\"compaction\",\"id\":\"e\",\"parentId\":\"d\",\"firstKeptEntryId\":\"e\"}\n",
+            "{\"type\":\"compaction\",\"id\":\"f\",\"parentId\":\"e\",\"firstKeptEntryId\":\"a\"}\n",
+        );
+        let tree = tree_of(text);
+        let p = plan(&tree, &[1, 2, 3, 4, 5, 6, 7, 8, 9]);
+        assert_eq!(p.kept, [1, 3, 4, 7, 8, 9]);
+        // c names l, followed by b (kept 1); d names k, followed by d itself; e names itself.
+        assert_eq!(p.first_kept, [None, None, Some(1), Some(3), Some(4), None]);
+        // Labels of kept targets (a, c), not of z; fresh ids, distinct.
+        assert_eq!(p.labels.iter().map(|l| l.0).collect::<Vec<_>>(), [2, 6]);
+        assert!(p.labels.iter().all(|(_, id)| id.len() == 8));
+        assert_ne!(p.labels[0].1, p.labels[1].1);
     }
 
     #[test]

@@ -44,13 +44,103 @@ pub fn short_id() -> String {
 /// The reference's `generateId`: a short id that `taken` does not hold, or after 100 tries a
 /// whole v4 UUID.
 pub fn generate_id(taken: impl Fn(&str) -> bool) -> String {
+    generate(|_, id| taken(id))
+}
+
+/// `generate_id` where `taken` also gets the short id's 32 bits (checked without text first).
+fn generate(mut taken: impl FnMut(u32, &str) -> bool) -> String {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
     for _ in 0..100 {
-        let id = short_id();
-        if !taken(&id) {
-            return id;
+        let bits = u32::from_be_bytes(random_bytes::<4>());
+        let mut text = [0u8; 8];
+        for (i, d) in text.iter_mut().enumerate() {
+            *d = DIGITS[(bits >> (28 - 4 * i) & 15) as usize];
+        }
+        let id = std::str::from_utf8(&text).expect("hex digits");
+        if !taken(bits, id) {
+            return id.to_string();
         }
     }
     uuid::Uuid::new_v4().to_string()
+}
+
+/// Short ids are random, so their bits hash themselves (a multiply spreads them to the top).
+#[derive(Default, Clone, Copy)]
+struct BitsHasher(u64);
+
+impl std::hash::Hasher for BitsHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = ((self.0 << 8) | u64::from(b)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        }
+    }
+
+    fn write_u32(&mut self, n: u32) {
+        self.0 = u64::from(n).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
+}
+
+/// Ids handed out ahead of the entries that will carry them (`Session::reserve_ids`): each
+/// is made by `generate_id` against the index and the ids handed out before it, so a batch
+/// used in order gives the ids one `generateId(byId)` call per entry would have given.
+#[derive(Default)]
+pub struct Reserved {
+    /// Short ids as their 32 bits (no allocation per id: in-memory appends take one each).
+    short: std::collections::HashSet<u32, std::hash::BuildHasherDefault<BitsHasher>>,
+    /// Whole UUIDs (after 100 taken short ids).
+    long: std::collections::HashSet<Box<str>>,
+}
+
+/// The 32 bits of a short id (8 lowercase hex digits), or `None` for any other text.
+fn short_bits(id: &str) -> Option<u32> {
+    if id.len() == 8 && id.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')) {
+        u32::from_str_radix(id, 16).ok()
+    } else {
+        None
+    }
+}
+
+impl Reserved {
+    #[cfg(test)]
+    fn contains(&self, id: &str) -> bool {
+        match short_bits(id) {
+            Some(bits) => self.short.contains(&bits),
+            None => self.long.contains(id),
+        }
+    }
+
+    /// `n` new ids, space-separated, in the order they are to be used; `taken` says which ids
+    /// the index holds.
+    pub fn take(&mut self, n: usize, taken: impl Fn(&str) -> bool) -> String {
+        let mut out = String::with_capacity(n * 9);
+        for i in 0..n {
+            let id = generate(|bits, id| self.short.contains(&bits) || taken(id));
+            match short_bits(&id) {
+                Some(bits) => self.short.insert(bits),
+                None => self.long.contains(id.as_str()) || self.long.insert(id.as_str().into()),
+            };
+            if i > 0 {
+                out.push(' ');
+            }
+            out.push_str(&id);
+        }
+        out
+    }
+
+    /// The id is in the index now, or its entry was never added: it is no longer held here.
+    pub fn release(&mut self, id: &str) {
+        if self.short.is_empty() && self.long.is_empty() {
+            return;
+        }
+        match short_bits(id) {
+            Some(bits) => self.short.remove(&bits),
+            None => self.long.remove(id),
+        };
+    }
 }
 
 /// The highest sequence of pi-ai's generator (41 bits).
@@ -110,6 +200,20 @@ mod tests {
         assert_eq!(generate_id(|_| false).len(), 8);
         let full = generate_id(|_| true);
         assert_eq!((full.len(), &full[14..15]), (36, "4"));
+    }
+
+    #[test]
+    fn reserved_ids_skip_the_index_and_each_other() {
+        let mut r = Reserved::default();
+        let text = r.take(500, |id| id.starts_with('0'));
+        let ids: Vec<&str> = text.split(' ').collect();
+        assert!(ids.iter().all(|id| id.len() == 8 && !id.starts_with('0')));
+        let distinct: std::collections::HashSet<&&str> = ids.iter().collect();
+        assert_eq!(distinct.len(), 500);
+        // Every short id taken: whole UUIDs, as `generateId` gives after 100 tries.
+        assert!(r.take(2, |_| true).split(' ').all(|id| id.len() == 36));
+        r.release(ids[0]);
+        assert!(!r.contains(ids[0]) && r.contains(ids[1]));
     }
 
     #[test]

@@ -34,57 +34,141 @@ pub fn header_version(header: &[u8]) -> f64 {
     }
 }
 
-/// `migrateV1ToV2`: every entry after the header gets the id `new_id(n)` (n = 1, 2, … in
-/// file order) and the previous entry as its parent; a compaction's `firstKeptEntryIndex`
-/// (read by `first_kept_index(position)`) becomes its `firstKeptEntryId` when it names an
-/// earlier non-header entry, as pi assigns ids in one pass.
-pub fn v1_to_v2(
-    entries: &mut [Skeleton],
-    mut new_id: impl FnMut(usize) -> Key,
-    first_kept_index: impl Fn(usize) -> Option<f64>,
-) {
-    let mut prev = Key::Null;
-    let mut n = 0;
-    for i in 0..entries.len() {
-        if entries[i].ty == EntryType::Session {
-            continue;
-        }
-        n += 1;
-        let id = new_id(n);
-        entries[i].id = id.clone();
-        entries[i].parent = std::mem::replace(&mut prev, id);
-        if entries[i].ty != EntryType::Compaction {
-            continue;
-        }
-        let index = first_kept_index(i).filter(|x| *x >= 0.0 && x.fract() == 0.0 && *x < i as f64);
-        if let Some(target) = index.map(|x| x as usize).filter(|&t| entries[t].ty != EntryType::Session) {
-            entries[i].target = entries[target].id.clone();
-        }
-    }
+/// What the migration reads of one entry (`entries[i]`), as the reference reads it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Fact {
+    /// `null` or `undefined`: reading its `type` throws.
+    Nullish,
+    /// Another falsy value (`0`, `""`, `false`): no type, and never a `targetEntry`.
+    Falsy,
+    Session,
+    /// A compaction and its `firstKeptEntryIndex`: `None` when that is not a number, else the
+    /// array index it names (`None` inside: a number that names none, such as 1.5 or -1).
+    Compaction(Option<Option<usize>>),
+    /// A message whose `message.role` is `hookMessage`.
+    HookMessage,
+    Other,
 }
 
-/// `migrateV2ToV3`: messages with the role `hookMessage` become `custom` messages.
-pub fn v2_to_v3(entries: &mut [Skeleton]) {
-    for e in entries.iter_mut().filter(|e| e.ty == EntryType::Message && e.role == Role::HookMessage) {
-        e.role = Role::Custom;
+/// One step of the migration at one position, in the order the reference takes them.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Step {
+    /// Read `entry.type` (it throws: the reference's TypeError) and stop.
+    Throw,
+    /// `entry.version = n` (a header).
+    Version(u8),
+    /// `entry.id = id; entry.parentId = parent` (the previous entry's new id); then, for a
+    /// compaction with a numeric `firstKeptEntryIndex`, `firstKeptEntryId` is set to the id
+    /// `entries[target].id` has at that moment (when it names an entry that is no header) and
+    /// `firstKeptEntryIndex` deleted.
+    Ids { id: String, parent: Option<String>, first_kept: Option<Option<usize>> },
+    /// `entry.message.role = "custom"`.
+    Custom,
+}
+
+/// `migrateSessionEntries` as a plan: `version` is `header?.version ?? 1` as a number
+/// (`Number(…)`, which the reference's comparisons apply), `facts` one per entry. Returns
+/// whether the reference migrates (`!(version >= 3)`, NaN included) and its steps in order
+/// (v1 → v2 over every position, then v2 → v3). `new_id(n)` gives the n-th new id (1, 2, …):
+/// pi's is `generateId` against an id set it never fills (`random_id`).
+pub fn plan(version: f64, facts: &[Fact], mut new_id: impl FnMut(usize) -> String) -> (bool, Vec<(usize, Step)>) {
+    let mut steps = Vec::new();
+    if version >= CURRENT_VERSION {
+        return (false, steps);
     }
+    if version < 2.0 {
+        let mut prev: Option<String> = None;
+        let mut n = 0;
+        for (i, fact) in facts.iter().enumerate() {
+            let first_kept = match fact {
+                Fact::Nullish => {
+                    steps.push((i, Step::Throw));
+                    return (true, steps);
+                }
+                Fact::Session => {
+                    steps.push((i, Step::Version(2)));
+                    continue;
+                }
+                Fact::Compaction(Some(index)) => Some(
+                    index
+                        .filter(|&t| !matches!(facts.get(t), None | Some(Fact::Session | Fact::Nullish | Fact::Falsy))),
+                ),
+                _ => None,
+            };
+            n += 1;
+            let id = new_id(n);
+            let parent = prev.replace(id.clone());
+            steps.push((i, Step::Ids { id, parent, first_kept }));
+        }
+    }
+    if version < CURRENT_VERSION {
+        for (i, fact) in facts.iter().enumerate() {
+            match fact {
+                Fact::Nullish => {
+                    steps.push((i, Step::Throw));
+                    return (true, steps);
+                }
+                Fact::Session => steps.push((i, Step::Version(3))),
+                Fact::HookMessage => steps.push((i, Step::Custom)),
+                _ => {}
+            }
+        }
+    }
+    (true, steps)
+}
+
+/// pi's new ids in a migration: `generateId` against a set that stays empty.
+pub fn random_id(_: usize) -> String {
+    crate::ids::generate_id(|_| false)
 }
 
 /// Brings parsed entries (header first, lines in `lines` by position) up to the current
-/// version in memory; v1 ids come from `new_id`. Returns the header's version as read.
-pub fn in_memory(entries: &mut [Skeleton], lines: &LineStore, new_id: impl FnMut(usize) -> Key) -> f64 {
+/// version in memory, by `plan`; v1 ids come from `new_id`. Returns the header's version as
+/// read.
+pub fn in_memory(entries: &mut [Skeleton], lines: &LineStore, mut new_id: impl FnMut(usize) -> Key) -> f64 {
     let line = |pos: usize| lines.line(pos as u32).ok().flatten();
     let version = line(0).map_or(f64::NAN, |h| header_version(&h));
-    if version < 2.0 {
-        let first_kept_index = |pos: usize| {
-            let text = line(pos)?;
-            let raw = crate::model::header::header_field_raw(std::str::from_utf8(&text).ok()?, "firstKeptEntryIndex")?;
-            (raw.0 == Kind::Number).then(|| json::number_value(raw.1.as_bytes()))
-        };
-        v1_to_v2(entries, new_id, first_kept_index);
-    }
-    if version < CURRENT_VERSION {
-        v2_to_v3(entries);
+    let first_kept_index = |pos: usize| {
+        let text = line(pos)?;
+        let raw = crate::model::header::header_field_raw(std::str::from_utf8(&text).ok()?, "firstKeptEntryIndex")?;
+        (raw.0 == Kind::Number).then(|| json::number_value(raw.1.as_bytes()))
+    };
+    let facts: Vec<Fact> = entries
+        .iter()
+        .enumerate()
+        .map(|(i, e)| match (e.ty, e.role) {
+            (EntryType::Session, _) => Fact::Session,
+            (EntryType::Compaction, _) if version < 2.0 => {
+                Fact::Compaction(first_kept_index(i).map(|x| (x >= 0.0 && x.fract() == 0.0).then_some(x as usize)))
+            }
+            (EntryType::Message, Role::HookMessage) => Fact::HookMessage,
+            _ => Fact::Other,
+        })
+        .collect();
+    let mut keys = Vec::new();
+    let (_, steps) = plan(version, &facts, |n| {
+        let key = new_id(n);
+        keys.push(key.clone());
+        match key {
+            Key::Str(s) => s.into(),
+            other => format!("{other:?}"),
+        }
+    });
+    let mut keys = keys.into_iter();
+    let mut prev = Key::Null;
+    for (i, step) in steps {
+        match step {
+            Step::Ids { first_kept, .. } => {
+                let id = keys.next().unwrap_or(Key::Undefined);
+                entries[i].id = id.clone();
+                entries[i].parent = std::mem::replace(&mut prev, id);
+                if let Some(Some(t)) = first_kept {
+                    entries[i].target = entries[t].id.clone();
+                }
+            }
+            Step::Custom => entries[i].role = Role::Custom,
+            Step::Version(_) | Step::Throw => {}
+        }
     }
     version
 }

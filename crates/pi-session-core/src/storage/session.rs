@@ -16,7 +16,8 @@ use std::fs::File;
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
-use crate::model::entry::Skeleton;
+use crate::model::entry::{Key, Skeleton};
+use crate::model::ids;
 use crate::model::tree::Tree;
 use crate::storage::lines::{LineStore, Span};
 use crate::storage::platform;
@@ -54,6 +55,8 @@ pub struct Session {
     /// The session file this session last read or wrote: an append there finds a file, or
     /// writes the whole session again (see `write_line`).
     wrote: Option<PathBuf>,
+    /// Ids handed out for entries the facade is about to add (`reserve_ids`).
+    reserved: ids::Reserved,
 }
 
 /// The lines (without newlines) of the items at the given positions, which the facade holds
@@ -148,8 +151,26 @@ impl Session {
 
     /// Adds an entry the facade built and holds (no line of its own here).
     pub fn push(&mut self, sk: Skeleton) {
+        if let Key::Str(id) = &sk.id {
+            self.reserved.release(id);
+        }
         self.store.push(Span::None);
         self.tree.push(sk);
+    }
+
+    /// `n` ids for the entries the facade appends next, space-separated, in order:
+    /// `generateId(byId)` for each, with the entries before it in the index (see
+    /// `ids::Reserved`).
+    pub fn reserve_ids(&mut self, n: usize) -> String {
+        let tree = &self.tree;
+        let empty = tree.entry_count() == 0;
+        self.reserved.take(n, |id| !empty && tree.lookup(&Key::Str(id.into())).is_some())
+    }
+
+    /// An id handed out whose entry was taken back (its write failed): free again, as it is
+    /// for `generateId` once the entry leaves `byId`.
+    pub fn release_id(&mut self, id: &str) {
+        self.reserved.release(id);
     }
 
     /// Removes the last item (rollback of a failed append).
