@@ -12,8 +12,10 @@ use crate::storage::lines::LineStore;
 /// The session format version pi 1.6.0 writes.
 pub const CURRENT_VERSION: f64 = 3.0;
 
-/// `header.version ?? 1` of a header line: a number as written, a numeric string as its
-/// number, `1` when missing or `null`, NaN otherwise (and for a line that is no object).
+/// `header.version ?? 1` of a header line as pi's `version < 2` compares it: JS's `Number()`
+/// of the value (a boolean as 0 or 1, a string by JS's own grammar: trimmed, hex, `Infinity`,
+/// empty as 0; an array by its `join(",")`), `1` when missing or `null`, NaN for an object
+/// (and for a line that is no object).
 pub fn header_version(header: &[u8]) -> f64 {
     let Some(v) = json::parse_document(header).filter(|v| v.kind == Kind::Object) else { return f64::NAN };
     let mut version = None;
@@ -22,16 +24,71 @@ pub fn header_version(header: &[u8]) -> f64 {
             version = Some(val);
         }
     });
-    let Some(v) = version else { return 1.0 };
-    let raw = v.text(header);
-    match v.kind {
-        Kind::Null => 1.0,
-        Kind::Number => json::number_value(raw),
-        Kind::String => {
-            json::decode_string(&raw[1..raw.len() - 1]).ok().and_then(|s| s.trim().parse().ok()).unwrap_or(f64::NAN)
-        }
-        _ => f64::NAN,
+    match version {
+        None => 1.0,
+        Some(v) if v.kind == Kind::Null => 1.0,
+        Some(v) if v.kind == Kind::Number => json::number_value(v.text(header)),
+        Some(v) if v.kind == Kind::True => 1.0,
+        Some(v) if v.kind == Kind::False => 0.0,
+        Some(v) => js_string(header, v).map_or(f64::NAN, |s| string_to_number(&s)),
     }
+}
+
+/// JS's `String()` of a JSON value, as `Number()` takes it (an object is NaN: `None`).
+fn js_string(doc: &[u8], v: json::Value) -> Option<String> {
+    let raw = v.text(doc);
+    match v.kind {
+        Kind::Null => Some(String::new()), // only inside an array: `[null].join()` is ""
+        Kind::True => Some("true".into()), // inside an array: `Number("true")` is NaN
+        Kind::False => Some("false".into()),
+        Kind::Number => Some(json::number_value(raw).to_string()),
+        Kind::String => json::decode_string(&raw[1..raw.len() - 1]).ok(),
+        Kind::Array => {
+            let mut parts = Vec::new();
+            let mut ok = true;
+            json::for_each_element(doc, v, |e| match js_string(doc, e) {
+                Some(s) => parts.push(s),
+                None => ok = false,
+            });
+            ok.then(|| parts.join(","))
+        }
+        _ => None,
+    }
+}
+
+/// JS's `StringToNumber`: white space trimmed (JS's own, with U+FEFF), empty is 0, `0x`/`0o`/`0b`
+/// integers, `Infinity` with a sign, else a decimal literal; anything else NaN.
+fn string_to_number(s: &str) -> f64 {
+    // Unicode's White_Space less U+0085 (not JS's), with U+FEFF (JS's).
+    let js_space = |c: char| (c.is_whitespace() && c != '\u{85}') || c == '\u{feff}';
+    let t = s.trim_matches(js_space);
+    if t.is_empty() {
+        return 0.0;
+    }
+    let radix = match t.get(..2) {
+        Some("0x" | "0X") => 16,
+        Some("0o" | "0O") => 8,
+        Some("0b" | "0B") => 2,
+        _ => 0,
+    };
+    if radix != 0 {
+        let digits = &t[2..];
+        if digits.is_empty() {
+            return f64::NAN;
+        }
+        return digits
+            .chars()
+            .try_fold(0.0f64, |n, c| c.to_digit(radix).map(|d| n * radix as f64 + d as f64))
+            .unwrap_or(f64::NAN);
+    }
+    match t.strip_prefix(['+', '-']).unwrap_or(t) {
+        "Infinity" => return if t.starts_with('-') { f64::NEG_INFINITY } else { f64::INFINITY },
+        rest if !rest.bytes().all(|b| b.is_ascii_digit() || matches!(b, b'.' | b'e' | b'E' | b'+' | b'-')) => {
+            return f64::NAN;
+        }
+        _ => {}
+    }
+    t.parse().unwrap_or(f64::NAN)
 }
 
 /// What the migration reads of one entry (`entries[i]`), as the reference reads it.
@@ -188,13 +245,50 @@ mod tests {
     }
 
     #[test]
+    fn a_header_version_is_what_js_number_makes_of_it() {
+        // Each value as Node 20 gives `Number(String(v))` for it (`node -e`, 2026-12-07).
+        let cases: &[(&str, f64)] = &[
+            ("true", 1.0),
+            ("false", 0.0),
+            (r#""""#, 0.0),
+            (r#"" 2 ""#, 2.0),
+            (r#""0x10""#, 16.0),
+            (r#""0b11""#, 3.0),
+            (r#""Infinity""#, f64::INFINITY),
+            (r#""-Infinity""#, f64::NEG_INFINITY),
+            (r#""1e1""#, 10.0),
+            (r#"".5""#, 0.5),
+            (r#""+1""#, 1.0),
+            (r#""1.""#, 1.0),
+            (r#""\u00a02\ufeff""#, 2.0),
+            ("[2]", 2.0),
+            ("[]", 0.0),
+            ("[[2]]", 2.0),
+            (r#"["3"]"#, 3.0),
+            ("[null]", 0.0),
+            ("3.0", 3.0),
+            ("null", 1.0),
+        ];
+        for &(v, want) in cases {
+            let got = header_version(format!(r#"{{"type":"session","version":{v}}}"#).as_bytes());
+            assert_eq!(got, want, "version {v}");
+        }
+        for v in [r#""inf""#, r#""1_0""#, r#""-0x10""#, r#""0x""#, "[1,2]", "[true]", "{}", r#""\u00852""#] {
+            let got = header_version(format!(r#"{{"type":"session","version":{v}}}"#).as_bytes());
+            assert!(got.is_nan(), "version {v}: {got}");
+        }
+        assert_eq!(header_version(br#"{"type":"session"}"#), 1.0);
+    }
+
+    #[test]
     fn header_versions() {
         assert_eq!(header_version(br#"{"type":"session","version":3}"#), 3.0);
         assert_eq!(header_version(br#"{"type":"session"}"#), 1.0);
         assert_eq!(header_version(br#"{"type":"session","version":null}"#), 1.0);
         assert_eq!(header_version(br#"{"type":"session","version":" 2 "}"#), 2.0);
         assert_eq!(header_version(br#"{"type":"session","v\u0065rsion":2}"#), 2.0);
-        assert!(header_version(br#"{"type":"session","version":true}"#).is_nan());
+        // pi's `true < 2` is `1 < 2`: such a session migrates (it was NaN here before).
+        assert_eq!(header_version(br#"{"type":"session","version":true}"#), 1.0);
         assert!(header_version(b"[1]").is_nan());
     }
 
