@@ -121,7 +121,9 @@ function linkedPlan(entries, leafId, byId, entriesOnly) {
   // Items the entries' own index holds: the index maps each one's id to its own position.
   let indexed = 0;
   let index = byId;
-  let look;
+  // The position of what `index.get` gave: the call sites spell `index.get(…)` as the reference
+  // does, since JavaScriptCore's TypeError for a `byId` without `get` quotes the expression.
+  let slot;
   let keyOf;
   if (!index) {
     index = new Map();
@@ -130,14 +132,13 @@ function linkedPlan(entries, leafId, byId, entriesOnly) {
       items.push(entry);
     }
     indexed = items.length;
-    look = (key) => index.get(key) ?? -1;
+    slot = (value) => value ?? -1;
     const undefinedKey = index.get(undefined) ?? -1;
     // biome-ignore lint/suspicious/noSelfCompare: NaN, which a Map finds and `===` does not
     keyOf = (key) => (key === undefined ? undefinedKey : key !== key ? -2 : (index.get(key) ?? -1));
   } else {
     const itemOf = new Map();
-    look = (key) => {
-      const value = index.get(key);
+    slot = (value) => {
       if (value === null || value === undefined) return -1;
       if (!value) return -2;
       let p = itemOf.get(value);
@@ -160,7 +161,7 @@ function linkedPlan(entries, leafId, byId, entriesOnly) {
   let last = -1;
   const todo = [];
   if (leafId !== null) {
-    leaf = leafId ? look(leafId) : -1;
+    leaf = leafId ? slot(index.get(leafId)) : -1;
     const lastEntry = entries[entries.length - 1];
     if (lastEntry) last = !byId && items.at(-1) === lastEntry ? items.length - 1 : items.push(lastEntry) - 1;
     todo.push(leaf, last);
@@ -170,26 +171,25 @@ function linkedPlan(entries, leafId, byId, entriesOnly) {
     const p = todo.pop();
     // Flag 2: the item's facts are read (those of items no walk reaches stay zero, never read).
     if (p < 0 || (facts[FACTS * p + 6] & 2) !== 0) continue;
-    const item = items[p];
-    const parentId = item.parentId;
-    const parent = parentId ? Math.max(look(parentId), -1) : -1;
+    const current = items[p];
+    const parent = current.parentId ? Math.max(slot(index.get(current.parentId)), -1) : -1;
     todo.push(parent);
     if (facts.length < FACTS * items.length) {
       const grown = new Int32Array(FACTS * 2 * items.length);
       grown.set(facts);
       facts = grown;
     }
-    const message = item.message;
+    const message = current.message;
     let k = FACTS * p;
-    facts[k++] = nameOf(item.type);
+    facts[k++] = nameOf(current.type);
     facts[k++] = message === null || message === undefined ? -2 : nameOf(message.role);
-    const id = item.id;
+    const id = current.id;
     // biome-ignore lint/suspicious/noSelfCompare: NaN, which a Map finds and `===` does not
     facts[k++] = p < indexed && id === id ? p : keyOf(id);
-    facts[k++] = keyOf(item.targetId);
-    facts[k++] = keyOf(item.firstKeptEntryId);
+    facts[k++] = keyOf(current.targetId);
+    facts[k++] = keyOf(current.firstKeptEntryId);
     facts[k++] = parent;
-    facts[k] = 2 | (Array.isArray(item.retainedTail) ? 1 : 0);
+    facts[k] = 2 | (Array.isArray(current.retainedTail) ? 1 : 0);
   }
   const plan = call(() => binding.contextPlanOf(namesJson, facts, items.length, leaf, last, entriesOnly));
   if (typeof plan === "number") {
