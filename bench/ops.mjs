@@ -22,8 +22,11 @@ import { contextSig, hashEach, normalizedFileSig, sessionInfosSig, sessionSig, t
 
 const APPEND_COUNT = 10_000;
 
-/** The first `n` messages of a session file, read in chunks (no full-file string). */
-export function loadMessages(file, n) {
+/**
+ * The first `n` values `pick` gives for the entries of a session file (undefined: skipped), read in
+ * chunks (no full-file string).
+ */
+function loadFirst(file, n, pick) {
   const out = [];
   const fd = openSync(file, "r");
   const buf = Buffer.allocUnsafe(4 * 1024 * 1024);
@@ -36,8 +39,8 @@ export function loadMessages(file, n) {
       let start = 0;
       let nl;
       while (out.length < n && (nl = pending.indexOf("\n", start)) !== -1) {
-        const e = JSON.parse(pending.slice(start, nl));
-        if (e.type === "message") out.push(e.message);
+        const v = pick(JSON.parse(pending.slice(start, nl)));
+        if (v !== undefined) out.push(v);
         start = nl + 1;
       }
       pending = pending.slice(start);
@@ -48,31 +51,11 @@ export function loadMessages(file, n) {
   return out;
 }
 
-/** The first `n` entries of a session file (header excluded), read in chunks. */
-export function loadEntries(file, n) {
-  const out = [];
-  const fd = openSync(file, "r");
-  const buf = Buffer.allocUnsafe(4 * 1024 * 1024);
-  let pending = "";
-  try {
-    while (out.length < n) {
-      const got = readSync(fd, buf, 0, buf.length, null);
-      if (got === 0) break;
-      pending += buf.toString("utf8", 0, got);
-      let start = 0;
-      let nl;
-      while (out.length < n && (nl = pending.indexOf("\n", start)) !== -1) {
-        const e = JSON.parse(pending.slice(start, nl));
-        if (e.type !== "session") out.push(e);
-        start = nl + 1;
-      }
-      pending = pending.slice(start);
-    }
-  } finally {
-    closeSync(fd);
-  }
-  return out;
-}
+/** The first `n` messages of a session file. */
+export const loadMessages = (file, n) => loadFirst(file, n, (e) => (e.type === "message" ? e.message : undefined));
+
+/** The first `n` entries of a session file (header excluded). */
+export const loadEntries = (file, n) => loadFirst(file, n, (e) => (e.type !== "session" ? e : undefined));
 
 let cachedEntries;
 let cachedMessages;
